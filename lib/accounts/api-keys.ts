@@ -1,0 +1,53 @@
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import type { Db } from "@/lib/db/connect";
+
+// API keys carry 256 bits of randomness, so a fast hash (SHA-256) is enough: there is nothing to
+// brute-force that a slow password hash would protect. Only the hash is stored.
+
+const KEY_PREFIX = "rk_";
+const SHOWN_PREFIX_LENGTH = 10;
+
+export function hashApiKey(key: string): string {
+  return createHash("sha256").update(key, "utf8").digest("hex");
+}
+
+export async function issueApiKey(db: Db, accountId: string): Promise<{ apiKey: string; keyId: string }> {
+  const apiKey = KEY_PREFIX + randomBytes(32).toString("base64url");
+  const row = await db.apiKey.create({
+    data: { accountId, hash: hashApiKey(apiKey), prefix: apiKey.slice(0, SHOWN_PREFIX_LENGTH) },
+  });
+  return { apiKey, keyId: row.id };
+}
+
+/** Deactivates every active key of the account and issues a new one, shown once. */
+export async function reissueApiKey(db: Db, accountId: string): Promise<{ apiKey: string; keyId: string }> {
+  await deactivateApiKeys(db, accountId);
+  return issueApiKey(db, accountId);
+}
+
+export async function deactivateApiKeys(db: Db, accountId: string): Promise<number> {
+  const { count } = await db.apiKey.updateMany({ where: { accountId, active: true }, data: { active: false } });
+  return count;
+}
+
+export type AuthenticatedKey = NonNullable<Awaited<ReturnType<typeof findActiveApiKey>>>;
+
+/** The active key (with its account and plan) for a presented key value, or null. */
+export async function findActiveApiKey(db: Db, presented: string | null) {
+  if (!presented || presented.length > 200) return null;
+  const hash = hashApiKey(presented);
+  const key = await db.apiKey.findUnique({ where: { hash }, include: { account: { include: { plan: true } } } });
+  // The lookup is by hash already; the constant-time comparison keeps the final check free of
+  // timing differences should the lookup ever change to a prefix search.
+  if (!key || !key.active || !timingSafeEqual(Buffer.from(key.hash), Buffer.from(hash))) return null;
+  return key;
+}
+
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+/** Records use of a key, at most once a minute per key so that reads do not all become writes. */
+export async function touchApiKey(db: Db, key: { id: string; lastUsedAt: Date | null }): Promise<void> {
+  const now = Date.now();
+  if (key.lastUsedAt && now - key.lastUsedAt.getTime() < LAST_USED_RESOLUTION_MS) return;
+  await db.apiKey.update({ where: { id: key.id }, data: { lastUsedAt: new Date(now) } });
+}

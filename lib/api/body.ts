@@ -1,0 +1,62 @@
+import { ApiError } from "./errors";
+
+export const MAX_JSON_BODY_BYTES = 64 * 1024;
+export const MAX_UPLOAD_BYTES = 10 * 1024 * 1024;
+/** Room for the multipart boundaries and headers around the file. */
+const MULTIPART_OVERHEAD_BYTES = 16 * 1024;
+
+export function maxBodyBytes(kind: "json" | "multipart"): number {
+  return kind === "json" ? MAX_JSON_BODY_BYTES : MAX_UPLOAD_BYTES + MULTIPART_OVERHEAD_BYTES;
+}
+
+function tooLarge(kind: "json" | "multipart", limit: number): ApiError {
+  const field = kind === "json" ? "body" : "file";
+  return new ApiError("ValidationError", { [field]: [`must be at most ${limit} bytes`] });
+}
+
+/**
+ * Reads the body, refusing early when the declared length is too large and stopping as soon as the
+ * streamed bytes pass the cap (a chunked request declares no length).
+ */
+export async function readCappedBody(req: Request, kind: "json" | "multipart"): Promise<Uint8Array> {
+  const limit = maxBodyBytes(kind);
+  const declared = Number(req.headers.get("content-length") ?? "NaN");
+  if (Number.isFinite(declared) && declared > limit) throw tooLarge(kind, kind === "json" ? limit : MAX_UPLOAD_BYTES);
+  if (!req.body) return new Uint8Array();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  const reader = req.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > limit) {
+      await reader.cancel();
+      throw tooLarge(kind, kind === "json" ? limit : MAX_UPLOAD_BYTES);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks);
+}
+
+export function parseJsonBody(bytes: Uint8Array): unknown {
+  if (bytes.byteLength === 0) return undefined;
+  try {
+    return JSON.parse(new TextDecoder().decode(bytes));
+  } catch {
+    throw new ApiError("ValidationError", { body: ["must be valid JSON"] });
+  }
+}
+
+export async function parseMultipartBody(req: Request, bytes: Uint8Array): Promise<Record<string, unknown>> {
+  const type = req.headers.get("content-type") ?? "";
+  if (!type.toLowerCase().startsWith("multipart/form-data")) {
+    throw new ApiError("ValidationError", { file: ["must be sent as multipart/form-data"] });
+  }
+  try {
+    const form = await new Response(bytes as BodyInit, { headers: { "content-type": type } }).formData();
+    return Object.fromEntries(form.entries());
+  } catch {
+    throw new ApiError("ValidationError", { file: ["malformed multipart body"] });
+  }
+}

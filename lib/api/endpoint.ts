@@ -1,0 +1,44 @@
+import type { z } from "zod";
+import type { Db } from "@/lib/db/connect";
+import type { AuthenticatedKey } from "@/lib/accounts/api-keys";
+import type { ErrorName } from "./error-codes";
+
+export type HttpMethod = "GET" | "POST" | "PATCH" | "DELETE";
+
+export interface EndpointContext {
+  db: Db;
+  accountId: string;
+  account: AuthenticatedKey["account"];
+  apiKeyId: string;
+}
+
+type Input<B, Q, P> = { body: B; query: Q; params: P };
+
+/**
+ * Everything the wrapper needs to serve one operation, and everything the OpenAPI generator needs
+ * to describe it: the handler never sees an unauthenticated request or an unvalidated input.
+ */
+export interface Endpoint<B extends z.ZodType = z.ZodType, Q extends z.ZodType = z.ZodType, P extends z.ZodType = z.ZodType> {
+  method: HttpMethod;
+  /** Contract path template, e.g. "/v2/pets/{petId}:verify". */
+  path: string;
+  operationId: string;
+  summary: string;
+  tag: string;
+  bodyKind?: "json" | "multipart";
+  body?: B;
+  query?: Q;
+  params?: P;
+  successStatus: 200 | 201 | 202 | 204;
+  /** Schema of `data` in the success envelope (absent for 204). */
+  response?: z.ZodType;
+  /** Error names this operation can answer with besides the ones every call can (10000, 10001, 10010, 500). */
+  errors: ErrorName[];
+  handle(input: Input<z.infer<B>, z.infer<Q>, z.infer<P>>, ctx: EndpointContext): Promise<unknown>;
+}
+
+export function defineEndpoint<B extends z.ZodType, Q extends z.ZodType, P extends z.ZodType>(
+  endpoint: Endpoint<B, Q, P>,
+): Endpoint {
+  return endpoint as unknown as Endpoint;
+}

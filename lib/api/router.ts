@@ -1,0 +1,49 @@
+import type { Endpoint, HttpMethod } from "./endpoint";
+
+// Next's file router cannot express "/v2/pets/{petId}:verify" (a verb glued to a segment), so
+// /v2 has one catch-all route and this table matches method + path against the contract templates.
+
+interface CompiledRoute {
+  endpoint: Endpoint;
+  pattern: RegExp;
+  paramNames: string[];
+}
+
+export interface RouteMatch {
+  endpoint: Endpoint;
+  params: Record<string, string>;
+}
+
+function compile(endpoint: Endpoint): CompiledRoute {
+  const paramNames: string[] = [];
+  const source = endpoint.path
+    .split(/(\{[A-Za-z]+\})/)
+    .map((part) => {
+      const param = /^\{([A-Za-z]+)\}$/.exec(part);
+      if (!param) return part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+      paramNames.push(param[1]);
+      // A parameter never contains "/" or ":", so "/v2/pets/abc:verify" splits unambiguously.
+      return "([^/:]+)";
+    })
+    .join("");
+  return { endpoint, pattern: new RegExp(`^${source}$`), paramNames };
+}
+
+export function createRouter(endpoints: Endpoint[]) {
+  const routes = endpoints.map(compile);
+  return {
+    match(method: string, pathname: string): RouteMatch | null {
+      for (const route of routes) {
+        if (route.endpoint.method !== (method as HttpMethod)) continue;
+        const m = route.pattern.exec(pathname);
+        if (!m) continue;
+        const params: Record<string, string> = {};
+        route.paramNames.forEach((name, i) => {
+          params[name] = decodeURIComponent(m[i + 1]);
+        });
+        return { endpoint: route.endpoint, params };
+      }
+      return null;
+    },
+  };
+}

@@ -1,0 +1,56 @@
+import fs from "node:fs";
+import path from "node:path";
+import { PGlite } from "@electric-sql/pglite";
+import { PrismaPGlite } from "pglite-prisma-adapter";
+import { PrismaPg } from "@prisma/adapter-pg";
+import pg from "pg";
+import type { SqlMigrationAwareDriverAdapterFactory } from "@prisma/driver-adapter-utils";
+import { PrismaClient } from "@/lib/generated/prisma/client";
+import type { Env } from "@/lib/env";
+
+export type Db = InstanceType<typeof PrismaClient>;
+
+export interface OpenDatabase {
+  prisma: Db;
+  /** The same adapter factory the client uses, so migrations run on the one PGlite instance. */
+  factory: SqlMigrationAwareDriverAdapterFactory;
+  mode: "pglite" | "postgres";
+  close(): Promise<void>;
+}
+
+export function pgliteDir(env: Env): string {
+  return path.join(env.dataDir, "db");
+}
+
+export async function openDatabase(env: Env): Promise<OpenDatabase> {
+  if (env.DATABASE_URL) {
+    // Our own pool, so that close() ends every connection, including the schema engine's.
+    const pool = new pg.Pool({ connectionString: env.DATABASE_URL, max: 10 });
+    const factory = new PrismaPg(pool);
+    const prisma = new PrismaClient({ adapter: factory });
+    return {
+      prisma,
+      factory,
+      mode: "postgres",
+      async close() {
+        await prisma.$disconnect();
+        await pool.end();
+      },
+    };
+  }
+  const dir = pgliteDir(env);
+  // PGlite does not create parent folders.
+  fs.mkdirSync(dir, { recursive: true });
+  const pglite = await PGlite.create(dir);
+  const factory = new PrismaPGlite(pglite);
+  const prisma = new PrismaClient({ adapter: factory });
+  return {
+    prisma,
+    factory,
+    mode: "pglite",
+    async close() {
+      await prisma.$disconnect();
+      await pglite.close();
+    },
+  };
+}

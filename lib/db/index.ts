@@ -1,0 +1,55 @@
+import { readEnv, type Env } from "@/lib/env";
+import { openDatabase, type Db, type OpenDatabase } from "./connect";
+import { applyMigrations } from "./migrate";
+import { acquireOwnerLock, releaseOwnerLock, type OwnerInfo } from "./owner-lock";
+import { ensureDefaultPlans } from "@/lib/accounts/plans";
+
+export type { Db } from "./connect";
+
+/**
+ * Opens the database for a process that will own it: takes the owner lock (embedded mode), applies
+ * pending migrations and makes sure the default plans exist. Used by the server and by the ops CLI
+ * when no server runs.
+ */
+export async function openOwnedDatabase(env: Env, role: OwnerInfo["role"]): Promise<OpenDatabase> {
+  if (!env.DATABASE_URL) acquireOwnerLock(env, role);
+  try {
+    const db = await openDatabase(env);
+    await applyMigrations(db.factory);
+    await ensureDefaultPlans(db.prisma);
+    return {
+      ...db,
+      async close() {
+        await db.close();
+        if (!env.DATABASE_URL) releaseOwnerLock(env);
+      },
+    };
+  } catch (error) {
+    if (!env.DATABASE_URL) releaseOwnerLock(env);
+    throw error;
+  }
+}
+
+// One client per process, kept on globalThis so that Next's module reloading in dev reuses it.
+const state = globalThis as unknown as { __rhinariumDb?: Promise<OpenDatabase> };
+
+function openServerDatabase(): Promise<OpenDatabase> {
+  if (!state.__rhinariumDb) {
+    const env = readEnv();
+    state.__rhinariumDb = openOwnedDatabase(env, "server");
+    state.__rhinariumDb.catch(() => {
+      state.__rhinariumDb = undefined;
+    });
+  }
+  return state.__rhinariumDb;
+}
+
+export async function getDb(): Promise<Db> {
+  return (await openServerDatabase()).prisma;
+}
+
+export async function closeDb(): Promise<void> {
+  const open = state.__rhinariumDb;
+  state.__rhinariumDb = undefined;
+  if (open) await (await open).close();
+}

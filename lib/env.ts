@@ -1,0 +1,27 @@
+import path from "node:path";
+import { z } from "zod";
+
+// One validated view of the environment, shared by the server, the ops CLI and scripts/db.mjs,
+// so that they always agree on which database and which data folder they use.
+// Defaults make the embedded mode work with no variables at all.
+const envSchema = z.object({
+  DATA_DIR: z.string().min(1).default("./data"),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL")
+    .optional()
+    .or(z.literal("").transform(() => undefined)),
+  CAPTURE_SESSION_TTL_SECONDS: z.coerce.number().int().min(1).max(7 * 24 * 3600).default(3600),
+  LOG_LEVEL: z.enum(["silent", "error", "info"]).default("info"),
+});
+
+export type Env = z.infer<typeof envSchema> & { dataDir: string };
+
+export function readEnv(source: NodeJS.ProcessEnv = process.env): Env {
+  const parsed = envSchema.safeParse(source);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
+    throw new Error(`Invalid environment:\n${lines.join("\n")}`);
+  }
+  return { ...parsed.data, dataDir: path.resolve(parsed.data.DATA_DIR) };
+}

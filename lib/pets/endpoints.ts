@@ -1,0 +1,71 @@
+import { z } from "zod";
+import { defineEndpoint } from "@/lib/api/endpoint";
+import { createPet, deletePet, getPetOrThrow, listPets, updatePet } from "./pets";
+import { createPetBodySchema, idDataSchema, petIdParamsSchema, petSchema, updatePetBodySchema } from "./schemas";
+
+export const petEndpoints = [
+  defineEndpoint({
+    method: "POST",
+    path: "/v2/pets",
+    operationId: "createPet",
+    summary: "Create a pet",
+    tag: "Pets",
+    bodyKind: "json",
+    body: createPetBodySchema,
+    successStatus: 201,
+    response: idDataSchema,
+    errors: ["PetLimitExceededError"],
+    handle: ({ body }, { db, accountId, account }) => createPet(db, accountId, body, account.plan?.petLimit ?? null),
+  }),
+  defineEndpoint({
+    method: "GET",
+    path: "/v2/pets",
+    operationId: "listPets",
+    summary: "List all pets of the account, oldest first (not paginated)",
+    tag: "Pets",
+    successStatus: 200,
+    response: z.array(petSchema),
+    errors: [],
+    handle: (_input, { db, accountId }) => listPets(db, accountId),
+  }),
+  defineEndpoint({
+    method: "GET",
+    path: "/v2/pets/{petId}",
+    operationId: "getPet",
+    summary: "Get a pet",
+    tag: "Pets",
+    params: petIdParamsSchema,
+    successStatus: 200,
+    response: petSchema,
+    errors: ["NoSuchPetException"],
+    handle: ({ params }, { db, accountId }) => getPetOrThrow(db, accountId, params.petId),
+  }),
+  defineEndpoint({
+    method: "PATCH",
+    path: "/v2/pets/{petId}",
+    operationId: "updatePet",
+    summary: "Update a pet's metadata (and breed)",
+    tag: "Pets",
+    bodyKind: "json",
+    params: petIdParamsSchema,
+    body: updatePetBodySchema,
+    successStatus: 200,
+    response: z.object({ isSuccessful: z.boolean() }),
+    errors: ["NoSuchPetException"],
+    handle: async ({ params, body }, { db, accountId }) => {
+      await updatePet(db, accountId, params.petId, body);
+      return { isSuccessful: true };
+    },
+  }),
+  defineEndpoint({
+    method: "DELETE",
+    path: "/v2/pets/{petId}",
+    operationId: "deletePet",
+    summary: "Delete a pet with its fingerprints, appearance images and files (cannot be undone)",
+    tag: "Pets",
+    params: petIdParamsSchema,
+    successStatus: 204,
+    errors: ["NoSuchPetException"],
+    handle: ({ params }, { db, accountId }) => deletePet(db, accountId, params.petId),
+  }),
+];

@@ -1,0 +1,87 @@
+import type { Db } from "@/lib/db/connect";
+import { ApiError } from "@/lib/api/errors";
+import { removeImageFiles } from "@/lib/storage/images";
+import type { PetView } from "./schemas";
+
+const petViewSelect = {
+  id: true,
+  species: true,
+  breed: true,
+  metadata: true,
+  createdAt: true,
+  _count: { select: { fingerprints: true } },
+} as const;
+
+type PetRow = { id: string; species: "DOG" | "CAT"; breed: string | null; metadata: string | null; createdAt: Date; _count: { fingerprints: number } };
+
+function toPetView(row: PetRow): PetView {
+  return {
+    id: row.id,
+    species: row.species,
+    breed: row.breed,
+    metadata: row.metadata,
+    hasFingerprint: row._count.fingerprints > 0,
+    createdAt: row.createdAt.toISOString(),
+  };
+}
+
+export async function createPet(
+  db: Db,
+  accountId: string,
+  input: { species: "DOG" | "CAT"; breed?: string; metadata?: string },
+  petLimit: number | null,
+): Promise<{ id: string }> {
+  return db.$transaction(async (tx) => {
+    if (petLimit !== null) {
+      // Lock the account row so that concurrent creates cannot both pass the count.
+      await tx.$executeRaw`SELECT 1 FROM "Account" WHERE id = ${accountId} FOR UPDATE`;
+      const count = await tx.pet.count({ where: { accountId } });
+      if (count >= petLimit) throw new ApiError("PetLimitExceededError");
+    }
+    const pet = await tx.pet.create({
+      data: { accountId, species: input.species, breed: input.breed ?? null, metadata: input.metadata ?? null },
+      select: { id: true },
+    });
+    return pet;
+  });
+}
+
+/** Every pet of the account, oldest first (ties by id), unpaginated: the contract's data is a plain array. */
+export async function listPets(db: Db, accountId: string): Promise<PetView[]> {
+  const rows = await db.pet.findMany({ where: { accountId }, select: petViewSelect, orderBy: [{ createdAt: "asc" }, { id: "asc" }] });
+  return rows.map(toPetView);
+}
+
+export async function getPetOrThrow(db: Db, accountId: string, petId: string): Promise<PetView> {
+  const row = await db.pet.findFirst({ where: { id: petId, accountId }, select: petViewSelect });
+  if (!row) throw new ApiError("NoSuchPetException");
+  return toPetView(row);
+}
+
+export async function updatePet(db: Db, accountId: string, petId: string, input: { metadata: string; breed?: string }): Promise<void> {
+  const { count } = await db.pet.updateMany({
+    where: { id: petId, accountId },
+    data: { metadata: input.metadata, ...(input.breed !== undefined ? { breed: input.breed } : {}) },
+  });
+  if (count === 0) throw new ApiError("NoSuchPetException");
+}
+
+/**
+ * Deletes the pet with its capture sessions, enrolled fingerprints (and templates), appearance images,
+ * jobs, and the image files. Rows go first, in one transaction; files after, so a crash in between
+ * leaves orphan files (harmless, invisible) rather than rows pointing at missing files.
+ */
+export async function deletePet(db: Db, accountId: string, petId: string): Promise<void> {
+  const files = await db.$transaction(async (tx) => {
+    const pet = await tx.pet.findFirst({ where: { id: petId, accountId }, select: { id: true } });
+    if (!pet) throw new ApiError("NoSuchPetException");
+    const owned = { accountId, OR: [{ petId }, { session: { petId } }] };
+    const [fingerprints, appearances] = await Promise.all([
+      tx.fingerprintImage.findMany({ where: owned, select: { filePath: true } }),
+      tx.appearanceImage.findMany({ where: owned, select: { filePath: true } }),
+    ]);
+    await tx.pet.delete({ where: { id: petId } });
+    return [...fingerprints, ...appearances].map((f) => f.filePath);
+  });
+  await removeImageFiles(files);
+}
