@@ -1,0 +1,39 @@
+import { decodeNoseImage } from "./decode";
+import { normaliseContrast } from "./enhance";
+import { extractLocalFeatures } from "./features";
+import { ImageRejection, type ImageRejectionCode } from "./image-rejection";
+import { TEMPLATE_VERSION } from "./parameters";
+import { assessQuality, measureImageFigures, type QualityReport } from "./quality";
+import type { NoseTemplate } from "./template";
+
+export type ImageExtraction =
+  | { ok: true; quality: QualityReport; template: NoseTemplate | null; timings: Record<string, number> }
+  | { ok: false; rejection: { code: ImageRejectionCode; message: string } };
+
+/**
+ * The extraction pipeline, read top to bottom: decode → measure → normalise → keypoints/descriptors →
+ * quality verdict → template. An unusable image still gets its quality report (support needs it).
+ */
+export async function extractNoseImage(jpeg: Uint8Array): Promise<ImageExtraction> {
+  const t0 = performance.now();
+  let decoded;
+  try {
+    decoded = await decodeNoseImage(jpeg);
+  } catch (error) {
+    if (error instanceof ImageRejection) return { ok: false, rejection: { code: error.code, message: error.message } };
+    throw error;
+  }
+  const t1 = performance.now();
+  const { image, originalWidth, originalHeight } = decoded;
+  const measured = measureImageFigures(image, Math.min(originalWidth, originalHeight));
+  const normalised = normaliseContrast(image);
+  const { keypoints, descriptors } = extractLocalFeatures(normalised, image);
+  const quality = assessQuality({ ...measured, keypoints: keypoints.length });
+  const t2 = performance.now();
+  const packed = new Float32Array(keypoints.length * 4);
+  keypoints.forEach((k, i) => packed.set([k.x, k.y, k.sigma, k.angle], i * 4));
+  const template: NoseTemplate | null = quality.usable
+    ? { version: TEMPLATE_VERSION, width: image.width, height: image.height, quality: quality.score, keypoints: packed, descriptors }
+    : null;
+  return { ok: true, quality, template, timings: { decodeMs: t1 - t0, featuresMs: t2 - t1 } };
+}

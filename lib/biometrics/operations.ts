@@ -1,0 +1,75 @@
+import { extractNoseImage } from "./extract";
+import { compareTemplates } from "./pair-matcher";
+import { DECISION_THRESHOLD, pairScore, sessionScore } from "./scoring";
+import { compareSessions } from "./session-matcher";
+import { deserializeTemplate, serializeTemplate } from "./template";
+import type { ImageRejectionCode } from "./image-rejection";
+import type { QualityReport } from "./quality";
+
+/**
+ * The engine's operations on serialised templates: what the worker threads run. Inputs and outputs are
+ * plain data (bytes, numbers), so they cross thread boundaries without copying objects.
+ */
+export type ImageAnalysis =
+  | { ok: true; quality: QualityReport; template: Uint8Array | null }
+  | { ok: false; rejection: { code: ImageRejectionCode; message: string } };
+
+export interface VerificationOutcome {
+  score: number;
+  isVerified: boolean;
+  details: { raw: number; inliers: number[][]; tentative: number[][] };
+}
+
+export interface IdentificationCandidate {
+  petId: string;
+  score: number;
+}
+
+export interface IdentificationOutcome {
+  candidates: IdentificationCandidate[];
+  details: { searched: number; compared: number; bestRaw: number };
+}
+
+export interface GalleryPet {
+  petId: string;
+  templates: Uint8Array[];
+}
+
+export async function analyseImage(jpeg: Uint8Array): Promise<ImageAnalysis> {
+  const result = await extractNoseImage(jpeg);
+  if (!result.ok) return result;
+  return { ok: true, quality: result.quality, template: result.template ? serializeTemplate(result.template) : null };
+}
+
+export function verifyPet(probe: Uint8Array[], enrolled: Uint8Array[]): VerificationOutcome {
+  const comparison = compareSessions(probe.map(deserializeTemplate), enrolled.map(deserializeTemplate));
+  const score = sessionScore(comparison.raw);
+  return {
+    score,
+    isVerified: score >= DECISION_THRESHOLD,
+    details: {
+      raw: comparison.raw,
+      inliers: comparison.pairs.map((row) => row.map((pair) => pair.inliers)),
+      tentative: comparison.pairs.map((row) => row.map((pair) => pair.tentative)),
+    },
+  };
+}
+
+export function identifyPet(probe: Uint8Array[], gallery: GalleryPet[]): IdentificationOutcome {
+  const probeTemplates = probe.map(deserializeTemplate);
+  let bestRaw = 0;
+  const candidates: IdentificationCandidate[] = [];
+  for (const pet of gallery) {
+    const { raw } = compareSessions(probeTemplates, pet.templates.map(deserializeTemplate));
+    bestRaw = Math.max(bestRaw, raw);
+    const score = sessionScore(raw);
+    if (score >= DECISION_THRESHOLD) candidates.push({ petId: pet.petId, score });
+  }
+  candidates.sort((a, b) => b.score - a.score || a.petId.localeCompare(b.petId));
+  return { candidates, details: { searched: gallery.length, compared: gallery.length, bestRaw } };
+}
+
+/** Single-image 1:1 score, used by the evaluation's pair protocol. */
+export function scoreImagePair(a: Uint8Array, b: Uint8Array): number {
+  return pairScore(compareTemplates(deserializeTemplate(a), deserializeTemplate(b)).inliers);
+}

@@ -1,0 +1,203 @@
+import {
+  DESCRIPTOR_DIMS,
+  DESCRIPTOR_QUANT,
+  GEOMETRY_ANGLE_TOLERANCE,
+  GEOMETRY_MAX_SCALE,
+  GEOMETRY_MIN_SCALE,
+  GEOMETRY_POSITION_TOLERANCE_PX,
+  GEOMETRY_POSITION_TOLERANCE_RELATIVE,
+  GEOMETRY_REFIT_TOLERANCE_PX,
+  GEOMETRY_SCALE_TOLERANCE,
+  MATCH_MIN_COSINE,
+  MATCH_RATIO,
+} from "./parameters";
+import { keypointCount, type NoseTemplate } from "./template";
+
+/** What one image-to-image comparison found; `inliers` is the raw similarity. */
+export interface PairComparison {
+  /** Descriptor matches passing the similarity and ratio tests. */
+  tentative: number;
+  /** Matches consistent with one plausible transform between the two images. */
+  inliers: number;
+  /** Scale of the fitted transform (b relative to a), 0 when no transform was found. */
+  scale: number;
+}
+
+interface TentativeMatches {
+  count: number;
+  a: Int32Array;
+  b: Int32Array;
+  cosine: Float32Array;
+}
+
+const COSINE_SCALE = DESCRIPTOR_QUANT * DESCRIPTOR_QUANT;
+
+/** Nearest neighbour in b for each descriptor of a, kept when close and clearly better than the runner-up. */
+function findTentativeMatches(a: NoseTemplate, b: NoseTemplate): TentativeMatches {
+  const countA = keypointCount(a);
+  const countB = keypointCount(b);
+  const da = a.descriptors;
+  const db = b.descriptors;
+  const matchA = new Int32Array(countA);
+  const matchB = new Int32Array(countA);
+  const cosine = new Float32Array(countA);
+  const minDot = MATCH_MIN_COSINE * COSINE_SCALE;
+  const ratioSq = MATCH_RATIO * MATCH_RATIO;
+  let count = 0;
+  for (let i = 0; i < countA; i++) {
+    const offsetA = i * DESCRIPTOR_DIMS;
+    let best = -Infinity;
+    let second = -Infinity;
+    let bestIndex = -1;
+    for (let j = 0; j < countB; j++) {
+      const offsetB = j * DESCRIPTOR_DIMS;
+      let dot = 0;
+      for (let d = 0; d < DESCRIPTOR_DIMS; d++) dot += da[offsetA + d] * db[offsetB + d];
+      if (dot > best) {
+        second = best;
+        best = dot;
+        bestIndex = j;
+      } else if (dot > second) {
+        second = dot;
+      }
+    }
+    if (bestIndex < 0 || best < minDot) continue;
+    // Squared distances of unit vectors: 2 - 2cos.
+    const bestDistance = 2 - (2 * best) / COSINE_SCALE;
+    const secondDistance = second === -Infinity ? 2 : 2 - (2 * second) / COSINE_SCALE;
+    if (bestDistance > ratioSq * secondDistance) continue;
+    matchA[count] = i;
+    matchB[count] = bestIndex;
+    cosine[count] = best / COSINE_SCALE;
+    count++;
+  }
+  return { count, a: matchA, b: matchB, cosine };
+}
+
+function angleDifference(a: number, b: number): number {
+  let d = a - b;
+  while (d > Math.PI) d -= 2 * Math.PI;
+  while (d < -Math.PI) d += 2 * Math.PI;
+  return Math.abs(d);
+}
+
+/** Affine map x' = m00 x + m01 y + tx, y' = m10 x + m11 y + ty. */
+interface Affine {
+  m00: number;
+  m01: number;
+  m10: number;
+  m11: number;
+  tx: number;
+  ty: number;
+}
+
+/**
+ * Each tentative match alone predicts a similarity transform (its keypoints' position, scale and
+ * angle). The anchor whose prediction the most other matches agree with wins: a one-point RANSAC that
+ * is exhaustive, hence deterministic.
+ */
+function bestAnchorInliers(a: NoseTemplate, b: NoseTemplate, matches: TentativeMatches): number[] {
+  const ka = a.keypoints;
+  const kb = b.keypoints;
+  let best: number[] = [];
+  const logScaleTolerance = Math.log(GEOMETRY_SCALE_TOLERANCE);
+  for (let m = 0; m < matches.count; m++) {
+    const ia = matches.a[m] * 4;
+    const ib = matches.b[m] * 4;
+    const scale = kb[ib + 2] / ka[ia + 2];
+    const rotation = kb[ib + 3] - ka[ia + 3];
+    const cos = scale * Math.cos(rotation);
+    const sin = scale * Math.sin(rotation);
+    const logScale = Math.log(scale);
+    const inliers: number[] = [];
+    for (let n = 0; n < matches.count; n++) {
+      const ja = matches.a[n] * 4;
+      const jb = matches.b[n] * 4;
+      if (Math.abs(Math.log(kb[jb + 2] / ka[ja + 2]) - logScale) > logScaleTolerance) continue;
+      if (angleDifference(kb[jb + 3] - ka[ja + 3], rotation) > GEOMETRY_ANGLE_TOLERANCE) continue;
+      const dx = ka[ja] - ka[ia];
+      const dy = ka[ja + 1] - ka[ia + 1];
+      const px = kb[ib] + cos * dx - sin * dy;
+      const py = kb[ib + 1] + sin * dx + cos * dy;
+      const tolerance = GEOMETRY_POSITION_TOLERANCE_PX + GEOMETRY_POSITION_TOLERANCE_RELATIVE * scale * Math.sqrt(dx * dx + dy * dy);
+      const ex = px - kb[jb];
+      const ey = py - kb[jb + 1];
+      if (ex * ex + ey * ey <= tolerance * tolerance) inliers.push(n);
+    }
+    if (inliers.length > best.length) best = inliers;
+  }
+  return best;
+}
+
+/** Least-squares similarity (4 parameters) through the given matches. */
+function fitSimilarity(a: NoseTemplate, b: NoseTemplate, matches: TentativeMatches, subset: number[]): Affine | null {
+  const ka = a.keypoints;
+  const kb = b.keypoints;
+  let mxa = 0, mya = 0, mxb = 0, myb = 0;
+  for (const n of subset) {
+    mxa += ka[matches.a[n] * 4];
+    mya += ka[matches.a[n] * 4 + 1];
+    mxb += kb[matches.b[n] * 4];
+    myb += kb[matches.b[n] * 4 + 1];
+  }
+  const count = subset.length;
+  mxa /= count; mya /= count; mxb /= count; myb /= count;
+  let sxx = 0, sab = 0, sba = 0;
+  for (const n of subset) {
+    const xa = ka[matches.a[n] * 4] - mxa;
+    const ya = ka[matches.a[n] * 4 + 1] - mya;
+    const xb = kb[matches.b[n] * 4] - mxb;
+    const yb = kb[matches.b[n] * 4 + 1] - myb;
+    sxx += xa * xa + ya * ya;
+    sab += xa * xb + ya * yb;
+    sba += xa * yb - ya * xb;
+  }
+  if (sxx === 0) return null;
+  const c = sab / sxx;
+  const s = sba / sxx;
+  return { m00: c, m01: -s, m10: s, m11: c, tx: mxb - c * mxa + s * mya, ty: myb - s * mxa - c * mya };
+}
+
+function transformScale(t: Affine): number {
+  return Math.sqrt(Math.abs(t.m00 * t.m11 - t.m01 * t.m10));
+}
+
+/** Matches within the refit tolerance of the transform, each keypoint of b used at most once. */
+function consistentMatches(a: NoseTemplate, b: NoseTemplate, matches: TentativeMatches, t: Affine): number[] {
+  const ka = a.keypoints;
+  const kb = b.keypoints;
+  const bestForB = new Map<number, { n: number; error: number }>();
+  for (let n = 0; n < matches.count; n++) {
+    const ja = matches.a[n] * 4;
+    const jb = matches.b[n] * 4;
+    const px = t.m00 * ka[ja] + t.m01 * ka[ja + 1] + t.tx;
+    const py = t.m10 * ka[ja] + t.m11 * ka[ja + 1] + t.ty;
+    const ex = px - kb[jb];
+    const ey = py - kb[jb + 1];
+    const error = Math.sqrt(ex * ex + ey * ey);
+    if (error > GEOMETRY_REFIT_TOLERANCE_PX) continue;
+    const previous = bestForB.get(matches.b[n]);
+    if (!previous || error < previous.error) bestForB.set(matches.b[n], { n, error });
+  }
+  return [...bestForB.values()].map((v) => v.n).sort((x, y) => x - y);
+}
+
+/** Compare two nose images: descriptor matching, then geometric verification. Symmetric enough for scoring. */
+export function compareTemplates(a: NoseTemplate, b: NoseTemplate): PairComparison {
+  const matches = findTentativeMatches(a, b);
+  if (matches.count < 3) return { tentative: matches.count, inliers: 0, scale: 0 };
+  let inliers = bestAnchorInliers(a, b, matches);
+  if (inliers.length < 3) return { tentative: matches.count, inliers: 0, scale: 0 };
+  let scale = 0;
+  // Two refits: the anchor's estimate is coarse, the first refit's is close, the second settles.
+  for (let iteration = 0; iteration < 2; iteration++) {
+    const transform = fitSimilarity(a, b, matches, inliers);
+    if (!transform) break;
+    scale = transformScale(transform);
+    if (scale < GEOMETRY_MIN_SCALE || scale > GEOMETRY_MAX_SCALE) return { tentative: matches.count, inliers: 0, scale };
+    const refined = consistentMatches(a, b, matches, transform);
+    if (refined.length < 3) break;
+    inliers = refined;
+  }
+  return { tentative: matches.count, inliers: inliers.length, scale };
+}

@@ -1,0 +1,94 @@
+/**
+ * Every tuned constant of the nose-print engine, each with the reason for its value.
+ * Changing anything that alters templates requires bumping TEMPLATE_VERSION.
+ */
+
+/** Bumped whenever extraction output changes; stored templates of another version are re-extracted. */
+export const TEMPLATE_VERSION = 1;
+
+// --- Decoding and input limits -------------------------------------------------------------
+
+/** Decompression-bomb guard: 40 MP is above any phone camera, far below what would exhaust memory. */
+export const MAX_INPUT_PIXELS = 40_000_000;
+/** Detector crops in the field are 160 px and up; below 96 px there is no usable bead texture. */
+export const MIN_INPUT_SIDE = 96;
+/**
+ * Every image is resampled so its longer side is this many pixels. Crops are nose-centred, so this
+ * also normalises nose scale; 320 px keeps the smallest beads (~5 px) while bounding the cost.
+ */
+export const WORK_SIZE = 320;
+/** Standard deviation (grey levels) below which an image is blank: a lens cap or a wall. */
+export const BLANK_STDDEV = 3;
+
+// --- Enhancement ---------------------------------------------------------------------------
+
+/** Gaussian sigma (px) of the local mean/contrast window: a few beads wide, so lighting gradients vanish. */
+export const NORMALISE_SIGMA = 10;
+/** Floor for the local contrast so flat glare regions are not amplified into noise. */
+export const NORMALISE_MIN_STD = 4;
+
+// --- Keypoints -------------------------------------------------------------------------------
+
+/** Blob scales (sigma, px at WORK_SIZE): beads are ~5–16 px across, i.e. sigma ≈ radius/√2. */
+export const DETECTION_SIGMAS = [1.8, 2.5, 3.5, 4.9] as const;
+/** Minimum scale-normalised Hessian determinant on the contrast-normalised image. */
+export const DETECTION_MIN_RESPONSE = 0.02;
+/** At most this many keypoints per image: more costs matching time without adding inliers. */
+export const MAX_KEYPOINTS = 220;
+/** Keypoints are spread over a GRID x GRID layout, each cell capped, so one textured corner cannot take all. */
+export const SPREAD_GRID = 6;
+/** Keypoints whose descriptor window would leave the image by more than this fraction are dropped. */
+export const BORDER_SIGMAS = 3;
+/** Pixels brighter than this (0–255, smoothed) are glare: keypoints there describe the highlight, not the nose. */
+export const GLARE_LEVEL = 245;
+
+// --- Descriptors ---------------------------------------------------------------------------
+
+/** Spatial cells per side of the descriptor grid (SIFT uses 4). */
+export const DESCRIPTOR_GRID = 4;
+/** Orientation bins per cell; 8 as in SIFT. */
+export const DESCRIPTOR_ORIENTATION_BINS = 8;
+export const DESCRIPTOR_DIMS = DESCRIPTOR_GRID * DESCRIPTOR_GRID * DESCRIPTOR_ORIENTATION_BINS;
+/** Gradient samples per cell side: 4 x 4 samples per cell keeps descriptors cheap yet stable. */
+export const DESCRIPTOR_SAMPLES_PER_CELL = 4;
+/** Cell width in keypoint sigmas: 2.5 sigma cells make a window of ~2–3 beads each way. */
+export const DESCRIPTOR_CELL_SIGMAS = 2.5;
+/** SIFT's clipping of dominant gradients, for robustness to glare edges. */
+export const DESCRIPTOR_CLIP = 0.2;
+/** Quantisation scale: descriptors are stored as int8 = round(value * 127). */
+export const DESCRIPTOR_QUANT = 127;
+
+// --- Matching --------------------------------------------------------------------------------
+
+/**
+ * Lowe's ratio on descriptor distance. Bead texture repeats, so true matches often have a close
+ * runner-up; a loose ratio keeps them and geometric verification removes the rest.
+ */
+export const MATCH_RATIO = 0.92;
+/** Minimum cosine similarity of a tentative match. */
+export const MATCH_MIN_COSINE = 0.55;
+/** Largest ratio between matched keypoint scales and the anchor's (captures differ by ≤ 1.6x). */
+export const GEOMETRY_SCALE_TOLERANCE = 1.5;
+/** Largest difference (radians) between a match's rotation and the anchor's. */
+export const GEOMETRY_ANGLE_TOLERANCE = (25 * Math.PI) / 180;
+/** Position tolerance of the anchor hypothesis: fixed part (px) and part proportional to distance. */
+export const GEOMETRY_POSITION_TOLERANCE_PX = 6;
+export const GEOMETRY_POSITION_TOLERANCE_RELATIVE = 0.12;
+/** Position tolerance after the least-squares refit (elastic skin warp remains). */
+export const GEOMETRY_REFIT_TOLERANCE_PX = 7;
+/** A fitted transform outside this scale range is implausible for two crops of the same nose. */
+export const GEOMETRY_MIN_SCALE = 0.5;
+export const GEOMETRY_MAX_SCALE = 2;
+
+// --- Quality ---------------------------------------------------------------------------------
+
+/** An image scoring below this is unusable (not enrolled, not used as a probe). */
+export const QUALITY_USABLE_THRESHOLD = 40;
+/** An image with fewer keypoints than this cannot be matched reliably whatever its other figures. */
+export const QUALITY_MIN_KEYPOINTS = 40;
+
+// --- Sessions --------------------------------------------------------------------------------
+
+/** Usable nose images needed to enrol a pet, and to probe one (the API's minimum counts). */
+export const MIN_ENROL_IMAGES = 5;
+export const MIN_PROBE_IMAGES = 3;

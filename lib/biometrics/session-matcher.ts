@@ -1,0 +1,26 @@
+import { compareTemplates, type PairComparison } from "./pair-matcher";
+import type { NoseTemplate } from "./template";
+
+/** The raw similarity of a probe set against an enrolled set, with every pair's figures (transparency). */
+export interface SessionComparison {
+  /** Mean of the two best probe images' best inlier counts. */
+  raw: number;
+  /** pairs[p][e]: probe image p against enrolled image e. */
+  pairs: PairComparison[][];
+}
+
+/**
+ * Each probe image takes its best enrolled match; the session keeps the mean of the two best probe
+ * images, so one blurred burst frame cannot sink a good session and one lucky image cannot carry a bad one.
+ */
+export function compareSessions(probe: readonly NoseTemplate[], enrolled: readonly NoseTemplate[]): SessionComparison {
+  const pairs = probe.map((p) => enrolled.map((e) => compareTemplates(p, e)));
+  return { raw: sessionRawScore(pairs), pairs };
+}
+
+export function sessionRawScore(pairs: readonly (readonly PairComparison[])[]): number {
+  const bestPerProbe = pairs.map((row) => row.reduce((best, pair) => Math.max(best, pair.inliers), 0)).sort((a, b) => b - a);
+  if (bestPerProbe.length === 0) return 0;
+  const top = bestPerProbe.slice(0, 2);
+  return top.reduce((sum, value) => sum + value, 0) / top.length;
+}

@@ -1,0 +1,34 @@
+import { parentPort } from "node:worker_threads";
+import sharp from "sharp";
+import * as operations from "./operations";
+
+export const WORKER_OPERATIONS = {
+  analyseImage: operations.analyseImage,
+  verifyPet: operations.verifyPet,
+  identifyPet: operations.identifyPet,
+  scoreImagePair: operations.scoreImagePair,
+};
+export type WorkerOperations = typeof WORKER_OPERATIONS;
+export type OperationName = keyof WorkerOperations;
+
+export interface TaskMessage {
+  id: number;
+  op: OperationName;
+  args: unknown[];
+}
+
+export type ResultMessage = { id: number; result: unknown } | { id: number; error: { name: string; message: string } };
+
+// Each worker is one of a pool sized to the cores; libvips threads on top would oversubscribe them.
+sharp.concurrency(1);
+
+parentPort?.on("message", async (task: TaskMessage) => {
+  try {
+    const operation = WORKER_OPERATIONS[task.op] as (...args: unknown[]) => unknown;
+    const result = await operation(...task.args);
+    parentPort!.postMessage({ id: task.id, result } satisfies ResultMessage);
+  } catch (error) {
+    const { name, message } = error instanceof Error ? error : new Error(String(error));
+    parentPort!.postMessage({ id: task.id, error: { name, message } } satisfies ResultMessage);
+  }
+});
