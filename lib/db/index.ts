@@ -1,7 +1,7 @@
 import { readEnv, type Env } from "@/lib/env";
 import { openDatabase, type Db, type OpenDatabase } from "./connect";
 import { applyMigrations } from "./migrate";
-import { acquireOwnerLock, releaseOwnerLock, type OwnerInfo } from "./owner-lock";
+import { acquireOwnerLock, OwnerBusyError, releaseOwnerLock, type OwnerInfo } from "./owner-lock";
 import { ensureDefaultPlans } from "@/lib/accounts/plans";
 
 export type { Db } from "./connect";
@@ -12,7 +12,7 @@ export type { Db } from "./connect";
  * when no server runs.
  */
 export async function openOwnedDatabase(env: Env, role: OwnerInfo["role"]): Promise<OpenDatabase> {
-  if (!env.DATABASE_URL) acquireOwnerLock(env, role);
+  if (!env.DATABASE_URL) await acquireOwnerLockPatiently(env, role);
   try {
     const db = await openDatabase(env);
     await applyMigrations(db.factory);
@@ -27,6 +27,24 @@ export async function openOwnedDatabase(env: Env, role: OwnerInfo["role"]): Prom
   } catch (error) {
     if (!env.DATABASE_URL) releaseOwnerLock(env);
     throw error;
+  }
+}
+
+/**
+ * A server that finds an ops CLI command holding the database waits for it to finish (seconds);
+ * anything else holding it (another server) is an error at once.
+ */
+async function acquireOwnerLockPatiently(env: Env, role: OwnerInfo["role"]): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    try {
+      acquireOwnerLock(env, role);
+      return;
+    } catch (error) {
+      const waitable = role === "server" && error instanceof OwnerBusyError && error.owner.role === "cli";
+      if (!waitable || Date.now() > deadline) throw error;
+      await new Promise((r) => setTimeout(r, 250));
+    }
   }
 }
 

@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { createRequire } from "node:module";
+import { pathToFileURL } from "node:url";
 import {
   bindMigrationAwareSqlAdapterFactory,
   type SqlMigrationAwareDriverAdapterFactory,
@@ -9,7 +10,7 @@ import {
 // Migrations without the Prisma CLI: its native schema engine cannot be downloaded offline, so the
 // official WASM build of the same engine runs in-process, on the driver adapter the app uses.
 
-const projectRoot = process.cwd();
+const projectRoot = /* turbopackIgnore: true */ process.cwd();
 export const migrationsDir = path.join(projectRoot, "prisma", "migrations");
 const schemaPath = path.join(projectRoot, "prisma", "schema.prisma");
 const noFilters = { externalTables: [] as string[], externalEnums: [] as string[] };
@@ -23,7 +24,7 @@ function loadSchemaEngine(): Promise<SchemaEngineModule> {
   engineModule ??= (async () => {
     const require = createRequire(path.join(projectRoot, "package.json"));
     const bindingsPath = require.resolve("@prisma/schema-engine-wasm/schema_engine_bg");
-    const bindings = (await import(/* webpackIgnore: true */ /* turbopackIgnore: true */ bindingsPath)) as SchemaEngineModule;
+    const bindings = (await import(/* turbopackIgnore: true */ pathToFileURL(bindingsPath).href)) as SchemaEngineModule;
     const wasm = fs.readFileSync(bindingsPath.replace(/\.js$/, ".wasm"));
     const { instance } = await WebAssembly.instantiate(wasm, { "./schema_engine_bg.js": bindings as never });
     bindings.__wbg_set_wasm(instance.exports);

@@ -1,0 +1,15 @@
+import { captureSessionEndpoints } from "@/lib/capture-sessions/endpoints";
+import { jobEndpoints } from "@/lib/jobs/endpoints";
+import { petEndpoints } from "@/lib/pets/endpoints";
+import { uploadEndpoints } from "@/lib/uploads/endpoints";
+import { handleApiRequest } from "./handle-request";
+import { createRouter } from "./router";
+
+/** Every /v2 operation, in contract order. The router and the OpenAPI document both read this list. */
+export const v2Endpoints = [...petEndpoints, ...captureSessionEndpoints, ...uploadEndpoints, ...jobEndpoints];
+
+const router = createRouter(v2Endpoints);
+
+export function handleV2Request(req: Request): Promise<Response> {
+  return handleApiRequest(req, router);
+}

@@ -1,0 +1,20 @@
+import { defineEndpoint } from "@/lib/api/endpoint";
+import { idDataSchema } from "@/lib/pets/schemas";
+import { createCaptureSession } from "./sessions";
+import { createCaptureSessionBodySchema } from "./schemas";
+
+export const captureSessionEndpoints = [
+  defineEndpoint({
+    method: "POST",
+    path: "/v2/capture-sessions",
+    operationId: "createCaptureSession",
+    summary: "Create a capture session",
+    tag: "Capture sessions",
+    bodyKind: "json",
+    body: createCaptureSessionBodySchema,
+    successStatus: 201,
+    response: idDataSchema,
+    errors: ["NoPetIdCaptureSessionException", "NoSuchPetException"],
+    handle: ({ body }, { db, accountId }) => createCaptureSession(db, accountId, body),
+  }),
+];

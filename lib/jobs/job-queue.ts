@@ -1,0 +1,93 @@
+import type { Db } from "@/lib/db/connect";
+import { logError, logInfo } from "@/lib/log";
+import { runJob } from "./run-job";
+
+/**
+ * Where started jobs go. The embedded mode runs them in this process; a queue backed by BullMQ
+ * (issue 5) implements the same two calls and runs the same `runJob` in worker processes.
+ */
+export interface JobQueue {
+  enqueue(jobId: string): void;
+  /** Waits for running jobs to finish; queued ones stay PENDING and are resumed at the next start. */
+  close(): Promise<void>;
+}
+
+/** A job that kept a process from finishing it this many times is failed rather than retried. */
+export const MAX_JOB_ATTEMPTS = 3;
+
+export class InProcessJobQueue implements JobQueue {
+  private readonly waiting: string[] = [];
+  private readonly running = new Set<Promise<void>>();
+  private closed = false;
+
+  constructor(
+    private readonly db: Db,
+    private readonly concurrency = 2,
+  ) {}
+
+  enqueue(jobId: string): void {
+    if (this.closed) return;
+    this.waiting.push(jobId);
+    this.pump();
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.waiting.length = 0;
+    await Promise.allSettled([...this.running]);
+  }
+
+  private pump(): void {
+    while (!this.closed && this.running.size < this.concurrency && this.waiting.length > 0) {
+      const jobId = this.waiting.shift()!;
+      const run = runJob(this.db, jobId)
+        .catch((error) => logError("job-run-failed", error, { jobId }))
+        .finally(() => {
+          this.running.delete(run);
+          this.pump();
+        });
+      this.running.add(run);
+    }
+  }
+}
+
+/**
+ * Jobs a crash or restart left PENDING: each is resumed, unless it has already been attempted
+ * MAX_JOB_ATTEMPTS times (it may be what crashes the process), in which case it fails.
+ */
+export async function resumePendingJobs(db: Db, queue: JobQueue): Promise<{ resumed: number; failed: number }> {
+  const pending = await db.job.findMany({ where: { status: "PENDING" }, orderBy: { createdAt: "asc" }, select: { id: true, attempts: true } });
+  let failed = 0;
+  for (const job of pending) {
+    if (job.attempts >= MAX_JOB_ATTEMPTS) {
+      await abandonJob(db, job.id);
+      failed++;
+    } else {
+      queue.enqueue(job.id);
+    }
+  }
+  if (pending.length > 0) logInfo("jobs-resumed", { resumed: pending.length - failed, failed });
+  return { resumed: pending.length - failed, failed };
+}
+
+async function abandonJob(db: Db, jobId: string): Promise<void> {
+  await db.$transaction([
+    db.job.update({
+      where: { id: jobId },
+      data: { status: "FAILED", finishedAt: new Date(), failureReason: { code: "ABANDONED", message: `interrupted ${MAX_JOB_ATTEMPTS} times` } },
+    }),
+    db.pet.updateMany({ where: { activeAdditionJobId: jobId }, data: { activeAdditionJobId: null } }),
+  ]);
+}
+
+// One queue per process, set by the server's start-up (lib/server/start.ts).
+const state = globalThis as unknown as { __rhinariumJobQueue?: JobQueue };
+
+export function setJobQueue(queue: JobQueue | undefined): void {
+  state.__rhinariumJobQueue = queue;
+}
+
+export function getJobQueue(): JobQueue {
+  if (!state.__rhinariumJobQueue) throw new Error("job queue not started");
+  return state.__rhinariumJobQueue;
+}

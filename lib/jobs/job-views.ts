@@ -1,0 +1,54 @@
+import { z } from "zod";
+import type { Db } from "@/lib/db/connect";
+import { ApiError } from "@/lib/api/errors";
+import type { ErrorName } from "@/lib/api/error-codes";
+
+const statusSchema = z.enum(["PENDING", "SUCCESS", "FAILED"]);
+
+export const fingerprintAdditionJobSchema = z.object({ status: statusSchema });
+export const verificationJobSchema = z.object({
+  status: statusSchema,
+  isVerified: z.boolean().optional().describe("Only when status is SUCCESS"),
+  score: z.number().min(0).max(100).optional().describe("Only when status is SUCCESS"),
+});
+export const identificationJobSchema = z.object({
+  status: statusSchema,
+  pets: z
+    .array(z.object({ id: z.string(), score: z.number().min(0).max(100), metadata: z.string().nullable() }))
+    .optional()
+    .describe("Only when status is SUCCESS; best first"),
+});
+
+async function getJobOrThrow(db: Db, accountId: string, jobId: string, kind: "FINGERPRINT_ADDITION" | "VERIFICATION" | "IDENTIFICATION", missing: ErrorName) {
+  // Scoped by account and kind: another tenant's job, or a job of another kind, is simply unknown.
+  const job = await db.job.findFirst({ where: { id: jobId, accountId, kind }, select: { status: true, result: true } });
+  if (!job) throw new ApiError(missing);
+  return job;
+}
+
+// A FAILED job answers its status only: the reason stays internal (support dashboard).
+
+export async function viewFingerprintAdditionJob(db: Db, accountId: string, jobId: string) {
+  const job = await getJobOrThrow(db, accountId, jobId, "FINGERPRINT_ADDITION", "NoSuchFingerprintAdditionJobException");
+  return { status: job.status };
+}
+
+export async function viewVerificationJob(db: Db, accountId: string, jobId: string) {
+  const job = await getJobOrThrow(db, accountId, jobId, "VERIFICATION", "NoSuchPetVerificationJobException");
+  if (job.status !== "SUCCESS") return { status: job.status };
+  const result = job.result as { isVerified: boolean; score: number };
+  return { status: job.status, isVerified: result.isVerified, score: result.score };
+}
+
+export async function viewIdentificationJob(db: Db, accountId: string, jobId: string) {
+  const job = await getJobOrThrow(db, accountId, jobId, "IDENTIFICATION", "NoSuchPetIdentificationJobException");
+  if (job.status !== "SUCCESS") return { status: job.status };
+  const { candidates } = job.result as { candidates: { petId: string; score: number }[] };
+  // Metadata is read now, so an edit shows; a pet deleted since the search is left out.
+  const pets = await db.pet.findMany({ where: { accountId, id: { in: candidates.map((c) => c.petId) } }, select: { id: true, metadata: true } });
+  const metadataById = new Map(pets.map((p) => [p.id, p.metadata]));
+  return {
+    status: job.status,
+    pets: candidates.filter((c) => metadataById.has(c.petId)).map((c) => ({ id: c.petId, score: c.score, metadata: metadataById.get(c.petId)! })),
+  };
+}

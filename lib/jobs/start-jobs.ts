@@ -1,0 +1,62 @@
+import type { Db } from "@/lib/db/connect";
+import { ApiError } from "@/lib/api/errors";
+import { claimSessionOrThrow, getStartableSessionOrThrow } from "@/lib/capture-sessions/sessions";
+import type { EndpointContext } from "@/lib/api/endpoint";
+import { getJobQueue } from "./job-queue";
+
+// Each start runs its checks, creates the job and consumes the session in ONE transaction, so a
+// refused start (any error) leaves the session usable, and a created job always owns its session.
+
+async function getPetOrThrow(db: Parameters<Parameters<Db["$transaction"]>[0]>[0], accountId: string, petId: string) {
+  const pet = await db.pet.findFirst({ where: { id: petId, accountId }, select: { id: true, species: true } });
+  if (!pet) throw new ApiError("NoSuchPetException");
+  return pet;
+}
+
+function enqueued(jobId: string): { jobId: string } {
+  getJobQueue().enqueue(jobId);
+  return { jobId };
+}
+
+export async function startFingerprintAddition(db: Db, accountId: string, petId: string, sessionId: string) {
+  const jobId = await db.$transaction(async (tx) => {
+    const pet = await getPetOrThrow(tx, accountId, petId);
+    await getStartableSessionOrThrow(tx, accountId, sessionId, "PET_PROFILE_REGISTRATION", pet);
+    const job = await tx.job.create({ data: { accountId, kind: "FINGERPRINT_ADDITION", petId, sessionId }, select: { id: true } });
+    // Conditional on no running addition; concurrent starts serialise on the pet row (20007).
+    const { count } = await tx.pet.updateMany({ where: { id: petId, activeAdditionJobId: null }, data: { activeAdditionJobId: job.id } });
+    if (count !== 1) throw new ApiError("PetAlreadyHasFingerprintAdditionJobException");
+    await claimSessionOrThrow(tx, sessionId);
+    return job.id;
+  });
+  return enqueued(jobId);
+}
+
+export async function startVerification(db: Db, accountId: string, petId: string, sessionId: string) {
+  const jobId = await db.$transaction(async (tx) => {
+    const pet = await getPetOrThrow(tx, accountId, petId);
+    await getStartableSessionOrThrow(tx, accountId, sessionId, "PET_VERIFICATION", pet);
+    const enrolled = await tx.fingerprintImage.count({ where: { accountId, petId } });
+    if (enrolled === 0) throw new ApiError("PetHasNoFingerprintException");
+    const job = await tx.job.create({ data: { accountId, kind: "VERIFICATION", petId, sessionId }, select: { id: true } });
+    await claimSessionOrThrow(tx, sessionId);
+    return job.id;
+  });
+  return enqueued(jobId);
+}
+
+export async function startIdentification(db: Db, account: EndpointContext["account"], sessionId: string) {
+  if (!account.plan) throw new ApiError("IdentificationPlanSelectionRequiredError");
+  if (!account.plan.identification) throw new ApiError("IdentificationNotInPlanError");
+  const jobId = await db.$transaction(async (tx) => {
+    await getStartableSessionOrThrow(tx, account.id, sessionId, "PET_IDENTIFICATION", null);
+    if (account.searchPoolName) {
+      const pool = await tx.searchPool.findUnique({ where: { accountId_name: { accountId: account.id, name: account.searchPoolName } } });
+      if (!pool) throw new ApiError("NoSuchSearchPoolError");
+    }
+    const job = await tx.job.create({ data: { accountId: account.id, kind: "IDENTIFICATION", sessionId }, select: { id: true } });
+    await claimSessionOrThrow(tx, sessionId);
+    return job.id;
+  });
+  return enqueued(jobId);
+}

@@ -1,0 +1,219 @@
+import { hash } from "@node-rs/argon2";
+import { z } from "zod";
+import type { Db } from "@/lib/db/connect";
+import type { Prisma } from "@/lib/generated/prisma/client";
+import { deactivateApiKeys, issueApiKey, reissueApiKey } from "@/lib/accounts/api-keys";
+import { ensureDefaultPlans, upsertPlan } from "@/lib/accounts/plans";
+import { summariseUsage } from "@/lib/api/metering";
+
+export class OpsUsageError extends Error {}
+
+interface ParsedArgs {
+  positional: string[];
+  flags: Record<string, string>;
+}
+
+export function parseArgs(argv: string[]): ParsedArgs {
+  const positional: string[] = [];
+  const flags: Record<string, string> = {};
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg.startsWith("--")) {
+      const [name, inline] = arg.slice(2).split("=", 2);
+      if (inline !== undefined) flags[name] = inline;
+      else if (i + 1 < argv.length && !argv[i + 1].startsWith("--")) flags[name] = argv[++i];
+      else flags[name] = "true";
+    } else positional.push(arg);
+  }
+  return { positional, flags };
+}
+
+function required(value: string | undefined, what: string): string {
+  if (!value) throw new OpsUsageError(`missing ${what}`);
+  return value;
+}
+
+async function audit(db: Db, action: string, accountId: string | null, data: Prisma.InputJsonValue = {}) {
+  await db.auditLog.create({ data: { actor: "operator-cli", action, accountId, target: accountId, data } });
+}
+
+async function getAccountOrThrow(db: Db, accountId: string) {
+  const account = await db.account.findUnique({ where: { id: accountId } });
+  if (!account) throw new OpsUsageError(`no account ${accountId}`);
+  return account;
+}
+
+async function planIdOrNull(db: Db, name: string): Promise<string | null> {
+  if (name === "none") return null;
+  const plan = await db.plan.findUnique({ where: { name } });
+  if (!plan) throw new OpsUsageError(`no plan ${name} (see plan:upsert)`);
+  return plan.id;
+}
+
+const USER_ROLES = ["staff", "support", "manager", "owner", "admin"] as const;
+
+type Command = (db: Db, args: ParsedArgs) => Promise<Record<string, unknown>>;
+
+export const OPS_COMMANDS: Record<string, { usage: string; run: Command }> = {
+  seed: {
+    usage: "seed",
+    run: async (db) => {
+      await ensureDefaultPlans(db);
+      return { plans: await db.plan.findMany({ select: { name: true, petLimit: true, identification: true }, orderBy: { name: "asc" } }) };
+    },
+  },
+  "plan:upsert": {
+    usage: "plan:upsert NAME --pet-limit N|unlimited --identification yes|no",
+    run: async (db, { positional, flags }) => {
+      const name = required(positional[0], "NAME");
+      const limit = required(flags["pet-limit"], "--pet-limit");
+      const identification = required(flags.identification, "--identification");
+      if (limit !== "unlimited" && !/^\d+$/.test(limit)) throw new OpsUsageError("--pet-limit must be a number or unlimited");
+      if (identification !== "yes" && identification !== "no") throw new OpsUsageError("--identification must be yes or no");
+      const plan = await upsertPlan(db, { name, petLimit: limit === "unlimited" ? null : Number(limit), identification: identification === "yes" });
+      await audit(db, "plan.upsert", null, { name, petLimit: plan.petLimit, identification: plan.identification });
+      return { plan: { name: plan.name, petLimit: plan.petLimit, identification: plan.identification } };
+    },
+  },
+  "account:create": {
+    usage: "account:create --name N [--plan P|none]",
+    run: async (db, { flags }) => {
+      const name = required(flags.name, "--name");
+      const planId = await planIdOrNull(db, flags.plan ?? "none");
+      const account = await db.account.create({ data: { name, planId } });
+      const { apiKey } = await issueApiKey(db, account.id);
+      await audit(db, "account.create", account.id, { name, plan: flags.plan ?? "none" });
+      return { accountId: account.id, apiKey };
+    },
+  },
+  "account:plan": {
+    usage: "account:plan ID P|none",
+    run: async (db, { positional }) => {
+      const accountId = required(positional[0], "ID");
+      const planName = required(positional[1], "P|none");
+      await getAccountOrThrow(db, accountId);
+      await db.account.update({ where: { id: accountId }, data: { planId: await planIdOrNull(db, planName) } });
+      await audit(db, "account.plan", accountId, { plan: planName });
+      return { accountId, plan: planName };
+    },
+  },
+  "account:suspend": {
+    usage: "account:suspend ID",
+    run: async (db, { positional }) => {
+      const accountId = required(positional[0], "ID");
+      await getAccountOrThrow(db, accountId);
+      await db.account.update({ where: { id: accountId }, data: { suspended: true } });
+      await audit(db, "account.suspend", accountId);
+      return { accountId, suspended: true };
+    },
+  },
+  "account:reinstate": {
+    usage: "account:reinstate ID",
+    run: async (db, { positional }) => {
+      const accountId = required(positional[0], "ID");
+      await getAccountOrThrow(db, accountId);
+      await db.account.update({ where: { id: accountId }, data: { suspended: false } });
+      await audit(db, "account.reinstate", accountId);
+      return { accountId, suspended: false };
+    },
+  },
+  "key:reissue": {
+    usage: "key:reissue ID   (ID = account id; every old key stops working)",
+    run: async (db, { positional }) => {
+      const accountId = required(positional[0], "ID");
+      await getAccountOrThrow(db, accountId);
+      const { apiKey } = await reissueApiKey(db, accountId);
+      await audit(db, "key.reissue", accountId);
+      return { apiKey };
+    },
+  },
+  "key:deactivate": {
+    usage: "key:deactivate ID   (ID = account id; deactivates all its keys)",
+    run: async (db, { positional }) => {
+      const accountId = required(positional[0], "ID");
+      await getAccountOrThrow(db, accountId);
+      const deactivated = await deactivateApiKeys(db, accountId);
+      await audit(db, "key.deactivate", accountId, { deactivated });
+      return { accountId, deactivated };
+    },
+  },
+  "pool:create": {
+    usage: "pool:create --account ID --name N [--pets PET_ID,PET_ID...]",
+    run: async (db, { flags }) => {
+      const accountId = required(flags.account, "--account");
+      const name = required(flags.name, "--name");
+      await getAccountOrThrow(db, accountId);
+      const pool = await db.searchPool.upsert({ where: { accountId_name: { accountId, name } }, create: { accountId, name }, update: {} });
+      const petIds = flags.pets ? flags.pets.split(",").filter(Boolean) : [];
+      const { count } = await db.pet.updateMany({ where: { accountId, id: { in: petIds } }, data: { poolId: pool.id } });
+      await audit(db, "pool.create", accountId, { name, pets: count });
+      return { accountId, pool: name, petsMoved: count };
+    },
+  },
+  "pool:assign": {
+    usage: "pool:assign --account ID --pool NAME|default   (the pool identification searches)",
+    run: async (db, { flags }) => {
+      const accountId = required(flags.account, "--account");
+      const poolName = required(flags.pool, "--pool");
+      await getAccountOrThrow(db, accountId);
+      if (poolName !== "default") {
+        const pool = await db.searchPool.findUnique({ where: { accountId_name: { accountId, name: poolName } } });
+        if (!pool) throw new OpsUsageError(`no pool ${poolName} in account ${accountId} (see pool:create)`);
+      }
+      await db.account.update({ where: { id: accountId }, data: { searchPoolName: poolName === "default" ? null : poolName } });
+      await audit(db, "pool.assign", accountId, { pool: poolName });
+      return { accountId, searchPool: poolName };
+    },
+  },
+  "pool:delete": {
+    usage: "pool:delete --account ID --name N   (its pets return to the default pool only)",
+    run: async (db, { flags }) => {
+      const accountId = required(flags.account, "--account");
+      const name = required(flags.name, "--name");
+      const { count } = await db.searchPool.deleteMany({ where: { accountId, name } });
+      if (count === 0) throw new OpsUsageError(`no pool ${name} in account ${accountId}`);
+      await audit(db, "pool.delete", accountId, { name });
+      return { accountId, deleted: name };
+    },
+  },
+  "user:create": {
+    usage: `user:create --email E --password P --role ${USER_ROLES.join("|")} [--account ID]`,
+    run: async (db, { flags }) => {
+      const email = z.email().safeParse(required(flags.email, "--email"));
+      if (!email.success) throw new OpsUsageError("--email must be an email address");
+      const password = required(flags.password, "--password");
+      if (password.length < 10) throw new OpsUsageError("--password must be at least 10 characters");
+      const role = z.enum(USER_ROLES).safeParse(required(flags.role, "--role"));
+      if (!role.success) throw new OpsUsageError(`--role must be one of ${USER_ROLES.join(", ")}`);
+      const accountId = flags.account ?? null;
+      if (role.data !== "admin" && !accountId) throw new OpsUsageError("--account is required for every role but admin");
+      if (accountId) await getAccountOrThrow(db, accountId);
+      const user = await db.user.create({
+        data: { email: email.data.toLowerCase(), passwordHash: await hash(password), role: role.data, accountId },
+      });
+      await audit(db, "user.create", accountId, { email: user.email, role: user.role });
+      return { userId: user.id, email: user.email, role: user.role };
+    },
+  },
+  usage: {
+    usage: "usage ID   (API calls of an account by route and status)",
+    run: async (db, { positional }) => ({ usage: await summariseUsage(db, required(positional[0], "ID")) }),
+  },
+  "job:show": {
+    usage: "job:show JOB_ID   (internal view, with the failure reason the API never returns)",
+    run: async (db, { positional }) => {
+      const job = await db.job.findUnique({ where: { id: required(positional[0], "JOB_ID") } });
+      if (!job) throw new OpsUsageError("no such job");
+      return { job: JSON.parse(JSON.stringify(job)) as Record<string, unknown> };
+    },
+  },
+};
+
+export async function runOpsCommand(db: Db, argv: string[]): Promise<Record<string, unknown>> {
+  const [name, ...rest] = argv;
+  const command = name ? OPS_COMMANDS[name] : undefined;
+  if (!command) {
+    throw new OpsUsageError(`unknown command ${name ?? "(none)"}; commands: ${Object.values(OPS_COMMANDS).map((c) => c.usage).join(" | ")}`);
+  }
+  return command.run(db, parseArgs(rest));
+}

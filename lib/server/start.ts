@@ -1,0 +1,46 @@
+import { closeDb, getDb } from "@/lib/db";
+import { releaseOwnerLock } from "@/lib/db/owner-lock";
+import { readEnv } from "@/lib/env";
+import { InProcessJobQueue, resumePendingJobs, setJobQueue } from "@/lib/jobs/job-queue";
+import { shutdownEngine } from "@/lib/jobs/engine-port";
+import { logError, logInfo } from "@/lib/log";
+import { startOpsServer } from "@/lib/ops/ops-server";
+
+const state = globalThis as unknown as { __rhinariumStarted?: Promise<void> };
+
+/**
+ * Server start-up (called from instrumentation.ts): open the database (migrations, default plans),
+ * start the job queue and resume what a crash left PENDING, open the loopback ops port, and close it
+ * all on SIGTERM/SIGINT.
+ */
+export function startServer(): Promise<void> {
+  state.__rhinariumStarted ??= (async () => {
+    const env = readEnv();
+    const db = await getDb();
+    const queue = new InProcessJobQueue(db);
+    setJobQueue(queue);
+    await resumePendingJobs(db, queue);
+    const ops = env.DATABASE_URL ? null : await startOpsServer(env, db);
+    let stopping = false;
+    const stop = async (signal: string) => {
+      if (stopping) return;
+      stopping = true;
+      logInfo("server-stopping", { signal });
+      try {
+        ops?.close();
+        await queue.close();
+        await shutdownEngine();
+        await closeDb();
+      } catch (error) {
+        logError("server-stop-failed", error);
+      }
+      process.exit(0);
+    };
+    process.once("SIGTERM", () => void stop("SIGTERM"));
+    process.once("SIGINT", () => void stop("SIGINT"));
+    // Whatever else ends the process, do not leave a lock naming it.
+    process.once("exit", () => releaseOwnerLock(env));
+    logInfo("server-started", { mode: env.DATABASE_URL ? "postgres" : "pglite", dataDir: env.dataDir });
+  })();
+  return state.__rhinariumStarted;
+}
