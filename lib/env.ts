@@ -12,6 +12,9 @@ const envSchema = z.object({
     .optional()
     .or(z.literal("").transform(() => undefined)),
   CAPTURE_SESSION_TTL_SECONDS: z.coerce.number().int().min(1).max(7 * 24 * 3600).default(3600),
+  // "embedded": this process runs the jobs it starts. "none": it only records them PENDING, for
+  // workers elsewhere (issue 5) to run; jobs then wait until a process with a runner resumes them.
+  JOB_RUNNER: z.enum(["embedded", "none"]).default("embedded"),
   LOG_LEVEL: z.enum(["silent", "error", "info"]).default("info"),
 });
 

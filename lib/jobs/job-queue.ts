@@ -80,6 +80,12 @@ async function abandonJob(db: Db, jobId: string): Promise<void> {
   ]);
 }
 
+/** Leaves started jobs PENDING for a runner in another process (or the next start) to take. */
+export class DeferredJobQueue implements JobQueue {
+  enqueue(): void {}
+  async close(): Promise<void> {}
+}
+
 // One queue per process, set by the server's start-up (lib/server/start.ts).
 const state = globalThis as unknown as { __rhinariumJobQueue?: JobQueue };
 

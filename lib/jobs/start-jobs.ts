@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type { Db } from "@/lib/db/connect";
 import { ApiError } from "@/lib/api/errors";
 import { claimSessionOrThrow, getStartableSessionOrThrow } from "@/lib/capture-sessions/sessions";
@@ -22,12 +23,15 @@ export async function startFingerprintAddition(db: Db, accountId: string, petId:
   const jobId = await db.$transaction(async (tx) => {
     const pet = await getPetOrThrow(tx, accountId, petId);
     await getStartableSessionOrThrow(tx, accountId, sessionId, "PET_PROFILE_REGISTRATION", pet);
-    const job = await tx.job.create({ data: { accountId, kind: "FINGERPRINT_ADDITION", petId, sessionId }, select: { id: true } });
-    // Conditional on no running addition; concurrent starts serialise on the pet row (20007).
-    const { count } = await tx.pet.updateMany({ where: { id: petId, activeAdditionJobId: null }, data: { activeAdditionJobId: job.id } });
+    // Conditional on no running addition; concurrent starts serialise on the pet row (20007). The pet
+    // row is locked before the job row is inserted: the insert's foreign-key lock on the pet taken
+    // first would deadlock two concurrent starts in PostgreSQL.
+    const jobId = randomUUID();
+    const { count } = await tx.pet.updateMany({ where: { id: petId, activeAdditionJobId: null }, data: { activeAdditionJobId: jobId } });
     if (count !== 1) throw new ApiError("PetAlreadyHasFingerprintAdditionJobException");
+    await tx.job.create({ data: { id: jobId, accountId, kind: "FINGERPRINT_ADDITION", petId, sessionId } });
     await claimSessionOrThrow(tx, sessionId);
-    return job.id;
+    return jobId;
   });
   return enqueued(jobId);
 }

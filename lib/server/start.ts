@@ -1,7 +1,7 @@
 import { closeDb, getDb } from "@/lib/db";
 import { releaseOwnerLock } from "@/lib/db/owner-lock";
 import { readEnv } from "@/lib/env";
-import { InProcessJobQueue, resumePendingJobs, setJobQueue } from "@/lib/jobs/job-queue";
+import { DeferredJobQueue, InProcessJobQueue, resumePendingJobs, setJobQueue } from "@/lib/jobs/job-queue";
 import { shutdownEngine } from "@/lib/jobs/engine-port";
 import { logError, logInfo } from "@/lib/log";
 import { startOpsServer } from "@/lib/ops/ops-server";
@@ -17,9 +17,9 @@ export function startServer(): Promise<void> {
   state.__rhinariumStarted ??= (async () => {
     const env = readEnv();
     const db = await getDb();
-    const queue = new InProcessJobQueue(db);
+    const queue = env.JOB_RUNNER === "embedded" ? new InProcessJobQueue(db) : new DeferredJobQueue();
     setJobQueue(queue);
-    await resumePendingJobs(db, queue);
+    if (env.JOB_RUNNER === "embedded") await resumePendingJobs(db, queue);
     const ops = env.DATABASE_URL ? null : await startOpsServer(env, db);
     let stopping = false;
     const stop = async (signal: string) => {
@@ -36,6 +36,7 @@ export function startServer(): Promise<void> {
       }
       process.exit(0);
     };
+    // Next's own handlers exit at once; `npm start` sets NEXT_MANUAL_SIG_HANDLE so that these run.
     process.once("SIGTERM", () => void stop("SIGTERM"));
     process.once("SIGINT", () => void stop("SIGINT"));
     // Whatever else ends the process, do not leave a lock naming it.
