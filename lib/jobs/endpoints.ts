@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { defineEndpoint } from "@/lib/api/endpoint";
+import { defineEndpoint, type EndpointContext } from "@/lib/api/endpoint";
+import type { ErrorName } from "@/lib/api/error-codes";
 import { sessionIdBodySchema } from "@/lib/capture-sessions/schemas";
 import { petIdParamsSchema } from "@/lib/pets/schemas";
 import {
@@ -21,35 +22,39 @@ const SESSION_ERRORS = [
   "CaptureSessionIsNotFinishedException",
 ] as const;
 
+/** addFingerprints and verify: a pet in the path, a session in the body, a job back. */
+function petJobStartEndpoint(
+  verb: string,
+  operationId: string,
+  summary: string,
+  ownError: ErrorName,
+  start: (db: EndpointContext["db"], accountId: string, petId: string, sessionId: string) => Promise<{ jobId: string }>,
+) {
+  return defineEndpoint({
+    method: "POST",
+    path: `/v2/pets/{petId}${verb}`,
+    operationId,
+    summary,
+    tag: "Biometric operations",
+    bodyKind: "json",
+    params: petIdParamsSchema,
+    body: sessionIdBodySchema,
+    successStatus: 202,
+    response: jobStartedSchema,
+    errors: ["NoSuchPetException", ...SESSION_ERRORS, "SpeciesMismatchError", ownError],
+    handle: ({ params, body }, { db, accountId }) => start(db, accountId, params.petId, body.sessionId),
+  });
+}
+
 export const jobEndpoints = [
-  defineEndpoint({
-    method: "POST",
-    path: "/v2/pets/{petId}:addFingerprints",
-    operationId: "addFingerprints",
-    summary: "Start adding a registration session's fingerprints to a pet",
-    tag: "Biometric operations",
-    bodyKind: "json",
-    params: petIdParamsSchema,
-    body: sessionIdBodySchema,
-    successStatus: 202,
-    response: jobStartedSchema,
-    errors: ["NoSuchPetException", ...SESSION_ERRORS, "SpeciesMismatchError", "PetAlreadyHasFingerprintAdditionJobException"],
-    handle: ({ params, body }, { db, accountId }) => startFingerprintAddition(db, accountId, params.petId, body.sessionId),
-  }),
-  defineEndpoint({
-    method: "POST",
-    path: "/v2/pets/{petId}:verify",
-    operationId: "verifyPet",
-    summary: "Start verifying a verification session against a pet (1:1)",
-    tag: "Biometric operations",
-    bodyKind: "json",
-    params: petIdParamsSchema,
-    body: sessionIdBodySchema,
-    successStatus: 202,
-    response: jobStartedSchema,
-    errors: ["NoSuchPetException", ...SESSION_ERRORS, "SpeciesMismatchError", "PetHasNoFingerprintException"],
-    handle: ({ params, body }, { db, accountId }) => startVerification(db, accountId, params.petId, body.sessionId),
-  }),
+  petJobStartEndpoint(
+    ":addFingerprints",
+    "addFingerprints",
+    "Start adding a registration session's fingerprints to a pet",
+    "PetAlreadyHasFingerprintAdditionJobException",
+    startFingerprintAddition,
+  ),
+  petJobStartEndpoint(":verify", "verifyPet", "Start verifying a verification session against a pet (1:1)", "PetHasNoFingerprintException", startVerification),
   defineEndpoint({
     method: "POST",
     path: "/v2/pets:identify",

@@ -54,6 +54,17 @@ const USER_ROLES = ["staff", "support", "manager", "owner", "admin"] as const;
 
 type Command = (db: Db, args: ParsedArgs) => Promise<Record<string, unknown>>;
 
+/** Suspension is account-level (403 10010 on every call), not key-level. */
+function setSuspended(suspended: boolean): Command {
+  return async (db, { positional }) => {
+    const accountId = required(positional[0], "ID");
+    await getAccountOrThrow(db, accountId);
+    await db.account.update({ where: { id: accountId }, data: { suspended } });
+    await audit(db, suspended ? "account.suspend" : "account.reinstate", accountId);
+    return { accountId, suspended };
+  };
+}
+
 export const OPS_COMMANDS: Record<string, { usage: string; run: Command }> = {
   seed: {
     usage: "seed",
@@ -97,26 +108,8 @@ export const OPS_COMMANDS: Record<string, { usage: string; run: Command }> = {
       return { accountId, plan: planName };
     },
   },
-  "account:suspend": {
-    usage: "account:suspend ID",
-    run: async (db, { positional }) => {
-      const accountId = required(positional[0], "ID");
-      await getAccountOrThrow(db, accountId);
-      await db.account.update({ where: { id: accountId }, data: { suspended: true } });
-      await audit(db, "account.suspend", accountId);
-      return { accountId, suspended: true };
-    },
-  },
-  "account:reinstate": {
-    usage: "account:reinstate ID",
-    run: async (db, { positional }) => {
-      const accountId = required(positional[0], "ID");
-      await getAccountOrThrow(db, accountId);
-      await db.account.update({ where: { id: accountId }, data: { suspended: false } });
-      await audit(db, "account.reinstate", accountId);
-      return { accountId, suspended: false };
-    },
-  },
+  "account:suspend": { usage: "account:suspend ID", run: setSuspended(true) },
+  "account:reinstate": { usage: "account:reinstate ID", run: setSuspended(false) },
   "key:reissue": {
     usage: "key:reissue ID   (ID = account id; every old key stops working)",
     run: async (db, { positional }) => {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineEndpoint } from "@/lib/api/endpoint";
+import { defineEndpoint, type EndpointContext } from "@/lib/api/endpoint";
 import { sessionIdQuerySchema } from "@/lib/capture-sessions/schemas";
 import { idDataSchema } from "@/lib/pets/schemas";
 import { uploadAppearance, uploadFingerprint } from "./uploads";
@@ -13,32 +13,39 @@ const fileSchema = z.custom<Blob>(
 
 const uploadBodySchema = z.object({ file: fileSchema });
 
-const common = {
-  method: "POST" as const,
-  tag: "Uploads",
-  bodyKind: "multipart" as const,
-  query: sessionIdQuerySchema,
-  body: uploadBodySchema,
-  successStatus: 201 as const,
-  response: idDataSchema,
-  errors: ["NoSuchCaptureSessionException", "CaptureSessionAlreadyUsedError"] as const,
-};
+function uploadEndpoint(
+  path: string,
+  operationId: string,
+  summary: string,
+  store: (db: EndpointContext["db"], accountId: string, sessionId: string, file: Blob) => Promise<{ id: string }>,
+) {
+  return defineEndpoint({
+    method: "POST",
+    path,
+    operationId,
+    summary,
+    tag: "Uploads",
+    bodyKind: "multipart",
+    query: sessionIdQuerySchema,
+    body: uploadBodySchema,
+    successStatus: 201,
+    response: idDataSchema,
+    errors: ["NoSuchCaptureSessionException", "CaptureSessionAlreadyUsedError"],
+    handle: ({ query, body }, { db, accountId }) => store(db, accountId, query.sessionId, body.file),
+  });
+}
 
 export const uploadEndpoints = [
-  defineEndpoint({
-    ...common,
-    errors: [...common.errors],
-    path: "/v2/fingerprints:upload",
-    operationId: "uploadFingerprint",
-    summary: "Upload one nose (fingerprint) image to a capture session (multipart field `file`, JPEG)",
-    handle: ({ query, body }, { db, accountId }) => uploadFingerprint(db, accountId, query.sessionId, body.file),
-  }),
-  defineEndpoint({
-    ...common,
-    errors: [...common.errors],
-    path: "/v2/appearances:upload",
-    operationId: "uploadAppearance",
-    summary: "Upload one appearance image to a capture session (multipart field `file`, JPEG)",
-    handle: ({ query, body }, { db, accountId }) => uploadAppearance(db, accountId, query.sessionId, body.file),
-  }),
+  uploadEndpoint(
+    "/v2/fingerprints:upload",
+    "uploadFingerprint",
+    "Upload one nose (fingerprint) image to a capture session (multipart field `file`, JPEG)",
+    uploadFingerprint,
+  ),
+  uploadEndpoint(
+    "/v2/appearances:upload",
+    "uploadAppearance",
+    "Upload one appearance image to a capture session (multipart field `file`, JPEG)",
+    uploadAppearance,
+  ),
 ];

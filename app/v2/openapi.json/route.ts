@@ -1,0 +1,1 @@
+export { serveOpenApiDocument as GET } from "@/lib/api/openapi-route";
