@@ -2,7 +2,7 @@ import { extractNoseImage } from "./extract";
 import { compareTemplates } from "./pair-matcher";
 import { DECISION_THRESHOLD, pairScore, sessionScore } from "./scoring";
 import { compareSessions } from "./session-matcher";
-import { deserializeTemplate, serializeTemplate } from "./template";
+import { deserializeTemplate, serializeTemplate, type NoseTemplate } from "./template";
 import type { ImageRejectionCode } from "./image-rejection";
 import type { QualityReport } from "./quality";
 
@@ -11,7 +11,7 @@ import type { QualityReport } from "./quality";
  * plain data (bytes, numbers), so they cross thread boundaries without copying objects.
  */
 export type ImageAnalysis =
-  | { ok: true; quality: QualityReport; template: Uint8Array | null }
+  | { ok: true; quality: QualityReport; template: Uint8Array | null; extractionMs: number }
   | { ok: false; rejection: { code: ImageRejectionCode; message: string } };
 
 export interface VerificationOutcome {
@@ -38,7 +38,12 @@ export interface GalleryPet {
 export async function analyseImage(jpeg: Uint8Array): Promise<ImageAnalysis> {
   const result = await extractNoseImage(jpeg);
   if (!result.ok) return result;
-  return { ok: true, quality: result.quality, template: result.template ? serializeTemplate(result.template) : null };
+  return {
+    ok: true,
+    quality: result.quality,
+    template: result.template ? serializeTemplate(result.template) : null,
+    extractionMs: result.timings.decodeMs + result.timings.featuresMs,
+  };
 }
 
 export function verifyPet(probe: Uint8Array[], enrolled: Uint8Array[]): VerificationOutcome {
@@ -56,11 +61,18 @@ export function verifyPet(probe: Uint8Array[], enrolled: Uint8Array[]): Verifica
 }
 
 export function identifyPet(probe: Uint8Array[], gallery: GalleryPet[]): IdentificationOutcome {
-  const probeTemplates = probe.map(deserializeTemplate);
+  return identifyAmong(
+    probe.map(deserializeTemplate),
+    gallery.map((pet) => ({ petId: pet.petId, templates: pet.templates.map(deserializeTemplate) })),
+  );
+}
+
+/** 1:N on decoded templates: every gallery pet compared in full, those at or above the threshold returned. */
+export function identifyAmong(probe: NoseTemplate[], gallery: { petId: string; templates: NoseTemplate[] }[]): IdentificationOutcome {
   let bestRaw = 0;
   const candidates: IdentificationCandidate[] = [];
   for (const pet of gallery) {
-    const { raw } = compareSessions(probeTemplates, pet.templates.map(deserializeTemplate));
+    const { raw } = compareSessions(probe, pet.templates);
     bestRaw = Math.max(bestRaw, raw);
     const score = sessionScore(raw);
     if (score >= DECISION_THRESHOLD) candidates.push({ petId: pet.petId, score });

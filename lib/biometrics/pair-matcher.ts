@@ -11,6 +11,7 @@ import {
   MATCH_MIN_COSINE,
   MATCH_RATIO,
 } from "./parameters";
+import { findNearestNeighbours } from "./simd/nearest";
 import { keypointCount, type NoseTemplate } from "./template";
 
 /** What one image-to-image comparison found; `inliers` is the raw similarity. */
@@ -31,13 +32,12 @@ interface TentativeMatches {
 }
 
 const COSINE_SCALE = DESCRIPTOR_QUANT * DESCRIPTOR_QUANT;
+const INT32_MIN = -(2 ** 31);
 
 /** Nearest neighbour in b for each descriptor of a, kept when close and clearly better than the runner-up. */
 function findTentativeMatches(a: NoseTemplate, b: NoseTemplate): TentativeMatches {
   const countA = keypointCount(a);
-  const countB = keypointCount(b);
-  const da = a.descriptors;
-  const db = b.descriptors;
+  const neighbours = findNearestNeighbours(a.descriptors, b.descriptors, DESCRIPTOR_DIMS).values;
   const matchA = new Int32Array(countA);
   const matchB = new Int32Array(countA);
   const cosine = new Float32Array(countA);
@@ -45,26 +45,13 @@ function findTentativeMatches(a: NoseTemplate, b: NoseTemplate): TentativeMatche
   const ratioSq = MATCH_RATIO * MATCH_RATIO;
   let count = 0;
   for (let i = 0; i < countA; i++) {
-    const offsetA = i * DESCRIPTOR_DIMS;
-    let best = -Infinity;
-    let second = -Infinity;
-    let bestIndex = -1;
-    for (let j = 0; j < countB; j++) {
-      const offsetB = j * DESCRIPTOR_DIMS;
-      let dot = 0;
-      for (let d = 0; d < DESCRIPTOR_DIMS; d++) dot += da[offsetA + d] * db[offsetB + d];
-      if (dot > best) {
-        second = best;
-        best = dot;
-        bestIndex = j;
-      } else if (dot > second) {
-        second = dot;
-      }
-    }
+    const bestIndex = neighbours[i * 3];
+    const best = neighbours[i * 3 + 1];
+    const second = neighbours[i * 3 + 2];
     if (bestIndex < 0 || best < minDot) continue;
     // Squared distances of unit vectors: 2 - 2cos.
     const bestDistance = 2 - (2 * best) / COSINE_SCALE;
-    const secondDistance = second === -Infinity ? 2 : 2 - (2 * second) / COSINE_SCALE;
+    const secondDistance = second === INT32_MIN ? 2 : 2 - (2 * second) / COSINE_SCALE;
     if (bestDistance > ratioSq * secondDistance) continue;
     matchA[count] = i;
     matchB[count] = bestIndex;

@@ -92,3 +92,9 @@ export const QUALITY_MIN_KEYPOINTS = 40;
 /** Usable nose images needed to enrol a pet, and to probe one (the API's minimum counts). */
 export const MIN_ENROL_IMAGES = 5;
 export const MIN_PROBE_IMAGES = 3;
+/**
+ * Of the images uploaded, this many must be usable for the job to succeed: below it, the enrolment or
+ * probe has too little evidence and the job ends FAILED with the per-image quality as its reason.
+ */
+export const MIN_USABLE_ENROL_IMAGES = 3;
+export const MIN_USABLE_PROBE_IMAGES = 2;
