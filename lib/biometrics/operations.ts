@@ -1,5 +1,8 @@
 import { extractNoseImage } from "./extract";
 import { compareTemplates } from "./pair-matcher";
+import { SHORTLIST_SIZE } from "./parameters";
+import { SearchIndex } from "./search-index";
+import { combineSearchVectors } from "./search-vector";
 import { DECISION_THRESHOLD, pairScore, sessionScore } from "./scoring";
 import { compareSessions } from "./session-matcher";
 import { deserializeTemplate, serializeTemplate, type NoseTemplate } from "./template";
@@ -67,18 +70,36 @@ export function identifyPet(probe: Uint8Array[], gallery: GalleryPet[]): Identif
   );
 }
 
-/** 1:N on decoded templates: every gallery pet compared in full, those at or above the threshold returned. */
+/**
+ * 1:N on decoded templates: gallery pets ranked by search-vector similarity, the best SHORTLIST_SIZE
+ * compared in full, those at or above the threshold returned best first.
+ */
 export function identifyAmong(probe: NoseTemplate[], gallery: { petId: string; templates: NoseTemplate[] }[]): IdentificationOutcome {
+  const index = new SearchIndex();
+  const byId = new Map(gallery.map((pet) => [pet.petId, pet.templates]));
+  for (const pet of gallery) {
+    if (pet.templates.length > 0) index.upsert(pet.petId, combineSearchVectors(pet.templates.map((t) => t.searchVector)));
+  }
+  return identifyWithIndex(probe, index, (petId) => byId.get(petId) ?? []);
+}
+
+/** 1:N against a prepared index; `templatesOf` supplies the full templates of shortlisted pets only. */
+export function identifyWithIndex(
+  probe: NoseTemplate[],
+  index: SearchIndex,
+  templatesOf: (petId: string) => NoseTemplate[],
+): IdentificationOutcome {
+  const shortlist = index.search(combineSearchVectors(probe.map((t) => t.searchVector)), SHORTLIST_SIZE);
   let bestRaw = 0;
   const candidates: IdentificationCandidate[] = [];
-  for (const pet of gallery) {
-    const { raw } = compareSessions(probe, pet.templates);
+  for (const { petId } of shortlist) {
+    const { raw } = compareSessions(probe, templatesOf(petId));
     bestRaw = Math.max(bestRaw, raw);
     const score = sessionScore(raw);
-    if (score >= DECISION_THRESHOLD) candidates.push({ petId: pet.petId, score });
+    if (score >= DECISION_THRESHOLD) candidates.push({ petId, score });
   }
   candidates.sort((a, b) => b.score - a.score || a.petId.localeCompare(b.petId));
-  return { candidates, details: { searched: gallery.length, compared: gallery.length, bestRaw } };
+  return { candidates, details: { searched: index.size, compared: shortlist.length, bestRaw } };
 }
 
 /** Single-image 1:1 score, used by the evaluation's pair protocol. */

@@ -98,3 +98,10 @@ export const MIN_PROBE_IMAGES = 3;
  */
 export const MIN_USABLE_ENROL_IMAGES = 3;
 export const MIN_USABLE_PROBE_IMAGES = 2;
+
+// --- 1:N search ------------------------------------------------------------------------------
+
+/** int8 quantisation scale of unit-norm search vectors (typical component ≈ 1/64; clipped at ±127). */
+export const SEARCH_VECTOR_SCALE = 1000;
+/** Pets taken from the search-vector ranking for full matching: recall vs the cost of full comparisons. */
+export const SHORTLIST_SIZE = 40;
