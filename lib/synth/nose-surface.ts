@@ -510,10 +510,35 @@ export function getSurfaceMap(subject: NoseSubject, resolution: number): Surface
   }
   let map = perSubject.get(resolution);
   if (!map) {
-    map = buildSurfaceMap(subject, resolution);
+    // Coarser levels are box-filtered from the finest one already built (a mip chain), which
+    // is far cheaper than evaluating the surface again and pre-filters the grooves.
+    const finer = [...perSubject.values()].find((m) => m.resolution === resolution * 2);
+    map = finer ? downsampleSurfaceMap(finer) : buildSurfaceMap(subject, resolution);
     perSubject.set(resolution, map);
   }
   return map;
+}
+
+export function downsampleSurfaceMap(fine: SurfaceMap): SurfaceMap {
+  const resolution = fine.resolution / 2;
+  const C = SURFACE_MAP_CHANNELS;
+  const data = new Float32Array(resolution * resolution * C);
+  const plaqueIds = new Int32Array(resolution * resolution);
+  const fr = fine.resolution;
+  for (let y = 0; y < resolution; y++) {
+    for (let x = 0; x < resolution; x++) {
+      const a = (2 * y * fr + 2 * x) * C;
+      const b = a + C;
+      const c = a + fr * C;
+      const d = c + C;
+      const o = (y * resolution + x) * C;
+      for (let ch = 0; ch < C; ch++) {
+        data[o + ch] = 0.25 * (fine.data[a + ch]! + fine.data[b + ch]! + fine.data[c + ch]! + fine.data[d + ch]!);
+      }
+      plaqueIds[y * resolution + x] = fine.plaqueIds[2 * y * fr + 2 * x]!;
+    }
+  }
+  return { resolution, extent: fine.extent, scale: fine.scale / 2, data, plaqueIds };
 }
 
 export function buildSurfaceMap(subject: NoseSubject, resolution: number): SurfaceMap {
@@ -644,7 +669,7 @@ function plaqueHeight(plaques: PlaqueField, k: number, edge: number, d1: number)
   const groove = SURFACE.grooveFraction * spacing + SURFACE.grooveMin;
   const t = Math.min(1, Math.max(0, (edge - groove) / (SURFACE.shoulderFraction * spacing)));
   const r = d1 / (0.6 * spacing);
-  const dome = Math.max(0, 1 - 0.45 * r * r);
+  const dome = Math.max(0, 1 - 0.7 * r * r);
   return SURFACE.reliefFraction * spacing * plaques.height[k]! * t * (2 - t) * dome;
 }
 

@@ -18,15 +18,15 @@ export const SURFACE = {
   /** Bridson candidate attempts per active point; 24 gives a dense, gap-free packing. */
   poissonAttempts: 24,
   /** Splat radius per seed relative to its spacing: must cover every point where it is F2. */
-  splatReach: 1.4,
+  splatReach: 1.7,
   /** Groove half-width as a fraction of local spacing: grooves are narrow relative to beads. */
   grooveFraction: 0.07,
   /** Minimum groove half-width so that small beads still get a visible dark outline. */
   grooveMin: 0.0035,
   /** Width of the rounded plaque shoulder as a fraction of local spacing. */
-  shoulderFraction: 0.22,
+  shoulderFraction: 0.3,
   /** Bead relief height relative to spacing (domes are low: ~0.2–0.3 mm on a 2 mm bead). */
-  reliefFraction: 0.22,
+  reliefFraction: 0.13,
   /** Per-plaque height multiplier range: beads are not uniform in relief. */
   plaqueHeightRange: [0.7, 1.3] as const,
   /** Per-plaque albedo multiplier range: individual beads differ slightly in tone. */
@@ -134,7 +134,7 @@ export const DIFFICULTY: Record<DifficultyName, DifficultySettings> = {
     aspect: [0.75, 1.0], // 4:3 up to square
     mapResolution: 1024, // ≥ the largest on-screen pad size, keeps beads crisp
     supersample: 2, // 2×2 samples per pixel removes groove aliasing
-    fill: [0.55, 0.85], // whole nose usually visible with some margin
+    fill: [0.65, 0.95], // whole nose usually visible with some margin
     rotationDeg: 30, // handheld phone roll
     scale: [0.8, 1.25], // distance to the nose varies
     translation: 0.12, // nose not always centred; occasionally cut by the frame edge
@@ -147,9 +147,9 @@ export const DIFFICULTY: Record<DifficultyName, DifficultySettings> = {
     motionProbability: 0.15, // occasional shake
     motionLength: [2, 4], // short streaks
     glareProbability: 0.15, // occasional bright reflection
-    glareStrength: [0.25, 0.6], // washes out only partly
-    noiseFloor: [0.8, 2.5], // daylight phone sensor
-    noiseShot: [0.3, 0.9], // signal-dependent component
+    glareStrength: [0.2, 0.5], // washes out only partly
+    noiseFloor: [0.5, 1.8], // daylight phone sensor
+    noiseShot: [0.08, 0.25], // signal-dependent component
     jpegQuality: [70, 95], // typical phone/upload quality
     droplets: [1, 6], // a few loose moisture glints
     burstSize: [1, 1], // independent photos
@@ -157,8 +157,8 @@ export const DIFFICULTY: Record<DifficultyName, DifficultySettings> = {
   hard: {
     longestSide: [160, 350], // detector crops of a nose seen from some distance
     aspect: [0.78, 1.0], // detector boxes are near-square
-    mapResolution: 640, // ~440 texels across the pad: matches the largest on-screen pad
-    supersample: 2, // 2×2 samples per pixel removes groove aliasing
+    mapResolution: 512, // ~370 texels across the pad: the largest on-screen pad is ~450 px
+    supersample: 1, // mip-filtered map already band-limits grooves; 2×2 would quadruple the cost
     fill: [0.8, 1.05], // tight crop; edges of the pad are sometimes cut off
     rotationDeg: 30, // handheld or animal moving its head
     scale: [0.8, 1.25], // detector box jitter
@@ -172,9 +172,9 @@ export const DIFFICULTY: Record<DifficultyName, DifficultySettings> = {
     motionProbability: 0.55, // frames from bursts/video of a moving animal
     motionLength: [3, 9], // 3–9 px linear kernel as specified
     glareProbability: 0.45, // wet nose under flash or sunlight
-    glareStrength: [0.4, 0.95], // can wash out a large part of the texture
-    noiseFloor: [1.5, 5], // low light, digital zoom
-    noiseShot: [0.6, 1.6], // stronger signal-dependent noise
+    glareStrength: [0.35, 0.85], // can wash out a large part of the texture
+    noiseFloor: [1, 3.5], // low light, digital zoom
+    noiseShot: [0.15, 0.45], // stronger signal-dependent noise
     jpegQuality: [60, 85], // re-encoded crops
     droplets: [2, 10], // very wet noses
     burstSize: [2, 4], // consecutive frames share geometry
@@ -201,7 +201,7 @@ export const LIGHTING = {
   /** Relief exaggeration range: apparent bead relief depends on light and lens. */
   bump: [0.8, 1.25] as const,
   /** Specular strength on wet bead tops. */
-  specular: [0.5, 1.6] as const,
+  specular: [0.3, 1.0] as const,
   /** Phong exponent as power of two (4 → 16, 6 → 64): sharp glints of a wet surface. */
   shininessLog2: [4, 6] as const,
   /** Fraction of beads that carry a moisture film in a given capture. */
@@ -218,11 +218,13 @@ export const LIGHTING = {
   exposureTarget: [0.1, 0.2] as const,
   /** White-balance jitter per channel. */
   whiteBalance: 0.08,
-  /** Background colour range (beyond the curved pad's silhouette). */
-  background: [0.02, 0.25] as const,
+  /** Fur brightness beyond the surface map: slightly shadowed muzzle, no visible seam. */
+  backgroundShade: [0.85, 1.0] as const,
 } as const;
 
 export const RENDER = {
+  /** Mip selection: coarser map once a sample would skip more than this many texels. */
+  maxTexelsPerSample: 1.5,
   /** Geometry is evaluated on a coarse grid and interpolated: the mapping is smooth. */
   mapGridStep: 8,
   /** Number of sinusoidal components per axis of the soft-tissue warp: low frequency. */
@@ -235,7 +237,7 @@ export const RENDER = {
   /** Droplet radius range as fraction of the short side. */
   dropletRadius: [0.006, 0.02] as const,
   /** Glare patch radius range as fraction of the short side. */
-  glareRadius: [0.12, 0.4] as const,
+  glareRadius: [0.1, 0.28] as const,
   /** Tone-curve lookup table size. */
   toneLutSize: 4096,
   /** Size of the precomputed normal-deviate table used for per-pixel noise. */
