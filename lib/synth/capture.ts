@@ -15,12 +15,11 @@ import {
   addBlobs,
   applyIllumination,
   type Blob,
-  convolveTaps,
+  defocusBlur,
   type FloatImage,
-  gaussianBlur,
+  lineBlur,
   meteredLuminance,
-  motionKernel,
-  scaleImage,
+  scratchFloats,
   toEightBit,
 } from "./post-process";
 import { Rng, finalizeHash, hashSeed } from "./prng";
@@ -364,7 +363,7 @@ function selectMapLevel(subject: NoseSubject, plan: CapturePlan): SurfaceMap {
 function renderLinear(map: SurfaceMap, plan: CapturePlan): FloatImage {
   const { width, height, supersample: ss } = plan;
   const grid = buildMappingGrid(plan);
-  const acc = new Float32Array(width * height * 3);
+  const acc = scratchFloats("render", width * height * 3);
   const sampleWeight = 1 / (ss * ss);
 
   // Light and half-vector in the nose frame: rotate the image-frame azimuth by the pose roll.
@@ -442,10 +441,11 @@ function renderLinear(map: SurfaceMap, plan: CapturePlan): FloatImage {
       const ndl = (nx * lx + ny * ly + lz) * inv;
       const light = ambient + diffuseGain * (ndl > 0 ? ndl : 0);
       let spec = 0;
-      const plaque = plaqueIds[((tv + 0.5) | 0) * res + ((tu + 0.5) | 0)]!;
-      if (plaque >= 0) {
-        let ndh = (nx * hx + ny * hy + hz) * inv;
-        if (ndh > 0) {
+      let ndh = (nx * hx + ny * hy + hz) * inv;
+      // ndh ≤ 0.75 contributes < 1% even at the lowest shininess: skip the bead lookup.
+      if (ndh > 0.75) {
+        const plaque = plaqueIds[((tv + 0.5) | 0) * res + ((tu + 0.5) | 0)]!;
+        if (plaque >= 0) {
           for (let k = 0; k < shininessLog2; k++) ndh *= ndh;
           const wet = (finalizeHash(plaque ^ wetSalt) & 1023) < wetThreshold ? 1 : dryGloss;
           spec = specular * wet * ndh;
@@ -473,14 +473,13 @@ function interpolateGridRow(grid: MappingGrid, sy: number, out: Float32Array): v
 
 /** Camera pipeline: exposure, uneven light, glints, glare, optics blur, tone curve, noise. */
 function developImage(image: FloatImage, plan: CapturePlan): Buffer {
-  const metered = meteredLuminance(image);
-  scaleImage(image, Math.min(40, plan.exposureTarget / Math.max(1e-4, metered)));
-  applyIllumination(image, plan.gradient, plan.vignette);
+  const exposure = Math.min(40, plan.exposureTarget / Math.max(1e-4, meteredLuminance(image)));
+  applyIllumination(image, exposure, plan.gradient, plan.vignette);
   addBlobs(image, plan.droplets, 0);
   addBlobs(image, plan.glare, 0.85);
   let blurred = image;
-  if (plan.defocusSigma > 0) blurred = gaussianBlur(blurred, plan.defocusSigma);
-  if (plan.motionLength > 0) blurred = convolveTaps(blurred, motionKernel(plan.motionLength, plan.motionAngle));
+  if (plan.defocusSigma > 0) blurred = defocusBlur(blurred, plan.defocusSigma);
+  if (plan.motionLength > 0) blurred = lineBlur(blurred, plan.motionLength, plan.motionAngle, "motion");
   return toEightBit(blurred, {
     gamma: plan.gamma,
     noiseFloor: plan.noiseFloor,

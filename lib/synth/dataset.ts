@@ -81,14 +81,16 @@ export async function generateSubject(job: SubjectJob, subjectIndex: number): Pr
   const bursts = burstLayout(sSeed, job.captures, job.difficulty);
   const dir = path.join(job.out, subjectDirName(subjectIndex, job.subjects));
   await mkdir(dir, { recursive: true });
-  for (let c = 0; c < job.captures; c++) {
+  // Not awaited one by one: JPEG encoding runs on libuv threads and overlaps the next render.
+  const captures = Array.from({ length: job.captures }, (_, c) => {
     const burst = bursts[c];
-    const capture = await renderCapture(subject, captureSeed(sSeed, c), {
-      difficulty: job.difficulty,
-      ...(burst ? { burst } : {}),
-    });
-    await writeFile(path.join(dir, captureFileName(c, job.captures)), capture.jpeg);
-  }
+    return renderCapture(subject, captureSeed(sSeed, c), { difficulty: job.difficulty, ...(burst ? { burst } : {}) });
+  });
+  await Promise.all(
+    captures.map(async (capture, c) =>
+      writeFile(path.join(dir, captureFileName(c, job.captures)), (await capture).jpeg),
+    ),
+  );
 }
 
 export async function generateDataset(options: DatasetOptions): Promise<DatasetManifest> {

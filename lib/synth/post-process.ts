@@ -21,6 +21,7 @@ export interface Blob {
 /** Uneven illumination: a linear falloff across the frame plus lens vignetting. */
 export function applyIllumination(
   image: FloatImage,
+  exposure: number,
   gradient: { dirX: number; dirY: number; strength: number },
   vignette: number,
 ): void {
@@ -35,7 +36,7 @@ export function applyIllumination(
       const dx = x + 0.5 - cx;
       const ramp = 1 + gradient.strength * (dx * gradient.dirX + dy * gradient.dirY) * norm;
       const v = 1 - vignette * (dx * dx + dy * dy) * diag2;
-      const f = Math.max(0.05, ramp * v);
+      const f = exposure * Math.max(0.05, ramp * v);
       const i = (y * width + x) * 3;
       data[i] = data[i]! * f;
       data[i + 1] = data[i + 1]! * f;
@@ -80,125 +81,87 @@ export function addBlobs(image: FloatImage, blobs: readonly Blob[], washout: num
   }
 }
 
-export interface KernelTap {
-  dx: number;
-  dy: number;
-  weight: number;
-}
-
 /**
- * Convolves with a sparse kernel of integer taps (gather form: one pass over the image, taps in
- * the inner loop). Border pixels clamp their taps to the image.
+ * Linear motion blur: a box of `length` px along `angle`, evaluated with running sums along
+ * digital lines, so the cost per pixel does not grow with the length. Fractional lengths weight
+ * the two end samples; the image edge is extended (clamped).
  */
-export function convolveTaps(image: FloatImage, taps: readonly KernelTap[]): FloatImage {
+export function lineBlur(image: FloatImage, length: number, angle: number, slot: string): FloatImage {
   const { width, height, data } = image;
-  const n = taps.length;
-  const offsets = new Int32Array(n);
-  const weights = new Float32Array(n);
-  const dxs = new Int32Array(n);
-  const dys = new Int32Array(n);
-  let left = 0;
-  let right = 0;
-  let up = 0;
-  let down = 0;
-  taps.forEach((tap, t) => {
-    offsets[t] = (tap.dy * width + tap.dx) * 3;
-    weights[t] = tap.weight;
-    dxs[t] = tap.dx;
-    dys[t] = tap.dy;
-    left = Math.max(left, -tap.dx);
-    right = Math.max(right, tap.dx);
-    up = Math.max(up, -tap.dy);
-    down = Math.max(down, tap.dy);
-  });
-  const out = new Float32Array(data.length);
-  for (let y = 0; y < height; y++) {
-    const rowInterior = y >= up && y < height - down;
-    for (let x = 0; x < width; x++) {
-      const base = (y * width + x) * 3;
-      let r = 0;
-      let g = 0;
-      let b = 0;
-      if (rowInterior && x >= left && x < width - right) {
-        for (let t = 0; t < n; t++) {
-          const o = base + offsets[t]!;
-          const w = weights[t]!;
-          r += w * data[o]!;
-          g += w * data[o + 1]!;
-          b += w * data[o + 2]!;
-        }
-      } else {
-        for (let t = 0; t < n; t++) {
-          const sx = Math.min(width - 1, Math.max(0, x + dxs[t]!));
-          const sy = Math.min(height - 1, Math.max(0, y + dys[t]!));
-          const o = (sy * width + sx) * 3;
-          const w = weights[t]!;
-          r += w * data[o]!;
-          g += w * data[o + 1]!;
-          b += w * data[o + 2]!;
-        }
+  const out = scratchFloats(slot, data.length);
+  const cos = Math.cos(angle);
+  const sin = Math.sin(angle);
+  const horizontal = Math.abs(cos) >= Math.abs(sin);
+  const majorLen = horizontal ? width : height;
+  const minorLen = horizontal ? height : width;
+  const slope = horizontal ? sin / cos : cos / sin;
+  // A segment of the given length covers length·|cos| pixels along the major axis.
+  const half = Math.max(0, (length * (horizontal ? Math.abs(cos) : Math.abs(sin)) - 1) / 2);
+  const r = Math.floor(half);
+  const frac = half - r;
+  const norm = 1 / (2 * r + 1 + 2 * frac);
+  const pad = r + 1;
+  const offsets = new Int32Array(majorLen);
+  let minOff = 0;
+  let maxOff = 0;
+  for (let m = 0; m < majorLen; m++) {
+    offsets[m] = Math.round(m * slope);
+    minOff = Math.min(minOff, offsets[m]!);
+    maxOff = Math.max(maxOff, offsets[m]!);
+  }
+  const line = scratchFloats(`${slot}-line`, (majorLen + 2 * pad) * 3);
+  // Element strides of one step along the major / minor axis.
+  const majorStride = horizontal ? 3 : width * 3;
+  const minorStride = horizontal ? width * 3 : 3;
+  const pixels = scratchInts(`${slot}-px`, majorLen);
+  for (let base = -maxOff; base < minorLen - minOff; base++) {
+    // Offsets are monotonic, so the in-image part of each digital line is one contiguous run.
+    let m0 = -1;
+    let m1 = -1;
+    for (let m = 0; m < majorLen; m++) {
+      const minor = base + offsets[m]!;
+      if (minor >= 0 && minor < minorLen) {
+        if (m0 < 0) m0 = m;
+        m1 = m;
       }
-      out[base] = r;
-      out[base + 1] = g;
-      out[base + 2] = b;
+    }
+    if (m0 < 0) continue;
+    const n = m1 - m0 + 1;
+    for (let j = 0; j < n; j++) pixels[j] = (m0 + j) * majorStride + (base + offsets[m0 + j]!) * minorStride;
+    for (let j = 0; j < n; j++) {
+      const src = pixels[j]!;
+      const dst = (pad + j) * 3;
+      line[dst] = data[src]!;
+      line[dst + 1] = data[src + 1]!;
+      line[dst + 2] = data[src + 2]!;
+    }
+    for (let j = 0; j < pad; j++) {
+      for (let c = 0; c < 3; c++) {
+        line[j * 3 + c] = line[pad * 3 + c]!;
+        line[(pad + n + j) * 3 + c] = line[(pad + n - 1) * 3 + c]!;
+      }
+    }
+    for (let c = 0; c < 3; c++) {
+      let sum = 0;
+      for (let k = -r; k <= r; k++) sum += line[(pad + k) * 3 + c]!;
+      for (let j = 0; j < n; j++) {
+        const center = pad + j;
+        const value = (sum + frac * (line[(center - r - 1) * 3 + c]! + line[(center + r + 1) * 3 + c]!)) * norm;
+        out[pixels[j]! + c] = value;
+        sum += line[(center + r + 1) * 3 + c]! - line[(center - r) * 3 + c]!;
+      }
     }
   }
   return { width, height, data: out };
 }
 
-/** Defocus approximated by a separable Gaussian point-spread function. */
-export function gaussianBlur(image: FloatImage, sigma: number): FloatImage {
-  const radius = Math.max(1, Math.ceil(2.5 * sigma));
-  const weights: number[] = [];
-  let total = 0;
-  for (let i = -radius; i <= radius; i++) {
-    const w = Math.exp((-0.5 * i * i) / (sigma * sigma));
-    weights.push(w);
-    total += w;
-  }
-  const horizontal: KernelTap[] = weights.map((w, i) => ({ dx: i - radius, dy: 0, weight: w / total }));
-  const vertical: KernelTap[] = weights.map((w, i) => ({ dx: 0, dy: i - radius, weight: w / total }));
-  return convolveTaps(convolveTaps(image, horizontal), vertical);
-}
-
-/** Linear motion-blur kernel: an anti-aliased line segment rasterised into integer taps. */
-export function motionKernel(length: number, angle: number): KernelTap[] {
-  const half = Math.ceil(length / 2) + 1;
-  const size = 2 * half + 1;
-  const grid = new Float64Array(size * size);
-  const steps = Math.max(2, Math.ceil(length * 4));
-  const cos = Math.cos(angle);
-  const sin = Math.sin(angle);
-  for (let s = 0; s <= steps; s++) {
-    const t = (s / steps - 0.5) * length;
-    const x = t * cos + half;
-    const y = t * sin + half;
-    const ix = Math.floor(x);
-    const iy = Math.floor(y);
-    const fx = x - ix;
-    const fy = y - iy;
-    grid[iy * size + ix]! += (1 - fx) * (1 - fy);
-    grid[iy * size + ix + 1]! += fx * (1 - fy);
-    grid[(iy + 1) * size + ix]! += (1 - fx) * fy;
-    grid[(iy + 1) * size + ix + 1]! += fx * fy;
-  }
-  let total = 0;
-  let peak = 0;
-  for (const w of grid) {
-    total += w;
-    peak = Math.max(peak, w);
-  }
-  const taps: KernelTap[] = [];
-  let kept = 0;
-  // Negligible corner weights are dropped: they cost a full pass each and change nothing visible.
-  for (let i = 0; i < grid.length; i++) {
-    if (grid[i]! > peak * 0.03) {
-      taps.push({ dx: (i % size) - half, dy: Math.floor(i / size) - half, weight: grid[i]! });
-      kept += grid[i]!;
-    }
-  }
-  for (const tap of taps) tap.weight /= kept || total;
-  return taps;
+/**
+ * Defocus: a real defocus PSF is a pillbox (disc), not a Gaussian; a separable square box of the
+ * same variance (L²/12 = σ²) is close at these small radii and costs two running-sum passes.
+ */
+export function defocusBlur(image: FloatImage, sigma: number): FloatImage {
+  const length = sigma * Math.sqrt(12);
+  return lineBlur(lineBlur(image, length, 0, "defocus-h"), length, Math.PI / 2, "defocus-v");
 }
 
 /** Mean luminance over the central region, as a phone's centre-weighted auto-exposure meters. */
@@ -220,17 +183,41 @@ export function meteredLuminance(image: FloatImage): number {
   return n > 0 ? sum / n : 0;
 }
 
-export function scaleImage(image: FloatImage, factor: number): void {
-  const { data } = image;
-  for (let i = 0; i < data.length; i++) data[i] = data[i]! * factor;
-}
-
 export interface SensorModel {
   gamma: number;
   /** Noise sigma in 8-bit units at black and the shot-noise slope (sigma grows with √signal). */
   noiseFloor: number;
   noiseShot: number;
   seed: number;
+}
+
+/**
+ * Grow-only scratch buffers reused across captures: per-image allocations of several hundred KB
+ * otherwise dominate garbage-collection time at thousands of images. Callers own a slot until
+ * their next call with the same slot name.
+ */
+const scratchBuffers = new Map<string, Float32Array>();
+
+export function scratchFloats(slot: string, length: number): Float32Array {
+  let buffer = scratchBuffers.get(slot);
+  if (!buffer || buffer.length < length) {
+    buffer = new Float32Array(Math.ceil(length * 1.25));
+    scratchBuffers.set(slot, buffer);
+  }
+  const view = buffer.subarray(0, length);
+  view.fill(0);
+  return view;
+}
+
+const scratchIntBuffers = new Map<string, Int32Array>();
+
+function scratchInts(slot: string, length: number): Int32Array {
+  let buffer = scratchIntBuffers.get(slot);
+  if (!buffer || buffer.length < length) {
+    buffer = new Int32Array(Math.ceil(length * 1.25) + 16);
+    scratchIntBuffers.set(slot, buffer);
+  }
+  return buffer;
 }
 
 const noiseTables = new Map<number, Float32Array>();
@@ -269,15 +256,16 @@ export function toEightBit(image: FloatImage, sensor: SensorModel): Buffer {
     const chromaA = table[(state >>> 10) & mask]! * 0.5;
     const chromaB = table[(state >>> 20) & mask]! * 0.5;
     const i = p * 3;
-    for (let c = 0; c < 3; c++) {
-      const v = data[i + c]!;
-      const idx = v <= 0 ? 0 : v >= 1 ? lutSize - 1 : (v * (lutSize - 1) + 0.5) | 0;
-      const level = lut[idx]!;
-      const sigma = sigmaLut[idx]!;
-      const n = c === 0 ? luma + chromaA : c === 1 ? luma : luma + chromaB;
-      const q = (level + sigma * n + 0.5) | 0;
-      out[i + c] = q < 0 ? 0 : q > 255 ? 255 : q;
-    }
+    out[i] = quantize(data[i]!, lut, sigmaLut, luma + chromaA);
+    out[i + 1] = quantize(data[i + 1]!, lut, sigmaLut, luma);
+    out[i + 2] = quantize(data[i + 2]!, lut, sigmaLut, luma + chromaB);
   }
   return out;
+}
+
+function quantize(v: number, lut: Float32Array, sigmaLut: Float32Array, noise: number): number {
+  const last = lut.length - 1;
+  const idx = v <= 0 ? 0 : v >= 1 ? last : (v * last + 0.5) | 0;
+  const q = (lut[idx]! + sigmaLut[idx]! * noise + 0.5) | 0;
+  return q < 0 ? 0 : q > 255 ? 255 : q;
 }
