@@ -205,14 +205,14 @@ function planLighting(subject: NoseSubject, shared: Rng, frame: Rng, jitter: num
   const wb = () => 1 + shared.symmetric(LIGHTING.whiteBalance);
   // Beyond the pad the camera sees more of the muzzle: the subject's fur, dimmer (in shadow).
   const fur = subject.pigment.fur;
-  const shade = shared.between(LIGHTING.backgroundShade);
+
   const gradientAngle = shared.next() * 2 * Math.PI;
   return {
     lightAzimuth: shared.next() * 2 * Math.PI + jitter * frame.symmetric(BURST_JITTER.lightAzimuthDeg) * (Math.PI / 180),
     lightElevation: shared.between(LIGHTING.elevation),
     ambient: shared.between(LIGHTING.ambient),
     lightColor: [wb(), wb(), wb()] as [number, number, number],
-    background: [fur[0] * shade, fur[1] * shade, fur[2] * shade] as [number, number, number],
+    background: [fur[0], fur[1], fur[2]] as [number, number, number],
     bump: shared.between(LIGHTING.bump),
     specular: shared.between(LIGHTING.specular),
     shininessLog2: shared.int(LIGHTING.shininessLog2[0], LIGHTING.shininessLog2[1]),
@@ -381,11 +381,8 @@ function renderLinear(map: SurfaceMap, plan: CapturePlan): FloatImage {
   const { data: tex, plaqueIds, resolution: res, scale: texScale, extent } = map;
   const maxCoord = res - 1.001;
   const [lr, lg, lb] = plan.lightColor;
-  // Background is the same fur under the same flat-facing light, so the frame has no seams.
-  const flatLight = plan.ambient + (1 - plan.ambient) * lz;
-  const br = plan.background[0] * flatLight;
-  const bgc = plan.background[1] * flatLight;
-  const bb = plan.background[2] * flatLight;
+  // Background is the same fur under the same light, so the frame has no seams.
+  const [br, bgc, bb] = plan.background;
   // Hoisted: the plan has many fields, and property lookups in the sample loop are measurable.
   const bump = plan.bump;
   const specular = plan.specular;
@@ -393,6 +390,7 @@ function renderLinear(map: SurfaceMap, plan: CapturePlan): FloatImage {
   const wetSalt = plan.wetSalt;
   const ambient = plan.ambient;
   const dryGloss = LIGHTING.dryGloss;
+  const flankDrain = LIGHTING.flankDrain;
 
   const rowValues = new Float32Array(grid.cols * MAP_CHANNELS);
   const sw = width * ss;
@@ -448,15 +446,16 @@ function renderLinear(map: SurfaceMap, plan: CapturePlan): FloatImage {
         if (plaque >= 0) {
           for (let k = 0; k < shininessLog2; k++) ndh *= ndh;
           const wet = (finalizeHash(plaque ^ wetSalt) & 1023) < wetThreshold ? 1 : dryGloss;
-          spec = specular * wet * ndh;
+          spec = (specular * wet * ndh) / (1 + flankDrain * (gx * gx + gy * gy));
         }
       }
       const o = (outRow + ((sx / ss) | 0)) * 3;
       const cov = coverage * sampleWeight;
       const bgw = (1 - coverage) * sampleWeight;
-      acc[o] = acc[o]! + cov * (ar * light + spec) * lr + bgw * br;
-      acc[o + 1] = acc[o + 1]! + cov * (ag * light + spec) * lg + bgw * bgc;
-      acc[o + 2] = acc[o + 2]! + cov * (ab * light + spec) * lb + bgw * bb;
+      const bgLight = bgw * light;
+      acc[o] = acc[o]! + (cov * (ar * light + spec) + bgLight * br) * lr;
+      acc[o + 1] = acc[o + 1]! + (cov * (ag * light + spec) + bgLight * bgc) * lg;
+      acc[o + 2] = acc[o + 2]! + (cov * (ab * light + spec) + bgLight * bb) * lb;
     }
   }
   return { width, height, data: acc };

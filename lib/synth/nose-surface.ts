@@ -391,8 +391,10 @@ function evaluateSlowFields(subject: NoseSubject, x: number, y: number, out: Slo
   } else {
     out.pink = 0;
   }
-  // Fur: short hairs lie roughly radially; stretched noise gives a directional grain.
-  out.fur = 0.75 + 0.5 * valueNoise(pg.noiseSeed ^ 0x77, x * 9, y * 40);
+  // Fur: stretched noise gives a directional hair grain. It fades to its mean toward the map
+  // border so that the flat background beyond the map joins without a seam.
+  const edge = smoothstep(SURFACE.mapExtent, SURFACE.mapExtent - SURFACE.furFade, Math.max(Math.abs(x), Math.abs(y)));
+  out.fur = 1 + edge * 0.5 * (valueNoise(pg.noiseSeed ^ 0x77, x * 9, y * 40) - 0.5);
 }
 
 /** Philtrum groove strength in [0, 1]. */
@@ -575,8 +577,10 @@ export function buildSurfaceMap(subject: NoseSubject, resolution: number): Surfa
         const d2 = voronoi.d2[t]!;
         const edge = (d2 - d1) / (2 * Math.sqrt(sx * sx + sy * sy)); // d1, d2 are squared here
         height = plaqueHeight(plaques, k1, edge, Math.sqrt(d1));
-        shade = plaqueCavity(plaques, k1, edge) * plaques.brightness[k1]!;
-        plaque = k1;
+        const cavity = plaqueCavity(plaques, k1, edge);
+        shade = cavity * plaques.brightness[k1]!;
+        // Groove texels carry no bead id, so they never glint (capture.ts skips id −1).
+        plaque = cavity > SURFACE.glossyCavity ? k1 : -1;
       }
       const g = groove[t]!;
       if (g > 0) {
@@ -667,7 +671,8 @@ function splatVoronoi(subject: NoseSubject, resolution: number, texel: number, e
 function plaqueHeight(plaques: PlaqueField, k: number, edge: number, d1: number): number {
   const spacing = plaques.spacing[k]!;
   const groove = SURFACE.grooveFraction * spacing + SURFACE.grooveMin;
-  const t = Math.min(1, Math.max(0, (edge - groove) / (SURFACE.shoulderFraction * spacing)));
+  // V-shaped groove (no flat floor): a flat floor facing the camera would glint like a bead top.
+  const t = Math.min(1, Math.max(0, edge / (groove + SURFACE.shoulderFraction * spacing)));
   const r = d1 / (0.6 * spacing);
   const dome = Math.max(0, 1 - 0.7 * r * r);
   return SURFACE.reliefFraction * spacing * plaques.height[k]! * t * (2 - t) * dome;
@@ -752,7 +757,7 @@ function interpolateSlowFields(grid: SlowGrid, tx: number, ty: number, out: Floa
   // Per-texel hash grain makes the fur look hairy rather than smooth (skipped where pad covers it).
   if (out[0]! < 1) {
     const grain = (finalizeHash(Math.imul(tx, 73856093) ^ Math.imul(ty, 19349663)) / 4294967296 - 0.5) * 0.35;
-    out[3] = out[3]! * (1 + grain);
+    out[3] = 1 + (out[3]! - 1) * (1 + grain * 2.5);
   }
 }
 

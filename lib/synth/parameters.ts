@@ -27,6 +27,8 @@ export const SURFACE = {
   shoulderFraction: 0.3,
   /** Bead relief height relative to spacing (domes are low: ~0.2–0.3 mm on a 2 mm bead). */
   reliefFraction: 0.13,
+  /** Cavity level below which a texel counts as groove (no moisture glint there). */
+  glossyCavity: 0.75,
   /** Per-plaque height multiplier range: beads are not uniform in relief. */
   plaqueHeightRange: [0.7, 1.3] as const,
   /** Per-plaque albedo multiplier range: individual beads differ slightly in tone. */
@@ -67,6 +69,8 @@ export const SURFACE = {
   pinkThreshold: [0.15, 0.45] as const,
   /** Low-frequency pigment mottling amplitude on dark noses: pigment is never perfectly even. */
   mottleAmplitude: 0.22,
+  /** Width of the band at the map border where fur texture fades to its mean colour. */
+  furFade: 0.35,
   /** Pigment grid subsampling: pigment is low-frequency, no need to evaluate per texel. */
   pigmentGridStep: 8,
 } as const;
@@ -206,6 +210,8 @@ export const LIGHTING = {
   shininessLog2: [4, 6] as const,
   /** Fraction of beads that carry a moisture film in a given capture. */
   wetFraction: [0.15, 0.6] as const,
+  /** Glint suppression on steep bead flanks (per unit slope²): the film drains off the flanks. */
+  flankDrain: 4,
   /** Specular reflectance of dry beads relative to wet ones. */
   dryGloss: 0.12,
   /** Illumination gradient strength across the frame: uneven light falloff. */
@@ -218,8 +224,6 @@ export const LIGHTING = {
   exposureTarget: [0.1, 0.2] as const,
   /** White-balance jitter per channel. */
   whiteBalance: 0.08,
-  /** Fur brightness beyond the surface map: slightly shadowed muzzle, no visible seam. */
-  backgroundShade: [0.85, 1.0] as const,
 } as const;
 
 export const RENDER = {
