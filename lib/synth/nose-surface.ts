@@ -87,7 +87,7 @@ export interface SurfaceSample {
   r: number;
   g: number;
   b: number;
-  /** Index of the bead under the point, or -1 on fur / in a nostril. */
+  /** Index of the bead under the point, or -1 on fur, in a nostril or in a groove. */
   plaque: number;
 }
 
@@ -445,8 +445,9 @@ function composeSample(
     // Distance to the bisector of the two nearest seeds = distance to the bead's polygon edge.
     const edge = (near.d2 * near.d2 - near.d1 * near.d1) / (2 * Math.sqrt(sx * sx + sy * sy));
     height = plaqueHeight(plaques, k, edge, near.d1);
-    shade = plaqueCavity(plaques, k, edge) * plaques.brightness[k]!;
-    plaque = near.first;
+    const cavity = plaqueCavity(plaques, k, edge);
+    shade = cavity * plaques.brightness[k]!;
+    plaque = cavity > SURFACE.glossyCavity ? k : -1;
   }
   const groove = philtrumGroove(subject.philtrum, x, y);
   if (groove > 0) {
