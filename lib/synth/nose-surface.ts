@@ -544,18 +544,37 @@ export function downsampleSurfaceMap(fine: SurfaceMap): SurfaceMap {
   return { resolution, extent: fine.extent, scale: fine.scale / 2, data, plaqueIds };
 }
 
+/**
+ * Reused temporaries of the map build (Voronoi distances, heights, masks): several MB per
+ * subject that would otherwise be garbage after every subject. Single-threaded use only.
+ */
+const scratch = {
+  floatBuffers: new Map<string, Float32Array>(),
+  intBuffers: new Map<string, Int32Array>(),
+  floats(slot: string, size: number, fill: number): Float32Array {
+    let buffer = this.floatBuffers.get(slot);
+    if (!buffer || buffer.length < size) this.floatBuffers.set(slot, (buffer = new Float32Array(size)));
+    return buffer.subarray(0, size).fill(fill);
+  },
+  ints(slot: string, size: number, fill: number): Int32Array {
+    let buffer = this.intBuffers.get(slot);
+    if (!buffer || buffer.length < size) this.intBuffers.set(slot, (buffer = new Int32Array(size)));
+    return buffer.subarray(0, size).fill(fill);
+  },
+};
+
 export function buildSurfaceMap(subject: NoseSubject, resolution: number): SurfaceMap {
   const extent = SURFACE.mapExtent;
   const texel = (2 * extent) / resolution;
   const size = resolution * resolution;
   const voronoi = splatVoronoi(subject, resolution, texel, extent);
-  const opening = new Float32Array(size);
+  const opening = scratch.floats("opening", size, 0);
   for (const nostril of subject.nostrils) rasterNostril(nostril, opening, resolution, texel, extent);
-  const groove = new Float32Array(size);
+  const groove = scratch.floats("groove", size, 0);
   rasterPhiltrum(subject.philtrum, groove, resolution, texel, extent);
   const slowGrid = sampleSlowGrid(subject, resolution, texel, extent);
 
-  const heights = new Float32Array(size);
+  const heights = scratch.floats("heights", size, 0);
   const data = new Float32Array(size * SURFACE_MAP_CHANNELS);
   const plaqueIds = new Int32Array(size);
   const { plaques, pigment: pg } = subject;
@@ -629,10 +648,10 @@ interface VoronoiRaster {
  */
 function splatVoronoi(subject: NoseSubject, resolution: number, texel: number, extent: number): VoronoiRaster {
   const size = resolution * resolution;
-  const first = new Int32Array(size).fill(-1);
-  const second = new Int32Array(size).fill(-1);
-  const d1 = new Float32Array(size).fill(Infinity);
-  const d2 = new Float32Array(size).fill(Infinity);
+  const first = scratch.ints("first", size, -1);
+  const second = scratch.ints("second", size, -1);
+  const d1 = scratch.floats("d1", size, Infinity);
+  const d2 = scratch.floats("d2", size, Infinity);
   const { plaques } = subject;
   for (let k = 0; k < plaques.count; k++) {
     const px = plaques.x[k]!;

@@ -171,9 +171,9 @@ export const DIFFICULTY: Record<DifficultyName, DifficultySettings> = {
     yaw: 0.4, // nose turned noticeably; one side foreshortened
     pitch: 0.3, // nose tilted
     warpAmplitude: [0.03, 0.07], // animal pressing/moving nose: up to ~3.5% of the width
-    defocusProbability: 0.5, // small crops from video are often soft
-    defocusSigma: [0.5, 1.6], // up to clearly soft
-    motionProbability: 0.55, // frames from bursts/video of a moving animal
+    defocusProbability: 0.4, // small crops from video are often soft
+    defocusSigma: [0.4, 1.4], // up to clearly soft
+    motionProbability: 0.5, // frames from bursts/video of a moving animal
     motionLength: [3, 9], // 3–9 px linear kernel as specified
     glareProbability: 0.45, // wet nose under flash or sunlight
     glareStrength: [0.35, 0.85], // can wash out a large part of the texture
@@ -227,8 +227,8 @@ export const LIGHTING = {
 } as const;
 
 export const RENDER = {
-  /** Mip selection: coarser map once a sample would skip more than this many texels. */
-  maxTexelsPerSample: 1.5,
+  /** Mip selection: coarser map once a sample would skip more than this many texels (grooves are ≥2.5 texels wide, so 2 does not alias). */
+  maxTexelsPerSample: 2,
   /** Geometry is evaluated on a coarse grid and interpolated: the mapping is smooth. */
   mapGridStep: 8,
   /** Number of sinusoidal components per axis of the soft-tissue warp: low frequency. */
