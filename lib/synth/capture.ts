@@ -391,6 +391,7 @@ function renderLinear(map: SurfaceMap, plan: CapturePlan): FloatImage {
   const ambient = plan.ambient;
   const dryGloss = LIGHTING.dryGloss;
   const flankDrain = LIGHTING.flankDrain;
+  const ndhMin = Math.pow(0.01, 1 / 2 ** shininessLog2);
 
   const rowValues = new Float32Array(grid.cols * MAP_CHANNELS);
   const sw = width * ss;
@@ -440,8 +441,8 @@ function renderLinear(map: SurfaceMap, plan: CapturePlan): FloatImage {
       const light = ambient + diffuseGain * (ndl > 0 ? ndl : 0);
       let spec = 0;
       let ndh = (nx * hx + ny * hy + hz) * inv;
-      // ndh ≤ 0.75 contributes < 1% even at the lowest shininess: skip the bead lookup.
-      if (ndh > 0.75) {
+      // Below ndhMin the glint is < 1% of its peak: skip the bead lookup and the power.
+      if (ndh > ndhMin) {
         const plaque = plaqueIds[((tv + 0.5) | 0) * res + ((tu + 0.5) | 0)]!;
         if (plaque >= 0) {
           for (let k = 0; k < shininessLog2; k++) ndh *= ndh;

@@ -234,8 +234,9 @@ function samplePlaques(
   const ys: number[] = [];
   const sp: number[] = [];
 
+  const fields = tabulateShapeFields(shape, extent);
   const inDomain = (x: number, y: number) =>
-    Math.abs(x) < extent && Math.abs(y) < extent && padShapeValue(shape.pad, x, y) < 1.25;
+    Math.abs(x) < extent && Math.abs(y) < extent && sampleTable(fields, x, y, 0) < 1.25;
   const cellOf = (v: number) => Math.min(cols - 1, Math.max(0, Math.floor((v + extent) / cell)));
   const isFree = (x: number, y: number, s: number) => {
     const cx = cellOf(x);
@@ -271,7 +272,7 @@ function samplePlaques(
       const x = xs[k]! + Math.cos(angle) * dist;
       const y = ys[k]! + Math.sin(angle) * dist;
       if (!inDomain(x, y)) continue;
-      const s = plaqueSpacingAt(shape, x, y) * (1 + rng.symmetric(0.15));
+      const s = sampleTable(fields, x, y, 1) * (1 + rng.symmetric(0.15));
       if (!isFree(x, y, s)) continue;
       active.push(add(x, y, s));
       placed = true;
@@ -294,6 +295,47 @@ function samplePlaques(
     height,
     brightness,
   };
+}
+
+interface ShapeTable {
+  extent: number;
+  size: number;
+  /** Per node: pad shape value, plaque spacing. */
+  values: Float64Array;
+}
+
+/** Both fields are smooth and Bridson queries them ~20k times, so a coarse table suffices. */
+function tabulateShapeFields(
+  shape: Pick<NoseSubject, "pad" | "nostrils" | "philtrum" | "plaqueScale">,
+  extent: number,
+): ShapeTable {
+  const size = SURFACE.shapeTableSize;
+  const values = new Float64Array(size * size * 2);
+  for (let j = 0; j < size; j++) {
+    for (let i = 0; i < size; i++) {
+      const x = -extent + (2 * extent * i) / (size - 1);
+      const y = -extent + (2 * extent * j) / (size - 1);
+      values[(j * size + i) * 2] = padShapeValue(shape.pad, x, y);
+      values[(j * size + i) * 2 + 1] = plaqueSpacingAt(shape, x, y);
+    }
+  }
+  return { extent, size, values };
+}
+
+function sampleTable(table: ShapeTable, x: number, y: number, channel: number): number {
+  const last = table.size - 1;
+  const fx = Math.min(last - 1e-9, Math.max(0, ((x + table.extent) / (2 * table.extent)) * last));
+  const fy = Math.min(last - 1e-9, Math.max(0, ((y + table.extent) / (2 * table.extent)) * last));
+  const i = Math.floor(fx);
+  const j = Math.floor(fy);
+  const u = fx - i;
+  const v = fy - j;
+  const w = table.values;
+  const a = (j * table.size + i) * 2 + channel;
+  const b = a + 2;
+  const c = a + table.size * 2;
+  const d = c + 2;
+  return (w[a]! * (1 - u) + w[b]! * u) * (1 - v) + (w[c]! * (1 - u) + w[d]! * u) * v;
 }
 
 function buildSeedGrid(plaques: PlaqueField, cellSize: number): SeedGrid {

@@ -15,6 +15,8 @@ export const SURFACE = {
   plaqueSpacingMin: 0.042,
   /** Per-subject multiplier range of plaque size: breeds differ in bead coarseness. */
   plaqueScaleRange: [0.8, 1.15] as const,
+  /** Nodes per axis of the tabulated spacing/pad fields used while placing seeds (≈0.6 mm node spacing). */
+  shapeTableSize: 64,
   /** Bridson candidate attempts per active point; 24 gives a dense, gap-free packing. */
   poissonAttempts: 24,
   /** Splat radius per seed relative to its spacing: must cover every point where it is F2. */
