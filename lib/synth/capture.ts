@@ -14,7 +14,7 @@ import {
 import {
   addBlobs,
   applyIllumination,
-  type Blob,
+  type LightBlob,
   defocusBlur,
   type FloatImage,
   lineBlur,
@@ -81,8 +81,8 @@ export interface CapturePlan {
   exposureTarget: number;
   gamma: number;
   // Degradations.
-  droplets: Blob[];
-  glare: Blob[];
+  droplets: LightBlob[];
+  glare: LightBlob[];
   defocusSigma: number;
   motionLength: number;
   motionAngle: number;
@@ -234,9 +234,9 @@ function planBlobs(
   area: { x: number; y: number; radius: number },
   radius: readonly [number, number],
   strength: readonly [number, number],
-): Blob[] {
+): LightBlob[] {
   const short = Math.min(size.width, size.height);
-  const blobs: Blob[] = [];
+  const blobs: LightBlob[] = [];
   for (let i = 0; i < count; i++) {
     const r = rng.between(radius) * short;
     const elongation = rng.range(0.6, 1.6);

@@ -10,7 +10,7 @@ export interface FloatImage {
 }
 
 /** Soft round light source, e.g. a droplet glint or a glare patch. */
-export interface Blob {
+export interface LightBlob {
   x: number;
   y: number;
   radiusX: number;
@@ -49,7 +49,7 @@ export function applyIllumination(
  * Adds axis-aligned Gaussian blobs. `washout` mixes the underlying pixel toward the blob
  * colour (glare hides texture) instead of only adding light (glints keep it).
  */
-export function addBlobs(image: FloatImage, blobs: readonly Blob[], washout: number): void {
+export function addBlobs(image: FloatImage, blobs: readonly LightBlob[], washout: number): void {
   const { width, height, data } = image;
   const rowWeights = new Float32Array(height);
   const colWeights = new Float32Array(width);
