@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# One-time (idempotent) machine + dependency setup. Safe to run repeatedly.
+# Idempotent machine + dependency setup: safe to run repeatedly.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 npm install --no-audit --no-fund
+# The engine benchmark runs OpenCV SIFT (Debian's python3-opencv) side by side as the peer baseline.
+bash scripts/peer/ensure-python-opencv.sh

@@ -1,4 +1,3 @@
-/** Provisional table until `npm run calibrate` measures one; replaced by that script's output. */
 export interface CalibrationPoint {
   raw: number;
   /** Share of impostor comparisons whose raw similarity is at least `raw`. */

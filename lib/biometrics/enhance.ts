@@ -39,9 +39,11 @@ export function normaliseContrast(image: GreyImage): GreyImage {
       const s2 = sumSq[y1 * stride + x1] - sumSq[y0 * stride + x1] - sumSq[y1 * stride + x0] + sumSq[y0 * stride + x0];
       const mean = s / n;
       const std = Math.sqrt(Math.max(0, s2 / n - mean * mean));
-      const v = (data[y * width + x] - mean) / Math.max(std, NORMALISE_MIN_STD);
+      // A soft floor: flat, noisy background (fur, table) stays faint instead of being stretched into texture.
+      const v = (data[y * width + x] - mean) / Math.sqrt(std * std + NORMALISE_MIN_STD * NORMALISE_MIN_STD);
       out[y * width + x] = v > 3 ? 3 : v < -3 ? -3 : v;
     }
   }
   return createGreyImage(width, height, out);
 }
+

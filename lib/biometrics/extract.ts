@@ -3,6 +3,7 @@ import { normaliseContrast } from "./enhance";
 import { extractLocalFeatures } from "./features";
 import { ImageRejection, type ImageRejectionCode } from "./image-rejection";
 import { TEMPLATE_VERSION } from "./parameters";
+import { computeSearchVector } from "./search-vector";
 import { assessQuality, measureImageFigures, type QualityReport } from "./quality";
 import type { NoseTemplate } from "./template";
 
@@ -33,7 +34,15 @@ export async function extractNoseImage(jpeg: Uint8Array): Promise<ImageExtractio
   const packed = new Float32Array(keypoints.length * 4);
   keypoints.forEach((k, i) => packed.set([k.x, k.y, k.sigma, k.angle], i * 4));
   const template: NoseTemplate | null = quality.usable
-    ? { version: TEMPLATE_VERSION, width: image.width, height: image.height, quality: quality.score, keypoints: packed, descriptors }
+    ? {
+        version: TEMPLATE_VERSION,
+        width: image.width,
+        height: image.height,
+        quality: quality.score,
+        keypoints: packed,
+        descriptors,
+        searchVector: computeSearchVector(descriptors),
+      }
     : null;
   return { ok: true, quality, template, timings: { decodeMs: t1 - t0, featuresMs: t2 - t1 } };
 }

@@ -1,8 +1,11 @@
 import { extractNoseImage } from "./extract";
 import { compareTemplates } from "./pair-matcher";
+import { SHORTLIST_SIZE } from "./parameters";
+import { SearchIndex } from "./search-index";
+import { combineSearchVectors } from "./search-vector";
 import { DECISION_THRESHOLD, pairScore, sessionScore } from "./scoring";
 import { compareSessions } from "./session-matcher";
-import { deserializeTemplate, serializeTemplate } from "./template";
+import { deserializeTemplate, serializeTemplate, type NoseTemplate } from "./template";
 import type { ImageRejectionCode } from "./image-rejection";
 import type { QualityReport } from "./quality";
 
@@ -11,7 +14,7 @@ import type { QualityReport } from "./quality";
  * plain data (bytes, numbers), so they cross thread boundaries without copying objects.
  */
 export type ImageAnalysis =
-  | { ok: true; quality: QualityReport; template: Uint8Array | null }
+  | { ok: true; quality: QualityReport; template: Uint8Array | null; extractionMs: number }
   | { ok: false; rejection: { code: ImageRejectionCode; message: string } };
 
 export interface VerificationOutcome {
@@ -38,7 +41,12 @@ export interface GalleryPet {
 export async function analyseImage(jpeg: Uint8Array): Promise<ImageAnalysis> {
   const result = await extractNoseImage(jpeg);
   if (!result.ok) return result;
-  return { ok: true, quality: result.quality, template: result.template ? serializeTemplate(result.template) : null };
+  return {
+    ok: true,
+    quality: result.quality,
+    template: result.template ? serializeTemplate(result.template) : null,
+    extractionMs: result.timings.decodeMs + result.timings.featuresMs,
+  };
 }
 
 export function verifyPet(probe: Uint8Array[], enrolled: Uint8Array[]): VerificationOutcome {
@@ -56,17 +64,42 @@ export function verifyPet(probe: Uint8Array[], enrolled: Uint8Array[]): Verifica
 }
 
 export function identifyPet(probe: Uint8Array[], gallery: GalleryPet[]): IdentificationOutcome {
-  const probeTemplates = probe.map(deserializeTemplate);
+  return identifyAmong(
+    probe.map(deserializeTemplate),
+    gallery.map((pet) => ({ petId: pet.petId, templates: pet.templates.map(deserializeTemplate) })),
+  );
+}
+
+/**
+ * 1:N on decoded templates: gallery pets ranked by search-vector similarity, the best SHORTLIST_SIZE
+ * compared in full, those at or above the threshold returned best first.
+ */
+export function identifyAmong(probe: NoseTemplate[], gallery: { petId: string; templates: NoseTemplate[] }[]): IdentificationOutcome {
+  const index = new SearchIndex();
+  const byId = new Map(gallery.map((pet) => [pet.petId, pet.templates]));
+  for (const pet of gallery) {
+    if (pet.templates.length > 0) index.upsert(pet.petId, combineSearchVectors(pet.templates.map((t) => t.searchVector)));
+  }
+  return identifyWithIndex(probe, index, (petId) => byId.get(petId) ?? []);
+}
+
+/** 1:N against a prepared index; `templatesOf` supplies the full templates of shortlisted pets only. */
+export function identifyWithIndex(
+  probe: NoseTemplate[],
+  index: SearchIndex,
+  templatesOf: (petId: string) => NoseTemplate[],
+): IdentificationOutcome {
+  const shortlist = index.search(combineSearchVectors(probe.map((t) => t.searchVector)), SHORTLIST_SIZE);
   let bestRaw = 0;
   const candidates: IdentificationCandidate[] = [];
-  for (const pet of gallery) {
-    const { raw } = compareSessions(probeTemplates, pet.templates.map(deserializeTemplate));
+  for (const { petId } of shortlist) {
+    const { raw } = compareSessions(probe, templatesOf(petId));
     bestRaw = Math.max(bestRaw, raw);
     const score = sessionScore(raw);
-    if (score >= DECISION_THRESHOLD) candidates.push({ petId: pet.petId, score });
+    if (score >= DECISION_THRESHOLD) candidates.push({ petId, score });
   }
   candidates.sort((a, b) => b.score - a.score || a.petId.localeCompare(b.petId));
-  return { candidates, details: { searched: gallery.length, compared: gallery.length, bestRaw } };
+  return { candidates, details: { searched: index.size, compared: shortlist.length, bestRaw } };
 }
 
 /** Single-image 1:1 score, used by the evaluation's pair protocol. */

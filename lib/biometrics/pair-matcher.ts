@@ -11,6 +11,7 @@ import {
   MATCH_MIN_COSINE,
   MATCH_RATIO,
 } from "./parameters";
+import { findNearestNeighbours } from "./simd/nearest";
 import { keypointCount, type NoseTemplate } from "./template";
 
 /** What one image-to-image comparison found; `inliers` is the raw similarity. */
@@ -31,13 +32,14 @@ interface TentativeMatches {
 }
 
 const COSINE_SCALE = DESCRIPTOR_QUANT * DESCRIPTOR_QUANT;
+const INT32_MIN = -(2 ** 31);
+/** An affine refit needs enough inliers not to bend onto chance matches. */
+const AFFINE_MIN_INLIERS = 6;
 
 /** Nearest neighbour in b for each descriptor of a, kept when close and clearly better than the runner-up. */
 function findTentativeMatches(a: NoseTemplate, b: NoseTemplate): TentativeMatches {
   const countA = keypointCount(a);
-  const countB = keypointCount(b);
-  const da = a.descriptors;
-  const db = b.descriptors;
+  const neighbours = findNearestNeighbours(a.descriptors, b.descriptors, DESCRIPTOR_DIMS).values;
   const matchA = new Int32Array(countA);
   const matchB = new Int32Array(countA);
   const cosine = new Float32Array(countA);
@@ -45,26 +47,13 @@ function findTentativeMatches(a: NoseTemplate, b: NoseTemplate): TentativeMatche
   const ratioSq = MATCH_RATIO * MATCH_RATIO;
   let count = 0;
   for (let i = 0; i < countA; i++) {
-    const offsetA = i * DESCRIPTOR_DIMS;
-    let best = -Infinity;
-    let second = -Infinity;
-    let bestIndex = -1;
-    for (let j = 0; j < countB; j++) {
-      const offsetB = j * DESCRIPTOR_DIMS;
-      let dot = 0;
-      for (let d = 0; d < DESCRIPTOR_DIMS; d++) dot += da[offsetA + d] * db[offsetB + d];
-      if (dot > best) {
-        second = best;
-        best = dot;
-        bestIndex = j;
-      } else if (dot > second) {
-        second = dot;
-      }
-    }
+    const bestIndex = neighbours[i * 3];
+    const best = neighbours[i * 3 + 1];
+    const second = neighbours[i * 3 + 2];
     if (bestIndex < 0 || best < minDot) continue;
     // Squared distances of unit vectors: 2 - 2cos.
     const bestDistance = 2 - (2 * best) / COSINE_SCALE;
-    const secondDistance = second === -Infinity ? 2 : 2 - (2 * second) / COSINE_SCALE;
+    const secondDistance = second === INT32_MIN ? 2 : 2 - (2 * second) / COSINE_SCALE;
     if (bestDistance > ratioSq * secondDistance) continue;
     matchA[count] = i;
     matchB[count] = bestIndex;
@@ -158,6 +147,35 @@ function fitSimilarity(a: NoseTemplate, b: NoseTemplate, matches: TentativeMatch
   return { m00: c, m01: -s, m10: s, m11: c, tx: mxb - c * mxa + s * mya, ty: myb - s * mxa - c * mya };
 }
 
+/** Least-squares affine (6 parameters) through the given matches: absorbs tilt and foreshortening. */
+function fitAffine(a: NoseTemplate, b: NoseTemplate, matches: TentativeMatches, subset: number[]): Affine | null {
+  const ka = a.keypoints;
+  const kb = b.keypoints;
+  let sxx = 0, sxy = 0, syy = 0, sx = 0, sy = 0;
+  let bx = 0, by = 0, bxx = 0, bxy = 0, byx = 0, byy = 0;
+  for (const n of subset) {
+    const x = ka[matches.a[n] * 4];
+    const y = ka[matches.a[n] * 4 + 1];
+    const u = kb[matches.b[n] * 4];
+    const v = kb[matches.b[n] * 4 + 1];
+    sxx += x * x; sxy += x * y; syy += y * y; sx += x; sy += y;
+    bxx += x * u; byx += y * u; bx += u;
+    bxy += x * v; byy += y * v; by += v;
+  }
+  const count = subset.length;
+  // Normal equations M p = r with M = [[sxx, sxy, sx], [sxy, syy, sy], [sx, sy, n]], solved by Cramer's rule.
+  const det = sxx * (syy * count - sy * sy) - sxy * (sxy * count - sy * sx) + sx * (sxy * sy - syy * sx);
+  if (Math.abs(det) < 1e-6) return null;
+  const solve = (r0: number, r1: number, r2: number): [number, number, number] => [
+    (r0 * (syy * count - sy * sy) - sxy * (r1 * count - sy * r2) + sx * (r1 * sy - syy * r2)) / det,
+    (sxx * (r1 * count - sy * r2) - r0 * (sxy * count - sy * sx) + sx * (sxy * r2 - r1 * sx)) / det,
+    (sxx * (syy * r2 - r1 * sy) - sxy * (sxy * r2 - r1 * sx) + r0 * (sxy * sy - syy * sx)) / det,
+  ];
+  const [m00, m01, tx] = solve(bxx, byx, bx);
+  const [m10, m11, ty] = solve(bxy, byy, by);
+  return { m00, m01, m10, m11, tx, ty };
+}
+
 function transformScale(t: Affine): number {
   return Math.sqrt(Math.abs(t.m00 * t.m11 - t.m01 * t.m10));
 }
@@ -191,7 +209,7 @@ export function compareTemplates(a: NoseTemplate, b: NoseTemplate): PairComparis
   let scale = 0;
   // Two refits: the anchor's estimate is coarse, the first refit's is close, the second settles.
   for (let iteration = 0; iteration < 2; iteration++) {
-    const transform = fitSimilarity(a, b, matches, inliers);
+    const transform = inliers.length >= AFFINE_MIN_INLIERS ? fitAffine(a, b, matches, inliers) : fitSimilarity(a, b, matches, inliers);
     if (!transform) break;
     scale = transformScale(transform);
     if (scale < GEOMETRY_MIN_SCALE || scale > GEOMETRY_MAX_SCALE) return { tentative: matches.count, inliers: 0, scale };

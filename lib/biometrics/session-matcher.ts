@@ -15,11 +15,12 @@ export interface SessionComparison {
  */
 export function compareSessions(probe: readonly NoseTemplate[], enrolled: readonly NoseTemplate[]): SessionComparison {
   const pairs = probe.map((p) => enrolled.map((e) => compareTemplates(p, e)));
-  return { raw: sessionRawScore(pairs), pairs };
+  return { raw: sessionRawScore(pairs.map((row) => row.map((pair) => pair.inliers))), pairs };
 }
 
-export function sessionRawScore(pairs: readonly (readonly PairComparison[])[]): number {
-  const bestPerProbe = pairs.map((row) => row.reduce((best, pair) => Math.max(best, pair.inliers), 0)).sort((a, b) => b - a);
+/** The session statistic from inlier counts: inliers[p][e] for probe image p and enrolled image e. */
+export function sessionRawScore(inliers: readonly (readonly number[])[]): number {
+  const bestPerProbe = inliers.map((row) => row.reduce((best, value) => Math.max(best, value), 0)).sort((a, b) => b - a);
   if (bestPerProbe.length === 0) return 0;
   const top = bestPerProbe.slice(0, 2);
   return top.reduce((sum, value) => sum + value, 0) / top.length;

@@ -1,4 +1,5 @@
 import { DESCRIPTOR_DIMS, TEMPLATE_VERSION } from "./parameters";
+import { SEARCH_VECTOR_DIMS } from "./search-vector";
 
 /**
  * The search form of one nose image's features: immutable typed arrays ready for matching.
@@ -13,6 +14,8 @@ export interface NoseTemplate {
   readonly keypoints: Float32Array;
   /** count x DESCRIPTOR_DIMS int8. */
   readonly descriptors: Int8Array;
+  /** SEARCH_VECTOR_DIMS int8: the whole-image descriptor for 1:N shortlisting. */
+  readonly searchVector: Int8Array;
 }
 
 export class TemplateFormatError extends Error {
@@ -29,9 +32,13 @@ export function keypointCount(template: NoseTemplate): number {
   return template.keypoints.length / 4;
 }
 
+function templateByteLength(count: number): number {
+  return HEADER_BYTES + count * (16 + DESCRIPTOR_DIMS) + SEARCH_VECTOR_DIMS;
+}
+
 export function serializeTemplate(template: NoseTemplate): Uint8Array {
   const count = keypointCount(template);
-  const bytes = new Uint8Array(HEADER_BYTES + count * 16 + count * DESCRIPTOR_DIMS);
+  const bytes = new Uint8Array(templateByteLength(count));
   const view = new DataView(bytes.buffer);
   view.setUint32(0, MAGIC, true);
   view.setUint16(4, template.version, true);
@@ -41,7 +48,9 @@ export function serializeTemplate(template: NoseTemplate): Uint8Array {
   view.setUint16(12, DESCRIPTOR_DIMS, true);
   view.setUint8(14, template.quality);
   for (let i = 0; i < template.keypoints.length; i++) view.setFloat32(HEADER_BYTES + i * 4, template.keypoints[i], true);
-  bytes.set(new Uint8Array(template.descriptors.buffer, template.descriptors.byteOffset, template.descriptors.byteLength), HEADER_BYTES + count * 16);
+  const asBytes = (values: Int8Array) => new Uint8Array(values.buffer, values.byteOffset, values.byteLength);
+  bytes.set(asBytes(template.descriptors), HEADER_BYTES + count * 16);
+  bytes.set(asBytes(template.searchVector), HEADER_BYTES + count * (16 + DESCRIPTOR_DIMS));
   return bytes;
 }
 
@@ -65,7 +74,7 @@ export function deserializeTemplate(bytes: Uint8Array): NoseTemplate {
   const count = view.getUint16(10, true);
   const dims = view.getUint16(12, true);
   if (dims !== DESCRIPTOR_DIMS) throw new TemplateFormatError(`descriptor size ${dims} is not ${DESCRIPTOR_DIMS}`);
-  if (bytes.length !== HEADER_BYTES + count * 16 + count * dims) throw new TemplateFormatError("template length does not match its header");
+  if (bytes.length !== templateByteLength(count)) throw new TemplateFormatError("template length does not match its header");
   const keypoints = new Float32Array(count * 4);
   for (let i = 0; i < keypoints.length; i++) {
     const value = view.getFloat32(HEADER_BYTES + i * 4, true);
@@ -74,5 +83,7 @@ export function deserializeTemplate(bytes: Uint8Array): NoseTemplate {
   }
   const start = bytes.byteOffset + HEADER_BYTES + count * 16;
   const descriptors = new Int8Array(bytes.buffer.slice(start, start + count * dims));
-  return { version, width, height, quality: view.getUint8(14), keypoints, descriptors };
+  const vectorStart = start + count * dims;
+  const searchVector = new Int8Array(bytes.buffer.slice(vectorStart, vectorStart + SEARCH_VECTOR_DIMS));
+  return { version, width, height, quality: view.getUint8(14), keypoints, descriptors, searchVector };
 }

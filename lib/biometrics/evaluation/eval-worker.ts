@@ -1,0 +1,53 @@
+import { parentPort } from "node:worker_threads";
+import sharp from "sharp";
+import { identifyAmong } from "../operations";
+import { compareTemplates } from "../pair-matcher";
+import { deserializeTemplate, type NoseTemplate } from "../template";
+
+/**
+ * A stateful evaluation worker: it holds every template of the data set once, so the main thread sends
+ * only image indices for the millions of comparisons of the all-impostor protocol.
+ */
+export type EvalRequest =
+  | { kind: "load"; templates: (Uint8Array | null)[] }
+  | { kind: "pairs"; pairs: Int32Array }
+  | { kind: "identify"; probes: number[][]; gallery: { petId: string; images: number[] }[] };
+
+let templates: (NoseTemplate | null)[] = [];
+
+function comparePairs(pairs: Int32Array): Int32Array {
+  const inliers = new Int32Array(pairs.length / 2);
+  for (let k = 0; k < inliers.length; k++) {
+    const a = templates[pairs[2 * k]];
+    const b = templates[pairs[2 * k + 1]];
+    inliers[k] = a && b ? compareTemplates(a, b).inliers : 0;
+  }
+  return inliers;
+}
+
+function usable(indices: number[]): NoseTemplate[] {
+  return indices.map((i) => templates[i]).filter((t): t is NoseTemplate => t !== null);
+}
+
+function handle(request: EvalRequest): unknown {
+  switch (request.kind) {
+    case "load":
+      templates = request.templates.map((bytes) => (bytes ? deserializeTemplate(bytes) : null));
+      return templates.length;
+    case "pairs":
+      return comparePairs(request.pairs);
+    case "identify": {
+      const gallery = request.gallery.map((pet) => ({ petId: pet.petId, templates: usable(pet.images) }));
+      return request.probes.map((probe) => identifyAmong(usable(probe), gallery));
+    }
+  }
+}
+
+sharp.concurrency(1);
+parentPort?.on("message", (message: { id: number; request: EvalRequest }) => {
+  try {
+    parentPort!.postMessage({ id: message.id, result: handle(message.request) });
+  } catch (error) {
+    parentPort!.postMessage({ id: message.id, error: (error as Error).message });
+  }
+});
