@@ -1,9 +1,24 @@
 import sharp from "sharp";
+import { renderCapture } from "@/lib/synth/capture";
+import { captureSeed, subjectSeed } from "@/lib/synth/dataset";
+import { createNoseSubject, type NoseSubject } from "@/lib/synth/nose-surface";
 
-// Test images for the API's biometric paths: a pet is a seeded random blob texture (the stand-in
-// for a nose pad), a capture is that texture seen slightly rotated, shifted and re-compressed.
-// They go through the real engine; nothing here decides a match.
+// Test images for the API's biometric paths: pets and captures from the project's synthetic
+// nose-print generator (lib/synth), so that they go through the real engine as real uploads would.
+// Nothing here decides a match.
 
+const DATASET_SEED = 20_261_122;
+const subjects = new Map<number, NoseSubject>();
+
+/** One JPEG capture ("normal" difficulty) of pet `petSeed`; `captureIndex` is a new photo. */
+export async function noseCapture(petSeed: number, captureIndex: number): Promise<Buffer> {
+  const seed = subjectSeed(DATASET_SEED, petSeed);
+  if (!subjects.has(seed)) subjects.set(seed, createNoseSubject(seed));
+  const { jpeg } = await renderCapture(subjects.get(seed)!, captureSeed(seed, captureIndex), { difficulty: "normal" });
+  return jpeg;
+}
+
+/** A prng for the plain test images below. */
 function prng(seed: number): () => number {
   let s = seed >>> 0 || 1;
   return () => {
@@ -12,38 +27,6 @@ function prng(seed: number): () => number {
     s ^= s << 5;
     return (s >>> 0) / 0x1_0000_0000;
   };
-}
-
-const TEXTURE_SIDE = 640;
-
-async function texture(petSeed: number): Promise<Buffer> {
-  const rand = prng(petSeed * 7919 + 17);
-  const cells = 160;
-  const noise = Buffer.alloc(cells * cells);
-  for (let i = 0; i < noise.length; i++) noise[i] = Math.floor(rand() * 256);
-  return sharp(noise, { raw: { width: cells, height: cells, channels: 1 } })
-    .resize(TEXTURE_SIDE, TEXTURE_SIDE, { kernel: "cubic" })
-    .normalise()
-    .raw()
-    .toBuffer();
-}
-
-/** One JPEG capture of pet `petSeed`; `captureIndex` varies pose a little. */
-export async function noseCapture(petSeed: number, captureIndex: number): Promise<Buffer> {
-  const rand = prng(petSeed * 104_729 + captureIndex * 31 + 5);
-  const base = await texture(petSeed);
-  const angle = (rand() - 0.5) * 12;
-  const rotated = await sharp(base, { raw: { width: TEXTURE_SIDE, height: TEXTURE_SIDE, channels: 1 } })
-    .rotate(angle, { background: { r: 128, g: 128, b: 128 } })
-    .raw()
-    .toBuffer({ resolveWithObject: true });
-  const side = 480;
-  const left = Math.floor((rotated.info.width - side) / 2 + (rand() - 0.5) * 30);
-  const top = Math.floor((rotated.info.height - side) / 2 + (rand() - 0.5) * 30);
-  return sharp(rotated.data, { raw: { width: rotated.info.width, height: rotated.info.height, channels: 1 } })
-    .extract({ left, top, width: side, height: side })
-    .jpeg({ quality: 90 })
-    .toBuffer();
 }
 
 /** A plain, featureless JPEG: decodes fine, but the engine should find it unusable (or blank). */
