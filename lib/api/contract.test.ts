@@ -182,6 +182,20 @@ function contractSuite(mode: "pglite" | "postgres") {
     expect((await call("GET", "/v2/pets", { key })).status).toBe(200);
   });
 
+  it("serves the generated OpenAPI document, equal to the committed one, without a key", async () => {
+    const res = await fetch(`${server.baseUrl}/v2/openapi.json`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual(JSON.parse(fs.readFileSync("docs/openapi.json", "utf8")));
+  });
+
+  it("reports operator mistakes as one JSON object", async () => {
+    expect(await ops(server.env, "account:plan", "no-such-account", "standard")).toEqual({ error: "no account no-such-account" });
+    expect(await ops(server.env, "plan:upsert", "gold", "--pet-limit", "lots", "--identification", "yes")).toHaveProperty("error");
+    expect(await ops(server.env, "plan:upsert", "gold", "--pet-limit", "unlimited", "--identification", "yes")).toEqual({
+      plan: { name: "gold", petLimit: null, identification: true },
+    });
+  });
+
   it("answers an unknown route with 404 10404, after authentication", async () => {
     await expectError(call("GET", "/v2/unknown"), 404, "10404");
     await expectError(call("PUT", "/v2/pets"), 404, "10404");
@@ -486,6 +500,8 @@ function contractSuite(mode: "pglite" | "postgres") {
       expect(Array.isArray(direct.usage)).toBe(true);
       server = await startServer({ dataDir: server.dataDir });
       expect((await call("GET", `/v2/pets/${pet}`)).status).toBe(200);
+      // A second server on the same data folder would corrupt it: it stops at start-up instead.
+      await expect(startServer({ dataDir: server.dataDir })).rejects.toThrow(/owned by server process/);
     });
   }
 }
