@@ -194,6 +194,11 @@ function contractSuite(mode: "pglite" | "postgres") {
     expect(await ops(server.env, "plan:upsert", "gold", "--pet-limit", "unlimited", "--identification", "yes")).toEqual({
       plan: { name: "gold", petLimit: null, identification: true },
     });
+    const user = await ops(server.env, "user:create", "--email", "Vet@Clinic.test", "--password", "correct horse battery", "--role", "staff", "--account", accountA);
+    expect(user).toMatchObject({ email: "vet@clinic.test", role: "staff" });
+    expect(await ops(server.env, "user:create", "--email", "x@clinic.test", "--password", "correct horse battery", "--role", "staff")).toHaveProperty("error");
+    const { plans } = (await ops(server.env, "seed")) as { plans: { name: string }[] };
+    expect(plans.map((p) => p.name)).toEqual(expect.arrayContaining(["basic", "demo", "standard"]));
   });
 
   it("answers an unknown route with 404 10404, after authentication", async () => {

@@ -22,6 +22,25 @@ export function pgliteDir(env: Env): string {
   return path.join(env.dataDir, "db");
 }
 
+/**
+ * PostgreSQL: the schema engine takes Prisma's migration advisory lock and leaves it on its
+ * connection, so it gets a pool of its own, ended right after migrating; on the shared pool the lock
+ * would stay until the connection idled out, stalling every other process's migration for 10 s.
+ */
+export async function withMigrationFactory<T>(
+  env: Env,
+  shared: SqlMigrationAwareDriverAdapterFactory,
+  run: (factory: SqlMigrationAwareDriverAdapterFactory) => Promise<T>,
+): Promise<T> {
+  if (!env.DATABASE_URL) return run(shared);
+  const pool = new pg.Pool({ connectionString: env.DATABASE_URL, max: 2 });
+  try {
+    return await run(new PrismaPg(pool));
+  } finally {
+    await pool.end();
+  }
+}
+
 export async function openDatabase(env: Env): Promise<OpenDatabase> {
   if (env.DATABASE_URL) {
     // Our own pool, so that close() ends every connection, including the schema engine's.

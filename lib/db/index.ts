@@ -1,5 +1,5 @@
 import { readEnv, type Env } from "@/lib/env";
-import { openDatabase, type Db, type OpenDatabase } from "./connect";
+import { openDatabase, withMigrationFactory, type Db, type OpenDatabase } from "./connect";
 import { applyMigrations } from "./migrate";
 import { acquireOwnerLock, OwnerBusyError, releaseOwnerLock, type OwnerInfo } from "./owner-lock";
 import { ensureDefaultPlans } from "@/lib/accounts/plans";
@@ -15,7 +15,7 @@ export async function openOwnedDatabase(env: Env, role: OwnerInfo["role"]): Prom
   if (!env.DATABASE_URL) await acquireOwnerLockPatiently(env, role);
   try {
     const db = await openDatabase(env);
-    await applyMigrations(db.factory);
+    await withMigrationFactory(env, db.factory, applyMigrations);
     await ensureDefaultPlans(db.prisma);
     return {
       ...db,

@@ -164,7 +164,8 @@ const runners = {
 export async function runJob(db: Db, jobId: string): Promise<void> {
   const job = await loadJob(db, jobId);
   if (!job || job.status !== "PENDING") return;
-  await db.job.update({ where: { id: jobId }, data: { attempts: { increment: 1 }, startedAt: new Date() } });
+  const { count } = await db.job.updateMany({ where: { id: jobId, status: "PENDING" }, data: { attempts: { increment: 1 }, startedAt: new Date() } });
+  if (count === 0) return; // finished or deleted (with its pet) meanwhile
   let outcome: Outcome;
   try {
     outcome = await runners[job.kind](db, job);
