@@ -45,3 +45,16 @@ export function startServer(): Promise<void> {
   })();
   return state.__rhinariumStarted;
 }
+
+/**
+ * Next would go on listening with every request failing; a server that cannot own its database
+ * (another server holds DATA_DIR, PostgreSQL unreachable, a migration failed) stops instead.
+ */
+export async function startServerOrExit(): Promise<void> {
+  try {
+    await startServer();
+  } catch (error) {
+    console.error("rhinarium: start-up failed:", error instanceof Error ? error.message : error);
+    process.exit(1);
+  }
+}
