@@ -29,6 +29,15 @@ function compile(endpoint: Endpoint): CompiledRoute {
   return { endpoint, pattern: new RegExp(`^${source}$`), paramNames };
 }
 
+/** A malformed escape (e.g. "%E0") is kept as typed: it then names no resource (404), not a 500. */
+function decodeOrRaw(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
 export function createRouter(endpoints: Endpoint[]) {
   const routes = endpoints.map(compile);
   return {
@@ -39,7 +48,7 @@ export function createRouter(endpoints: Endpoint[]) {
         if (!m) continue;
         const params: Record<string, string> = {};
         route.paramNames.forEach((name, i) => {
-          params[name] = decodeURIComponent(m[i + 1]);
+          params[name] = decodeOrRaw(m[i + 1]);
         });
         return { endpoint: route.endpoint, params };
       }
