@@ -36,10 +36,12 @@ const INT32_MIN = -(2 ** 31);
 /** An affine refit needs enough inliers not to bend onto chance matches. */
 const AFFINE_MIN_INLIERS = 6;
 
-/** Nearest neighbour in b for each descriptor of a, kept when close and clearly better than the runner-up. */
+/** Nearest neighbour in b for each descriptor of a, kept when mutual, close, and clearly better than the runner-up. */
 function findTentativeMatches(a: NoseTemplate, b: NoseTemplate): TentativeMatches {
   const countA = keypointCount(a);
   const neighbours = findNearestNeighbours(a.descriptors, b.descriptors, DESCRIPTOR_DIMS).values;
+  // Mutual nearest neighbours only: bead texture repeats, and one-way matches are mostly chance.
+  const reverse = findNearestNeighbours(b.descriptors, a.descriptors, DESCRIPTOR_DIMS).values;
   const matchA = new Int32Array(countA);
   const matchB = new Int32Array(countA);
   const cosine = new Float32Array(countA);
@@ -51,6 +53,7 @@ function findTentativeMatches(a: NoseTemplate, b: NoseTemplate): TentativeMatche
     const best = neighbours[i * 3 + 1];
     const second = neighbours[i * 3 + 2];
     if (bestIndex < 0 || best < minDot) continue;
+    if (reverse[bestIndex * 3] !== i) continue;
     // Squared distances of unit vectors: 2 - 2cos.
     const bestDistance = 2 - (2 * best) / COSINE_SCALE;
     const secondDistance = second === INT32_MIN ? 2 : 2 - (2 * second) / COSINE_SCALE;
