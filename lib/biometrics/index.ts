@@ -9,7 +9,15 @@ export { isJpeg } from "./decode";
 export type { ImageRejectionCode } from "./image-rejection";
 export type { QualityReport, QualityFigures, QualityReason } from "./quality";
 export type { GalleryPet, IdentificationOutcome, IdentificationCandidate, ImageAnalysis, VerificationOutcome } from "./operations";
-export { TEMPLATE_VERSION as ENGINE_VERSION, MIN_ENROL_IMAGES, MIN_PROBE_IMAGES, QUALITY_USABLE_THRESHOLD } from "./parameters";
+export {
+  TEMPLATE_VERSION as ENGINE_VERSION,
+  MIN_ENROL_IMAGES,
+  MIN_PROBE_IMAGES,
+  MIN_USABLE_ENROL_IMAGES,
+  MIN_USABLE_PROBE_IMAGES,
+  QUALITY_USABLE_THRESHOLD,
+} from "./parameters";
+export { explainQualityFailure, type FailureExplanation } from "./failure-advice";
 export { DECISION_THRESHOLD } from "./scoring";
 export { templateVersionOf } from "./template";
 

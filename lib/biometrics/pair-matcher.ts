@@ -11,7 +11,7 @@ import {
   MATCH_MIN_COSINE,
   MATCH_RATIO,
 } from "./parameters";
-import { findNearestNeighbours } from "./simd/nearest";
+import { dotProductMatrix } from "./simd/dot-kernel";
 import { keypointCount, type NoseTemplate } from "./template";
 
 /** What one image-to-image comparison found; `inliers` is the raw similarity. */
@@ -36,10 +36,23 @@ const INT32_MIN = -(2 ** 31);
 /** An affine refit needs enough inliers not to bend onto chance matches. */
 const AFFINE_MIN_INLIERS = 6;
 
-/** Nearest neighbour in b for each descriptor of a, kept when close and clearly better than the runner-up. */
+/** Nearest neighbour in b for each descriptor of a, kept when mutual, close, and clearly better than the runner-up. */
 function findTentativeMatches(a: NoseTemplate, b: NoseTemplate): TentativeMatches {
   const countA = keypointCount(a);
-  const neighbours = findNearestNeighbours(a.descriptors, b.descriptors, DESCRIPTOR_DIMS).values;
+  const countB = keypointCount(b);
+  const dots = dotProductMatrix(a.descriptors, b.descriptors, DESCRIPTOR_DIMS);
+  // Mutual nearest neighbours only: bead texture repeats, and one-way matches are mostly chance.
+  const columnBest = new Int32Array(countB).fill(INT32_MIN);
+  const columnBestRow = new Int32Array(countB).fill(-1);
+  for (let i = 0; i < countA; i++) {
+    const row = i * countB;
+    for (let j = 0; j < countB; j++) {
+      if (dots[row + j] > columnBest[j]) {
+        columnBest[j] = dots[row + j];
+        columnBestRow[j] = i;
+      }
+    }
+  }
   const matchA = new Int32Array(countA);
   const matchB = new Int32Array(countA);
   const cosine = new Float32Array(countA);
@@ -47,10 +60,21 @@ function findTentativeMatches(a: NoseTemplate, b: NoseTemplate): TentativeMatche
   const ratioSq = MATCH_RATIO * MATCH_RATIO;
   let count = 0;
   for (let i = 0; i < countA; i++) {
-    const bestIndex = neighbours[i * 3];
-    const best = neighbours[i * 3 + 1];
-    const second = neighbours[i * 3 + 2];
-    if (bestIndex < 0 || best < minDot) continue;
+    const row = i * countB;
+    let best = INT32_MIN;
+    let second = INT32_MIN;
+    let bestIndex = -1;
+    for (let j = 0; j < countB; j++) {
+      const dot = dots[row + j];
+      if (dot > best) {
+        second = best;
+        best = dot;
+        bestIndex = j;
+      } else if (dot > second) {
+        second = dot;
+      }
+    }
+    if (bestIndex < 0 || best < minDot || columnBestRow[bestIndex] !== i) continue;
     // Squared distances of unit vectors: 2 - 2cos.
     const bestDistance = 2 - (2 * best) / COSINE_SCALE;
     const secondDistance = second === INT32_MIN ? 2 : 2 - (2 * second) / COSINE_SCALE;

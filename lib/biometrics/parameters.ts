@@ -86,7 +86,7 @@ export const GEOMETRY_MAX_SCALE = 2;
 // --- Quality ---------------------------------------------------------------------------------
 
 /** An image scoring below this is unusable (not enrolled, not used as a probe). */
-export const QUALITY_USABLE_THRESHOLD = 40;
+export const QUALITY_USABLE_THRESHOLD = 50;
 /** An image with fewer keypoints than this cannot be matched reliably whatever its other figures. */
 export const QUALITY_MIN_KEYPOINTS = 40;
 

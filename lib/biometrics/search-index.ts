@@ -1,5 +1,5 @@
 import { SEARCH_VECTOR_DIMS } from "./search-vector";
-import { dotProducts } from "./simd/nearest";
+import { dotProducts } from "./simd/dot-kernel";
 
 /**
  * An in-memory index of pets' search vectors for 1:N shortlisting: one contiguous int8 matrix scanned

@@ -3,10 +3,10 @@ import path from "node:path";
 import wabtFactory from "wabt";
 
 /** The kernel's bytes assembled from its text source (build time and the freshness test only). */
-export async function assembleNearestKernel(): Promise<Uint8Array> {
+export async function assembleDotKernel(): Promise<Uint8Array> {
   const wabt = await wabtFactory();
-  const source = fs.readFileSync(path.join(import.meta.dirname, "nearest.wat"), "utf8");
-  const module = wabt.parseWat("nearest.wat", source, { simd: true });
+  const source = fs.readFileSync(path.join(import.meta.dirname, "dot-kernel.wat"), "utf8");
+  const module = wabt.parseWat("dot-kernel.wat", source, { simd: true });
   try {
     return module.toBinary({}).buffer;
   } finally {

@@ -1,0 +1,134 @@
+import sharp from "sharp";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { renderCapture } from "../synth/capture";
+import { burstLayout, captureSeed, subjectSeed } from "../synth/dataset";
+import { createNoseSubject } from "../synth/nose-surface";
+import type { DifficultyName } from "../synth/parameters";
+import { analyseImage as analyseInPool, shutdownEngine } from "./index";
+import { analyseImage, identifyPet, verifyPet, type ImageAnalysis } from "./operations";
+import { DECISION_THRESHOLD } from "./scoring";
+import { deserializeTemplate, serializeTemplate, TemplateFormatError, templateVersionOf } from "./template";
+import { TEMPLATE_VERSION } from "./parameters";
+
+/** Eight captures per subject, rendered exactly as `npm run synth` would with seed 9001. */
+async function captures(subjectIndex: number, difficulty: DifficultyName): Promise<Buffer[]> {
+  const seed = subjectSeed(9001, subjectIndex);
+  const subject = createNoseSubject(seed);
+  const bursts = burstLayout(seed, 8, difficulty);
+  return Promise.all(
+    bursts.map(async (burst, c) => (await renderCapture(subject, captureSeed(seed, c), { difficulty, ...(burst ? { burst } : {}) })).jpeg),
+  );
+}
+
+function templatesOf(analyses: ImageAnalysis[]): Uint8Array[] {
+  return analyses.flatMap((a) => (a.ok && a.template ? [a.template] : []));
+}
+
+const SUBJECTS = 4;
+/** Score points between a clean genuine (or impostor) session and the decision threshold. */
+const MARGIN = 10;
+/** Clean phone photos ("normal"): the separation every good capture must show. */
+let images: Buffer[][] = [];
+let analyses: ImageAnalysis[][] = [];
+/** Detector crops with blur and glare ("hard"): identification must still work on them. */
+let hardAnalyses: ImageAnalysis[][] = [];
+
+async function analyseAll(sets: Buffer[][]): Promise<ImageAnalysis[][]> {
+  const out: ImageAnalysis[][] = [];
+  for (const set of sets) out.push(await Promise.all(set.map(analyseImage)));
+  return out;
+}
+
+beforeAll(async () => {
+  images = await Promise.all(Array.from({ length: SUBJECTS }, (_, s) => captures(s, "normal")));
+  analyses = await analyseAll(images);
+  hardAnalyses = await analyseAll(await Promise.all(Array.from({ length: SUBJECTS }, (_, s) => captures(s, "hard"))));
+}, 300_000);
+
+afterAll(() => shutdownEngine());
+
+describe("1:1 verification (3 probe vs 5 enrolled images)", () => {
+  it("scores the same nose above the threshold with margin", () => {
+    for (let s = 0; s < SUBJECTS; s++) {
+      const all = templatesOf(analyses[s]);
+      const outcome = verifyPet(all.slice(5), all.slice(0, 5));
+      expect(outcome.score, `subject ${s}`).toBeGreaterThanOrEqual(DECISION_THRESHOLD + MARGIN);
+      expect(outcome.isVerified).toBe(true);
+    }
+  });
+
+  it("scores other noses below the threshold with margin", () => {
+    for (let p = 0; p < SUBJECTS; p++) {
+      for (let e = 0; e < SUBJECTS; e++) {
+        if (p === e) continue;
+        const outcome = verifyPet(templatesOf(analyses[p]).slice(5), templatesOf(analyses[e]).slice(0, 5));
+        expect(outcome.score, `probe ${p} vs enrolled ${e}`).toBeLessThanOrEqual(DECISION_THRESHOLD - MARGIN);
+        expect(outcome.isVerified).toBe(false);
+      }
+    }
+  });
+
+  it("reports the figures behind a score (transparency)", () => {
+    const all = templatesOf(analyses[0]);
+    const { details } = verifyPet(all.slice(5), all.slice(0, 5));
+    expect(details.inliers).toHaveLength(3);
+    expect(details.inliers[0]).toHaveLength(5);
+    expect(Math.max(...details.inliers.flat())).toBeGreaterThan(0);
+    expect(details.raw).toBeGreaterThan(0);
+  });
+});
+
+describe("1:N identification on hard captures", () => {
+  it("finds each probe's pet first and nobody for a stranger", () => {
+    const gallery = [0, 1, 2].map((s) => ({ petId: `pet-${s}`, templates: templatesOf(hardAnalyses[s]).slice(0, 5) }));
+    for (const s of [0, 1, 2]) {
+      expect(identifyPet(templatesOf(hardAnalyses[s]).slice(5), gallery).candidates[0]?.petId, `subject ${s}`).toBe(`pet-${s}`);
+    }
+    expect(identifyPet(templatesOf(hardAnalyses[3]).slice(5), gallery).candidates).toEqual([]);
+  });
+});
+
+describe("templates", () => {
+  it("round-trip through their persisted form unchanged", () => {
+    const bytes = templatesOf(analyses[0])[0];
+    const template = deserializeTemplate(bytes);
+    expect(template.version).toBe(TEMPLATE_VERSION);
+    expect(Buffer.from(serializeTemplate(template)).equals(Buffer.from(bytes))).toBe(true);
+  });
+
+  it("refuse another engine version and damaged bytes instead of misreading them", () => {
+    const bytes = Uint8Array.from(templatesOf(analyses[0])[0]);
+    const older = Uint8Array.from(bytes);
+    new DataView(older.buffer).setUint16(4, TEMPLATE_VERSION + 1, true);
+    expect(templateVersionOf(older)).toBe(TEMPLATE_VERSION + 1);
+    expect(() => deserializeTemplate(older)).toThrow(TemplateFormatError);
+    expect(() => deserializeTemplate(bytes.subarray(0, bytes.length - 1))).toThrow(TemplateFormatError);
+    expect(() => deserializeTemplate(new Uint8Array(8))).toThrow(TemplateFormatError);
+  });
+
+  it("are deterministic, and the worker pool gives the in-process result", async () => {
+    const jpeg = images[2][0];
+    const [a, b, pooled] = [await analyseImage(jpeg), await analyseImage(jpeg), await analyseInPool(jpeg)];
+    if (!a.ok || !b.ok || !pooled.ok) throw new Error("expected a usable image");
+    expect(Buffer.from(a.template!).equals(Buffer.from(b.template!))).toBe(true);
+    expect(Buffer.from(pooled.template!).equals(Buffer.from(a.template!))).toBe(true);
+  });
+});
+
+describe("quality", () => {
+  it("marks a heavily blurred image unusable and says why", async () => {
+    const blurred = await sharp(images[0][0]).blur(6).jpeg().toBuffer();
+    const sharpAnalysis = await analyseImage(images[0][0]);
+    const blurredAnalysis = await analyseImage(blurred);
+    if (!sharpAnalysis.ok || !blurredAnalysis.ok) throw new Error("both decode");
+    expect(blurredAnalysis.quality.score).toBeLessThan(sharpAnalysis.quality.score);
+    expect(blurredAnalysis.quality.usable).toBe(false);
+    expect(blurredAnalysis.template).toBeNull();
+    expect(blurredAnalysis.quality.reasons).toContain("out of focus or motion-blurred");
+  });
+
+  it("rejects what is not a nose photo at all with a typed reason", async () => {
+    const result = await analyseImage(Buffer.from("definitely not a jpeg"));
+    expect(result).toEqual({ ok: false, rejection: { code: "NOT_JPEG", message: expect.any(String) } });
+  });
+});

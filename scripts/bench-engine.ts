@@ -1,0 +1,153 @@
+/**
+ * npm run bench:engine [-- --subjects 50 --impostor-pairs 2000]
+ * Single-thread latency of the engine and a side-by-side run against the peer baseline (OpenCV SIFT +
+ * ratio test + RANSAC, Debian's python3-opencv) on the same image pairs of a synthetic hard set.
+ * Prints figures only; nothing is asserted (speed and accuracy live in benchmarks, not in tests).
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import sharp from "sharp";
+import { areaUnderRoc, equalErrorRate } from "../lib/biometrics/evaluation/metrics";
+import { runSiftPeer } from "../lib/biometrics/evaluation/sift-peer";
+import { extractNoseImage } from "../lib/biometrics/extract";
+import { verifyPet } from "../lib/biometrics/operations";
+import { compareTemplates } from "../lib/biometrics/pair-matcher";
+import { serializeTemplate, type NoseTemplate } from "../lib/biometrics/template";
+import { generateDataset } from "../lib/synth/dataset";
+
+const { values } = parseArgs({
+  options: { subjects: { type: "string", default: "50" }, "impostor-pairs": { type: "string", default: "2000" } },
+});
+const subjects = Number(values.subjects);
+const impostorPairs = Number(values["impostor-pairs"]);
+const work = fs.mkdtempSync(path.join(os.tmpdir(), "rhinarium-bench-"));
+
+function quantiles(samples: number[]): { median: number; p95: number } {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return { median: sorted[Math.floor(sorted.length / 2)], p95: sorted[Math.floor(sorted.length * 0.95)] };
+}
+const ms = (value: number) => `${value.toFixed(1)} ms`;
+
+async function timeExtraction(): Promise<{ median: number; p95: number; images: number }> {
+  const root = path.join(work, "normal");
+  await generateDataset({ out: root, subjects: 6, captures: 4, seed: 404, difficulty: "normal" });
+  const files = fs.readdirSync(root).filter((d) => d.startsWith("s")).flatMap((d) => fs.readdirSync(path.join(root, d)).map((f) => path.join(root, d, f)));
+  const jpegs = await Promise.all(files.map((f) => sharp(f).resize(640, 640, { fit: "inside" }).jpeg({ quality: 90 }).toBuffer()));
+  for (const jpeg of jpegs.slice(0, 5)) await extractNoseImage(jpeg);
+  const samples: number[] = [];
+  for (let round = 0; round < 3; round++) {
+    for (const jpeg of jpegs) {
+      const started = performance.now();
+      await extractNoseImage(jpeg);
+      samples.push(performance.now() - started);
+    }
+  }
+  return { ...quantiles(samples), images: jpegs.length };
+}
+
+interface HardSet {
+  root: string;
+  images: string[];
+  subjectOf: (image: string) => string;
+}
+
+async function hardSet(): Promise<HardSet> {
+  const root = path.join(work, "hard");
+  await generateDataset({ out: root, subjects, captures: 8, seed: 303, difficulty: "hard" });
+  const images = fs.readdirSync(root).filter((d) => d.startsWith("s")).sort().flatMap((d) => fs.readdirSync(path.join(root, d)).sort().map((f) => `${d}/${f}`));
+  return { root, images, subjectOf: (image) => image.split("/")[0] };
+}
+
+/** Every genuine pair, and a deterministic spread of impostor pairs. */
+function choosePairs(set: HardSet): { a: string; b: string; genuine: boolean }[] {
+  const pairs: { a: string; b: string; genuine: boolean }[] = [];
+  const impostors: { a: string; b: string; genuine: boolean }[] = [];
+  for (let i = 0; i < set.images.length; i++) {
+    for (let j = i + 1; j < set.images.length; j++) {
+      const genuine = set.subjectOf(set.images[i]) === set.subjectOf(set.images[j]);
+      (genuine ? pairs : impostors).push({ a: set.images[i], b: set.images[j], genuine });
+    }
+  }
+  const step = Math.max(1, Math.floor(impostors.length / impostorPairs));
+  for (let k = 0; k < impostors.length && pairs.length < impostors.length; k += step) {
+    pairs.push(impostors[k]);
+    if (pairs.filter((p) => !p.genuine).length >= impostorPairs) break;
+  }
+  return pairs;
+}
+
+async function main(): Promise<void> {
+  console.log(`machine: ${os.cpus().length} x ${os.cpus()[0]?.model}, node ${process.version}; single thread unless stated`);
+  const extraction = await timeExtraction();
+  console.log(`extraction, 640 px image: median ${ms(extraction.median)}, p95 ${ms(extraction.p95)} (${extraction.images} images x 3)`);
+
+  const set = await hardSet();
+  const templates = new Map<string, NoseTemplate | null>();
+  let extractMs = 0;
+  for (const image of set.images) {
+    const started = performance.now();
+    const result = await extractNoseImage(fs.readFileSync(path.join(set.root, image)));
+    extractMs += performance.now() - started;
+    templates.set(image, result.ok ? result.template : null);
+  }
+
+  const bySubject = new Map<string, Uint8Array[]>();
+  for (const image of set.images) {
+    const t = templates.get(image);
+    if (t) bySubject.set(set.subjectOf(image), [...(bySubject.get(set.subjectOf(image)) ?? []), serializeTemplate(t)]);
+  }
+  const verifySamples: number[] = [];
+  const ids = [...bySubject.keys()].filter((id) => bySubject.get(id)!.length >= 8);
+  for (let k = 0; k < Math.min(60, ids.length * 2); k++) {
+    const probe = bySubject.get(ids[k % ids.length])!.slice(5, 8);
+    const enrolled = bySubject.get(ids[(k + (k % 2)) % ids.length])!.slice(0, 5);
+    const started = performance.now();
+    verifyPet(probe, enrolled);
+    verifySamples.push(performance.now() - started);
+  }
+  const verification = quantiles(verifySamples);
+  console.log(`verification, 3 vs 5 images (hard set): median ${ms(verification.median)}, p95 ${ms(verification.p95)} (${verifySamples.length} runs)`);
+
+  const pairs = choosePairs(set);
+  const csv = path.join(work, "pairs.csv");
+  fs.writeFileSync(csv, `a,b,genuine\n${pairs.map((p) => `${p.a},${p.b},${p.genuine ? 1 : 0}`).join("\n")}\n`);
+  let compareMs = 0;
+  const ours = pairs.map((p) => {
+    const ta = templates.get(p.a);
+    const tb = templates.get(p.b);
+    if (!ta || !tb) return 0;
+    const started = performance.now();
+    const inliers = compareTemplates(ta, tb).inliers;
+    compareMs += performance.now() - started;
+    return inliers;
+  });
+  const peer = await runSiftPeer({ pairsCsv: csv, root: set.root });
+  const peerScores = peer.scores.map((s) => s.score);
+  const split = (scores: number[]) => ({
+    genuine: scores.filter((_, i) => pairs[i].genuine),
+    impostor: scores.filter((_, i) => !pairs[i].genuine),
+  });
+  const report = (name: string, scores: number[], extractPerImage: number, comparePerPair: number) => {
+    const { genuine, impostor } = split(scores);
+    return { name, auc: areaUnderRoc(genuine, impostor), eer: equalErrorRate(genuine, impostor).eer, extractPerImage, comparePerPair };
+  };
+  const rows = [
+    report("Rhinarium (TypeScript + WASM SIMD)", ours, extractMs / set.images.length, compareMs / pairs.length),
+    report("OpenCV SIFT + ratio + RANSAC (native)", peerScores, peer.timings.extractMsPerImage, peer.timings.compareMsPerPair),
+  ];
+  const genuineCount = pairs.filter((p) => p.genuine).length;
+  console.log(`\nimage pairs of the hard set (seed 303, ${subjects} subjects x 8 captures, 160–350 px): ${genuineCount} genuine, ${pairs.length - genuineCount} impostor`);
+  console.log("| system | AUC | EER | extraction ms/image | comparison ms/pair |");
+  console.log("|---|---|---|---|---|");
+  for (const r of rows) console.log(`| ${r.name} | ${r.auc.toFixed(4)} | ${(r.eer * 100).toFixed(2)} % | ${r.extractPerImage.toFixed(1)} | ${r.comparePerPair.toFixed(2)} |`);
+  const [a, b] = rows;
+  console.log(`ratio (ours / peer): AUC ${(a.auc / b.auc).toFixed(3)}, EER ${(a.eer / b.eer).toFixed(3)}, extraction ${(a.extractPerImage / b.extractPerImage).toFixed(2)}, comparison ${(a.comparePerPair / b.comparePerPair).toFixed(2)}`);
+  fs.rmSync(work, { recursive: true, force: true });
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
