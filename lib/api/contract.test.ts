@@ -154,7 +154,8 @@ function contractSuite(mode: "pglite" | "postgres") {
   afterAll(async () => {
     await server?.stop();
     if (mode === "postgres") await adminSql(`DROP DATABASE IF EXISTS ${databaseName} WITH (FORCE)`);
-    else if (server) fs.rmSync(server.dataDir, { recursive: true, force: true });
+    // Images live in DATA_DIR in both modes.
+    if (server) fs.rmSync(server.dataDir, { recursive: true, force: true });
   });
 
   it("authenticates every call: 401 10000 for a missing, wrong or deactivated key", async () => {
