@@ -1,6 +1,7 @@
 import type { Db } from "@/lib/db/connect";
 import type { Prisma } from "@/lib/generated/prisma/client";
 import { readImageFile } from "@/lib/storage/images";
+import type { QualityReport } from "@/lib/biometrics";
 import { getEngine } from "./engine-port";
 
 type Json = Prisma.InputJsonValue;
@@ -49,8 +50,14 @@ function usableTemplates(images: ImageRow[]): Uint8Array[] {
   return images.filter((i) => i.usable && i.template).map((i) => new Uint8Array(i.template!));
 }
 
-/** What support needs to tell the clinic why: each image's quality verdict and figures. */
-function tooFewUsable(images: ImageRow[], required: number, set: "probe" | "enrolment"): Outcome {
+function isQualityReport(value: unknown): value is QualityReport {
+  return typeof value === "object" && value !== null && "score" in value && "reasons" in value && "figures" in value;
+}
+
+/** What support needs to tell the clinic why: a summary with advice, and each image's verdict and figures. */
+async function tooFewUsable(images: ImageRow[], required: number, set: "probe" | "enrolment"): Promise<Outcome> {
+  const { explainQualityFailure } = await getEngine();
+  const explanation = explainQualityFailure(images.map((i) => i.quality).filter(isQualityReport), required);
   return {
     status: "FAILED",
     reason: {
@@ -58,6 +65,8 @@ function tooFewUsable(images: ImageRow[], required: number, set: "probe" | "enro
       set,
       required,
       usable: usableTemplates(images).length,
+      summary: explanation.summary,
+      reasons: explanation.reasons as unknown as Json,
       images: images.map((i) => ({ id: i.id, usable: i.usable, quality: i.quality as Json })),
     },
   };
@@ -74,17 +83,17 @@ function loadJob(db: Db, jobId: string) {
 }
 
 async function runFingerprintAddition(db: Db, job: JobRow): Promise<Outcome> {
-  const { MIN_ENROL_IMAGES } = await getEngine();
+  const { MIN_USABLE_ENROL_IMAGES } = await getEngine();
   const images = await sessionImages(db, job.sessionId);
-  if (usableTemplates(images).length < MIN_ENROL_IMAGES) return tooFewUsable(images, MIN_ENROL_IMAGES, "enrolment");
+  if (usableTemplates(images).length < MIN_USABLE_ENROL_IMAGES) return tooFewUsable(images, MIN_USABLE_ENROL_IMAGES, "enrolment");
   // Enrolment happens in finishJob, in the same transaction that marks the job SUCCESS.
   return { status: "SUCCESS" };
 }
 
 async function runVerification(db: Db, job: JobRow): Promise<Outcome> {
-  const { MIN_PROBE_IMAGES, verifyPet } = await getEngine();
+  const { MIN_USABLE_PROBE_IMAGES, verifyPet } = await getEngine();
   const probe = await sessionImages(db, job.sessionId);
-  if (usableTemplates(probe).length < MIN_PROBE_IMAGES) return tooFewUsable(probe, MIN_PROBE_IMAGES, "probe");
+  if (usableTemplates(probe).length < MIN_USABLE_PROBE_IMAGES) return tooFewUsable(probe, MIN_USABLE_PROBE_IMAGES, "probe");
   const enrolled = await currentTemplates(
     db,
     await db.fingerprintImage.findMany({ where: { accountId: job.accountId, petId: job.petId }, select: imageSelect }),
@@ -100,9 +109,9 @@ async function runVerification(db: Db, job: JobRow): Promise<Outcome> {
 }
 
 async function runIdentification(db: Db, job: JobRow): Promise<Outcome> {
-  const { MIN_PROBE_IMAGES, identifyPet } = await getEngine();
+  const { MIN_USABLE_PROBE_IMAGES, identifyPet } = await getEngine();
   const probe = await sessionImages(db, job.sessionId);
-  if (usableTemplates(probe).length < MIN_PROBE_IMAGES) return tooFewUsable(probe, MIN_PROBE_IMAGES, "probe");
+  if (usableTemplates(probe).length < MIN_USABLE_PROBE_IMAGES) return tooFewUsable(probe, MIN_USABLE_PROBE_IMAGES, "probe");
   const poolName = job.account.searchPoolName;
   let poolId: string | undefined;
   if (poolName) {
