@@ -1,7 +1,8 @@
 import type { Db } from "@/lib/db/connect";
 import type { Prisma } from "@/lib/generated/prisma/client";
 import { readImageFile } from "@/lib/storage/images";
-import { getEngine, type Engine } from "./engine-port";
+import type { QualityReport } from "@/lib/biometrics";
+import { getEngine } from "./engine-port";
 
 type Json = Prisma.InputJsonValue;
 
@@ -49,18 +50,14 @@ function usableTemplates(images: ImageRow[]): Uint8Array[] {
   return images.filter((i) => i.usable && i.template).map((i) => new Uint8Array(i.template!));
 }
 
-type QualityReport = Parameters<Engine["explainQualityFailure"]>[0][number];
-
 function isQualityReport(value: unknown): value is QualityReport {
-  return typeof value === "object" && value !== null && "usable" in value && "reasons" in value;
+  return typeof value === "object" && value !== null && "score" in value && "reasons" in value && "figures" in value;
 }
 
-/**
- * What support needs to tell the clinic why: each image's quality verdict and figures, and the
- * engine's explanation (the most frequent reason and the capture advice that fixes it).
- */
-function tooFewUsable(engine: Engine, images: ImageRow[], required: number, set: "probe" | "enrolment"): Outcome {
-  const explanation = engine.explainQualityFailure(images.map((i) => i.quality).filter(isQualityReport), required);
+/** What support needs to tell the clinic why: a summary with advice, and each image's verdict and figures. */
+async function tooFewUsable(images: ImageRow[], required: number, set: "probe" | "enrolment"): Promise<Outcome> {
+  const { explainQualityFailure } = await getEngine();
+  const explanation = explainQualityFailure(images.map((i) => i.quality).filter(isQualityReport), required);
   return {
     status: "FAILED",
     reason: {
@@ -68,7 +65,8 @@ function tooFewUsable(engine: Engine, images: ImageRow[], required: number, set:
       set,
       required,
       usable: usableTemplates(images).length,
-      explanation: JSON.parse(JSON.stringify(explanation)) as Json,
+      summary: explanation.summary,
+      reasons: explanation.reasons as unknown as Json,
       images: images.map((i) => ({ id: i.id, usable: i.usable, quality: i.quality as Json })),
     },
   };
@@ -85,24 +83,24 @@ function loadJob(db: Db, jobId: string) {
 }
 
 async function runFingerprintAddition(db: Db, job: JobRow): Promise<Outcome> {
-  const engine = await getEngine();
+  const { MIN_USABLE_ENROL_IMAGES } = await getEngine();
   const images = await sessionImages(db, job.sessionId);
-  if (usableTemplates(images).length < engine.MIN_ENROL_IMAGES) return tooFewUsable(engine, images, engine.MIN_ENROL_IMAGES, "enrolment");
+  if (usableTemplates(images).length < MIN_USABLE_ENROL_IMAGES) return tooFewUsable(images, MIN_USABLE_ENROL_IMAGES, "enrolment");
   // Enrolment happens in finishJob, in the same transaction that marks the job SUCCESS.
   return { status: "SUCCESS" };
 }
 
 async function runVerification(db: Db, job: JobRow): Promise<Outcome> {
-  const engine = await getEngine();
+  const { MIN_USABLE_PROBE_IMAGES, verifyPet } = await getEngine();
   const probe = await sessionImages(db, job.sessionId);
-  if (usableTemplates(probe).length < engine.MIN_PROBE_IMAGES) return tooFewUsable(engine, probe, engine.MIN_PROBE_IMAGES, "probe");
+  if (usableTemplates(probe).length < MIN_USABLE_PROBE_IMAGES) return tooFewUsable(probe, MIN_USABLE_PROBE_IMAGES, "probe");
   const enrolled = await currentTemplates(
     db,
     await db.fingerprintImage.findMany({ where: { accountId: job.accountId, petId: job.petId }, select: imageSelect }),
   );
   const enrolledTemplates = usableTemplates(enrolled);
   if (enrolledTemplates.length === 0) return { status: "FAILED", reason: { code: "PET_HAS_NO_USABLE_ENROLMENT" } };
-  const outcome = await engine.verifyPet(usableTemplates(probe), enrolledTemplates);
+  const outcome = await verifyPet(usableTemplates(probe), enrolledTemplates);
   return {
     status: "SUCCESS",
     result: { score: outcome.score, isVerified: outcome.isVerified },
@@ -111,9 +109,9 @@ async function runVerification(db: Db, job: JobRow): Promise<Outcome> {
 }
 
 async function runIdentification(db: Db, job: JobRow): Promise<Outcome> {
-  const engine = await getEngine();
+  const { MIN_USABLE_PROBE_IMAGES, identifyPet } = await getEngine();
   const probe = await sessionImages(db, job.sessionId);
-  if (usableTemplates(probe).length < engine.MIN_PROBE_IMAGES) return tooFewUsable(engine, probe, engine.MIN_PROBE_IMAGES, "probe");
+  if (usableTemplates(probe).length < MIN_USABLE_PROBE_IMAGES) return tooFewUsable(probe, MIN_USABLE_PROBE_IMAGES, "probe");
   const poolName = job.account.searchPoolName;
   let poolId: string | undefined;
   if (poolName) {
@@ -134,7 +132,7 @@ async function runIdentification(db: Db, job: JobRow): Promise<Outcome> {
     byPet.set(petId, [...(byPet.get(petId) ?? []), new Uint8Array(image.template)]);
   });
   const gallery = [...byPet].map(([petId, templates]) => ({ petId, templates }));
-  const outcome = await engine.identifyPet(usableTemplates(probe), gallery);
+  const outcome = await identifyPet(usableTemplates(probe), gallery);
   return {
     status: "SUCCESS",
     result: { candidates: outcome.candidates.map((c) => ({ petId: c.petId, score: c.score })) },
