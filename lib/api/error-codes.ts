@@ -39,7 +39,7 @@ export const ERROR_CODES = {
     digits: "30002", status: 500, reachable: false, description: "Unknown species",
     why: "Species is validated against DOG|CAT at the door (10001) and stored as a database enum.",
   },
-  // Additions of this service, for cases the contract has no code for (see docs/api.md).
+  // Additions of this service, for cases the contract has no code for (see the README, API notes).
   RouteNotFoundError: { digits: "10404", status: 404, reachable: true, description: "No endpoint has this method and path" },
   InternalServerError: { digits: "10500", status: 500, reachable: true, description: "Unexpected failure; retry with exponential backoff" },
 } as const satisfies Record<string, ErrorCodeEntry>;

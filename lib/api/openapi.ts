@@ -106,7 +106,7 @@ export function buildOpenApiDocument() {
       version: "2",
       description:
         "Pet profiles, capture sessions, nose and appearance image uploads, and asynchronous registration, " +
-        "verification (1:1) and identification (1:N) jobs. See docs/api.md for every choice the contract leaves open.",
+        "verification (1:1) and identification (1:N) jobs. See the README (API notes) for every choice the contract leaves open.",
     },
     security: [{ apiKey: [] }],
     paths,
