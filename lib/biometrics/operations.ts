@@ -1,6 +1,6 @@
 import { extractNoseImage } from "./extract";
 import { compareTemplates } from "./pair-matcher";
-import { SHORTLIST_SIZE } from "./parameters";
+import { COARSE_SHORTLIST_SIZE, DESCRIPTOR_DIMS, LIGHT_MATCH_KEYPOINTS, SHORTLIST_SIZE } from "./parameters";
 import { SearchIndex } from "./search-index";
 import { combineSearchVectors } from "./search-vector";
 import { DECISION_THRESHOLD, pairScore, sessionScore } from "./scoring";
@@ -30,7 +30,7 @@ export interface IdentificationCandidate {
 
 export interface IdentificationOutcome {
   candidates: IdentificationCandidate[];
-  details: { searched: number; compared: number; bestRaw: number };
+  details: { searched: number; lightMatched: number; compared: number; bestRaw: number };
 }
 
 export interface GalleryPet {
@@ -70,10 +70,7 @@ export function identifyPet(probe: Uint8Array[], gallery: GalleryPet[]): Identif
   );
 }
 
-/**
- * 1:N on decoded templates: gallery pets ranked by search-vector similarity, the best SHORTLIST_SIZE
- * compared in full, those at or above the threshold returned best first.
- */
+/** 1:N on decoded templates: the cascade of identifyWithIndex over the given gallery. */
 export function identifyAmong(probe: NoseTemplate[], gallery: { petId: string; templates: NoseTemplate[] }[]): IdentificationOutcome {
   const index = new SearchIndex();
   const byId = new Map(gallery.map((pet) => [pet.petId, pet.templates]));
@@ -83,13 +80,27 @@ export function identifyAmong(probe: NoseTemplate[], gallery: { petId: string; t
   return identifyWithIndex(probe, index, (petId) => byId.get(petId) ?? []);
 }
 
-/** 1:N against a prepared index; `templatesOf` supplies the full templates of shortlisted pets only. */
+/** The same template cut to its strongest keypoints (templates store keypoints strongest first). */
+function strongestKeypoints(template: NoseTemplate, count: number): NoseTemplate {
+  const kept = Math.min(count, template.keypoints.length / 4);
+  return { ...template, keypoints: template.keypoints.subarray(0, kept * 4), descriptors: template.descriptors.subarray(0, kept * DESCRIPTOR_DIMS) };
+}
+
+/** 1:N against a prepared index; `templatesOf` supplies full templates of the pets that reach matching. */
 export function identifyWithIndex(
   probe: NoseTemplate[],
   index: SearchIndex,
   templatesOf: (petId: string) => NoseTemplate[],
 ): IdentificationOutcome {
-  const shortlist = index.search(combineSearchVectors(probe.map((t) => t.searchVector)), SHORTLIST_SIZE);
+  const coarse = index.search(combineSearchVectors(probe.map((t) => t.searchVector)), COARSE_SHORTLIST_SIZE);
+  const lightProbe = probe.map((t) => strongestKeypoints(t, LIGHT_MATCH_KEYPOINTS));
+  const shortlist = coarse
+    .map(({ petId }) => ({
+      petId,
+      light: compareSessions(lightProbe, templatesOf(petId).map((t) => strongestKeypoints(t, LIGHT_MATCH_KEYPOINTS))).raw,
+    }))
+    .sort((a, b) => b.light - a.light || a.petId.localeCompare(b.petId))
+    .slice(0, SHORTLIST_SIZE);
   let bestRaw = 0;
   const candidates: IdentificationCandidate[] = [];
   for (const { petId } of shortlist) {
@@ -99,7 +110,7 @@ export function identifyWithIndex(
     if (score >= DECISION_THRESHOLD) candidates.push({ petId, score });
   }
   candidates.sort((a, b) => b.score - a.score || a.petId.localeCompare(b.petId));
-  return { candidates, details: { searched: index.size, compared: shortlist.length, bestRaw } };
+  return { candidates, details: { searched: index.size, lightMatched: coarse.length, compared: shortlist.length, bestRaw } };
 }
 
 /** Single-image 1:1 score, used by the evaluation's pair protocol. */

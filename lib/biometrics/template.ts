@@ -10,7 +10,7 @@ export interface NoseTemplate {
   readonly width: number;
   readonly height: number;
   readonly quality: number;
-  /** count x 4 floats: x, y, sigma, angle (radians) in WORK_SIZE pixel space. */
+  /** count x 4 floats: x, y, sigma, angle (radians) in WORK_SIZE pixel space, strongest keypoint first. */
   readonly keypoints: Float32Array;
   /** count x DESCRIPTOR_DIMS int8. */
   readonly descriptors: Int8Array;
