@@ -123,25 +123,27 @@ function selectSpread(candidates: Keypoint[], width: number, height: number): Ke
 }
 
 const ORIENTATION_BINS = 36;
+/** Orientation window: 11 x 11 samples spaced 0.75 sigma, Gaussian-weighted with sigma 1.5 (in keypoint sigmas). */
+const ORIENTATION_SAMPLES: { u: number; v: number; weight: number }[] = [];
+for (let j = -5; j <= 5; j++) {
+  for (let i = -5; i <= 5; i++) {
+    const u = i * 0.75;
+    const v = j * 0.75;
+    ORIENTATION_SAMPLES.push({ u, v, weight: Math.exp(-(u * u + v * v) / (2 * 1.5 * 1.5)) });
+  }
+}
 
 /** Dominant gradient direction around the keypoint (SIFT's orientation histogram on a sampled grid). */
 function dominantAngle(level: ScaleLevel, keypoint: Keypoint): number {
   const { width, height } = level.blurred;
   const histogram = new Float32Array(ORIENTATION_BINS);
-  const step = keypoint.sigma * 0.75;
-  const weightSigma = 1.5 * keypoint.sigma;
-  for (let j = -5; j <= 5; j++) {
-    for (let i = -5; i <= 5; i++) {
-      const ox = i * step;
-      const oy = j * step;
-      const x = keypoint.x + ox;
-      const y = keypoint.y + oy;
-      const gx = sampleBilinear(level.gx, width, height, x, y);
-      const gy = sampleBilinear(level.gy, width, height, x, y);
-      const weight = Math.exp(-(ox * ox + oy * oy) / (2 * weightSigma * weightSigma)) * Math.sqrt(gx * gx + gy * gy);
-      const bin = (((Math.atan2(gy, gx) + Math.PI) / (2 * Math.PI)) * ORIENTATION_BINS) % ORIENTATION_BINS;
-      histogram[Math.floor(bin)] += weight;
-    }
+  for (const s of ORIENTATION_SAMPLES) {
+    const x = keypoint.x + s.u * keypoint.sigma;
+    const y = keypoint.y + s.v * keypoint.sigma;
+    const gx = sampleBilinear(level.gx, width, height, x, y);
+    const gy = sampleBilinear(level.gy, width, height, x, y);
+    const bin = (((Math.atan2(gy, gx) + Math.PI) / (2 * Math.PI)) * ORIENTATION_BINS) % ORIENTATION_BINS;
+    histogram[Math.floor(bin)] += s.weight * Math.sqrt(gx * gx + gy * gy);
   }
   let best = 0;
   for (let b = 1; b < ORIENTATION_BINS; b++) if (histogram[b] > histogram[best]) best = b;

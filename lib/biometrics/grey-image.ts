@@ -76,6 +76,27 @@ function boxLine(
   }
 }
 
+/**
+ * Vertical box filter of every column at once, as running sums over whole rows: memory is read in
+ * order, which is several times faster than walking each column with a stride.
+ */
+function boxColumns(src: Float32Array, dst: Float32Array, width: number, height: number, radius: number, sums: Float64Array): void {
+  const scale = 1 / (2 * radius + 1);
+  const row = (y: number) => (y < 0 ? 0 : y >= height ? height - 1 : y) * width;
+  sums.fill(0);
+  for (let k = -radius; k <= radius; k++) {
+    const r = row(k);
+    for (let x = 0; x < width; x++) sums[x] += src[r + x];
+  }
+  for (let y = 0; y < height; y++) {
+    const out = y * width;
+    for (let x = 0; x < width; x++) dst[out + x] = sums[x] * scale;
+    const add = row(y + radius + 1);
+    const remove = row(y - radius);
+    for (let x = 0; x < width; x++) sums[x] += src[add + x] - src[remove + x];
+  }
+}
+
 /** Separable Gaussian blur with clamped edges: exact kernel for small sigmas, three box passes for larger. */
 export function gaussianBlur(image: GreyImage, sigma: number): GreyImage {
   const { width, height, data } = image;
@@ -90,11 +111,12 @@ export function gaussianBlur(image: GreyImage, sigma: number): GreyImage {
   }
   const a = Float32Array.from(data);
   const widths = boxWidthsForGaussian(sigma, 3);
-  const padded = new Float32Array(Math.max(width, height) + widths[widths.length - 1] + 2);
+  const padded = new Float32Array(width + widths[widths.length - 1] + 2);
+  const sums = new Float64Array(width);
   for (const boxWidth of widths) {
     const radius = (boxWidth - 1) >> 1;
     for (let y = 0; y < height; y++) boxLine(a, out, y * width, 1, width, radius, padded);
-    for (let x = 0; x < width; x++) boxLine(out, a, x, width, height, radius, padded);
+    boxColumns(out, a, width, height, radius, sums);
   }
   out.set(a);
   return { width, height, data: out };

@@ -1,5 +1,6 @@
 import { CODEBOOK_BASE64, CODEBOOK_SIZE } from "./codebook-data";
 import { DESCRIPTOR_DIMS, DESCRIPTOR_QUANT, SEARCH_VECTOR_SCALE } from "./parameters";
+import { dotProductMatrix } from "./simd/dot-kernel";
 
 /**
  * The compact whole-image descriptor used to shortlist 1:N candidates: VLAD (residuals of local
@@ -8,11 +9,12 @@ import { DESCRIPTOR_DIMS, DESCRIPTOR_QUANT, SEARCH_VECTOR_SCALE } from "./parame
  */
 export const SEARCH_VECTOR_DIMS = CODEBOOK_SIZE * DESCRIPTOR_DIMS;
 
-const centroids: Float32Array = (() => {
+const quantisedCentroids: Int8Array = (() => {
   const raw = new Int8Array(Buffer.from(CODEBOOK_BASE64, "base64").buffer.slice(0));
   if (raw.length !== SEARCH_VECTOR_DIMS) throw new Error("codebook size does not match its declared shape");
-  return Float32Array.from(raw, (v) => v / DESCRIPTOR_QUANT);
+  return raw;
 })();
+const centroids = Float32Array.from(quantisedCentroids, (v) => v / DESCRIPTOR_QUANT);
 
 const centroidNormsSq: Float32Array = Float32Array.from({ length: CODEBOOK_SIZE }, (_, k) => {
   let sum = 0;
@@ -20,21 +22,24 @@ const centroidNormsSq: Float32Array = Float32Array.from({ length: CODEBOOK_SIZE 
   return sum;
 });
 
-function nearestCentroid(descriptors: Int8Array, offset: number): number {
-  let best = 0;
-  let bestDistance = Infinity;
-  for (let k = 0; k < CODEBOOK_SIZE; k++) {
-    let dot = 0;
-    const base = k * DESCRIPTOR_DIMS;
-    for (let d = 0; d < DESCRIPTOR_DIMS; d++) dot += descriptors[offset + d] * centroids[base + d];
-    // |x - c|^2 without the |x|^2 term, which is the same for every centroid.
-    const distance = centroidNormsSq[k] - (2 * dot) / DESCRIPTOR_QUANT;
-    if (distance < bestDistance) {
-      bestDistance = distance;
-      best = k;
+/** Index of the nearest centroid of every descriptor, from one SIMD pass over all dot products. */
+function nearestCentroids(descriptors: Int8Array): Int32Array {
+  const count = descriptors.length / DESCRIPTOR_DIMS;
+  const dots = dotProductMatrix(descriptors, quantisedCentroids, DESCRIPTOR_DIMS);
+  const nearest = new Int32Array(count);
+  const scale = 2 / (DESCRIPTOR_QUANT * DESCRIPTOR_QUANT);
+  for (let i = 0; i < count; i++) {
+    let bestDistance = Infinity;
+    for (let k = 0; k < CODEBOOK_SIZE; k++) {
+      // |x - c|^2 without the |x|^2 term, which is the same for every centroid.
+      const distance = centroidNormsSq[k] - dots[i * CODEBOOK_SIZE + k] * scale;
+      if (distance < bestDistance) {
+        bestDistance = distance;
+        nearest[i] = k;
+      }
     }
   }
-  return best;
+  return nearest;
 }
 
 function normalise(values: Float32Array, start = 0, end = values.length): void {
@@ -51,8 +56,9 @@ export function quantiseSearchVector(values: Float32Array): Int8Array {
 /** VLAD of one image's int8 descriptors (count x DESCRIPTOR_DIMS). */
 export function computeSearchVector(descriptors: Int8Array): Int8Array {
   const vlad = new Float32Array(SEARCH_VECTOR_DIMS);
-  for (let offset = 0; offset < descriptors.length; offset += DESCRIPTOR_DIMS) {
-    const base = nearestCentroid(descriptors, offset) * DESCRIPTOR_DIMS;
+  const nearest = nearestCentroids(descriptors);
+  for (let offset = 0, i = 0; offset < descriptors.length; offset += DESCRIPTOR_DIMS, i++) {
+    const base = nearest[i] * DESCRIPTOR_DIMS;
     for (let d = 0; d < DESCRIPTOR_DIMS; d++) vlad[base + d] += descriptors[offset + d] / DESCRIPTOR_QUANT - centroids[base + d];
   }
   // Intra-normalisation stops the bead-texture words that every nose shares from dominating the vector.
