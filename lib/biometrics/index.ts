@@ -19,7 +19,7 @@ export {
 } from "./parameters";
 export { explainQualityFailure, type FailureExplanation } from "./failure-advice";
 export { DECISION_THRESHOLD } from "./scoring";
-export { templateVersionOf } from "./template";
+export { searchKeyOfTemplate, templateVersionOf } from "./template";
 
 let pool: EnginePool | null = null;
 
@@ -59,7 +59,10 @@ export class GalleryNotLoadedError extends Error {
  * caller added) and identifyInGallery throws GalleryNotLoadedError; the caller reloads.
  */
 
-/** Adds a pet to a gallery (creating the gallery), or replaces its templates; no templates removes it. */
+/**
+ * Adds a pet to a gallery (creating the gallery), or replaces its images; no images removes it. Each
+ * image is its whole template or, cheaper to store and load, `searchKeyOfTemplate(template)`.
+ */
 export function galleryUpsertPet(galleryKey: string, petId: string, templates: Uint8Array[]): Promise<void> {
   return enginePool().runSticky(galleryKey, "galleryUpsertPet", galleryKey, petId, templates);
 }
