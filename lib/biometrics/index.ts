@@ -3,7 +3,8 @@
  * cores; the calling thread (e.g. the web server) only posts bytes and awaits the result.
  */
 import { EnginePool, EngineTaskError } from "./engine-pool";
-import { sortCandidates, type GalleryPet, type IdentificationOutcome, type ImageAnalysis, type VerificationOutcome } from "./operations";
+import { sortCandidates } from "./candidates";
+import type { GalleryPet, IdentificationOutcome, ImageAnalysis, VerificationOutcome } from "./operations";
 
 export { isJpeg } from "./decode";
 export type { ImageRejectionCode } from "./image-rejection";

@@ -1,5 +1,6 @@
 import { extractNoseImage } from "./extract";
 import { compareTemplates } from "./pair-matcher";
+import { sortCandidates } from "./candidates";
 import { Gallery } from "./gallery";
 import { DECISION_THRESHOLD, pairScore, sessionScore } from "./scoring";
 import { compareSessions } from "./session-matcher";
@@ -99,10 +100,6 @@ export function rankCandidates(probe: readonly NoseTemplate[], pets: readonly { 
     if (score >= DECISION_THRESHOLD) candidates.push({ petId, score });
   }
   return { candidates: sortCandidates(candidates), bestRaw };
-}
-
-export function sortCandidates(candidates: IdentificationCandidate[]): IdentificationCandidate[] {
-  return candidates.sort((a, b) => b.score - a.score || a.petId.localeCompare(b.petId));
 }
 
 /** rankCandidates on serialised templates: one share of a shortlist, run in a pool worker. */
