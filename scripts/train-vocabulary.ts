@@ -125,36 +125,36 @@ function kMeans(rows: Int8Array, k: number, iterations: number): Float32Array {
 const toInt8 = (values: Float32Array) => Int8Array.from(values, (v) => Math.max(-128, Math.min(127, Math.round(v))));
 
 function trainCentroids(): { coarse: Int8Array; fine: Int8Array } {
-const coarse = toInt8(kMeans(data, VOCABULARY_COARSE, 15));
-const cellOf = nearestOf(data, Float32Array.from(coarse), VOCABULARY_COARSE);
-const fine = new Int8Array(VOCABULARY_WORDS * DESCRIPTOR_DIMS);
-for (let cell = 0; cell < VOCABULARY_COARSE; cell++) {
-  const members = [...cellOf.keys()].filter((i) => cellOf[i] === cell);
-  const rows = new Int8Array(members.length * DESCRIPTOR_DIMS);
-  members.forEach((i, m) => rows.set(data.subarray(i * DESCRIPTOR_DIMS, (i + 1) * DESCRIPTOR_DIMS), m * DESCRIPTOR_DIMS));
-  // A cell with fewer members than words repeats its members (those words simply stay rare).
-  const padded = members.length >= VOCABULARY_FINE ? rows : Int8Array.from({ length: VOCABULARY_FINE * DESCRIPTOR_DIMS }, (_, i) => rows[i % Math.max(rows.length, 1)] ?? 0);
-  fine.set(toInt8(kMeans(padded, VOCABULARY_FINE, 12)), cell * VOCABULARY_FINE * DESCRIPTOR_DIMS);
-  console.error(`cell ${cell + 1}/${VOCABULARY_COARSE}: ${members.length} descriptors`);
-}
-return { coarse, fine };
+  const coarse = toInt8(kMeans(data, VOCABULARY_COARSE, 15));
+  const cellOf = nearestOf(data, Float32Array.from(coarse), VOCABULARY_COARSE);
+  const fine = new Int8Array(VOCABULARY_WORDS * DESCRIPTOR_DIMS);
+  for (let cell = 0; cell < VOCABULARY_COARSE; cell++) {
+    const members = [...cellOf.keys()].filter((i) => cellOf[i] === cell);
+    const rows = new Int8Array(members.length * DESCRIPTOR_DIMS);
+    members.forEach((i, m) => rows.set(data.subarray(i * DESCRIPTOR_DIMS, (i + 1) * DESCRIPTOR_DIMS), m * DESCRIPTOR_DIMS));
+    // A cell with fewer members than words repeats its members (those words simply stay rare).
+    const padded = members.length >= VOCABULARY_FINE ? rows : Int8Array.from({ length: VOCABULARY_FINE * DESCRIPTOR_DIMS }, (_, i) => rows[i % Math.max(rows.length, 1)] ?? 0);
+    fine.set(toInt8(kMeans(padded, VOCABULARY_FINE, 12)), cell * VOCABULARY_FINE * DESCRIPTOR_DIMS);
+    console.error(`cell ${cell + 1}/${VOCABULARY_COARSE}: ${members.length} descriptors`);
+  }
+  return { coarse, fine };
 }
 
 // --- Hamming embedding: seeded orthonormal projection, per-word medians ---------------------------
 function trainProjection(): Float32Array {
-const gaussian = () => Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
-const projection = new Float32Array(SIGNATURE_BITS * DESCRIPTOR_DIMS);
-for (let b = 0; b < SIGNATURE_BITS; b++) {
-  const row = Float64Array.from({ length: DESCRIPTOR_DIMS }, gaussian);
-  for (let p = 0; p < b; p++) {
-    let dot = 0;
-    for (let d = 0; d < DESCRIPTOR_DIMS; d++) dot += row[d] * projection[p * DESCRIPTOR_DIMS + d];
-    for (let d = 0; d < DESCRIPTOR_DIMS; d++) row[d] -= dot * projection[p * DESCRIPTOR_DIMS + d];
+  const gaussian = () => Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
+  const projection = new Float32Array(SIGNATURE_BITS * DESCRIPTOR_DIMS);
+  for (let b = 0; b < SIGNATURE_BITS; b++) {
+    const row = Float64Array.from({ length: DESCRIPTOR_DIMS }, gaussian);
+    for (let p = 0; p < b; p++) {
+      let dot = 0;
+      for (let d = 0; d < DESCRIPTOR_DIMS; d++) dot += row[d] * projection[p * DESCRIPTOR_DIMS + d];
+      for (let d = 0; d < DESCRIPTOR_DIMS; d++) row[d] -= dot * projection[p * DESCRIPTOR_DIMS + d];
+    }
+    const norm = Math.hypot(...row);
+    for (let d = 0; d < DESCRIPTOR_DIMS; d++) projection[b * DESCRIPTOR_DIMS + d] = row[d] / norm;
   }
-  const norm = Math.hypot(...row);
-  for (let d = 0; d < DESCRIPTOR_DIMS; d++) projection[b * DESCRIPTOR_DIMS + d] = row[d] / norm;
-}
-return projection;
+  return projection;
 }
 
 const previous = values["medians-only"] ? vocabulary() : null;
