@@ -1,0 +1,48 @@
+import { PageHeader } from "@/components/dashboard/ui";
+import { SuspendButton } from "@/components/settings/suspend-button";
+import { requirePageUser } from "@/lib/auth/session";
+import { getDb } from "@/lib/db";
+import { listAccounts } from "@/lib/dashboard/operator";
+
+export const metadata = { title: "Accounts · Rhinarium" };
+
+export default async function AccountsPage() {
+  await requirePageUser("accounts:operate");
+  const accounts = await listAccounts(await getDb());
+  return (
+    <div>
+      <PageHeader title="Accounts" />
+      <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
+        <table className="w-full text-left text-sm" data-testid="accounts">
+          <thead className="bg-slate-100">
+            <tr>
+              <th className="px-3 py-2 font-medium">Account</th>
+              <th className="px-3 py-2 font-medium">Plan</th>
+              <th className="px-3 py-2 font-medium">Pets</th>
+              <th className="px-3 py-2 font-medium">Users</th>
+              <th className="px-3 py-2 font-medium">Jobs</th>
+              <th className="px-3 py-2 font-medium">API access</th>
+            </tr>
+          </thead>
+          <tbody>
+            {accounts.map((a) => (
+              <tr key={a.id} className="border-t border-slate-100">
+                <td className="px-3 py-2">
+                  {a.name}
+                  <div className="font-mono text-xs text-slate-500">{a.id}</div>
+                </td>
+                <td className="px-3 py-2">{a.plan ?? "none"}</td>
+                <td className="px-3 py-2">{a.pets}</td>
+                <td className="px-3 py-2">{a.users}</td>
+                <td className="px-3 py-2">{a.jobs}</td>
+                <td className="px-3 py-2">
+                  <SuspendButton accountId={a.id} suspended={a.suspended} />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </div>
+  );
+}
