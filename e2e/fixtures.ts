@@ -10,7 +10,7 @@ export interface E2eState {
   accountA: string;
   accountB: string;
   keyA: string;
-  users: Record<"staffA" | "supportA" | "managerA" | "ownerA" | "staffB" | "admin", string>;
+  users: Record<"staffA" | "supportA" | "managerA" | "ownerA" | "staffB" | "admin" | "lockedA", string>;
   failedJobId: string;
   petB: string;
   petBImageId: string;

@@ -88,6 +88,7 @@ export default async function globalSetup(): Promise<void> {
     ownerA: "owner@a.test",
     staffB: "staff@b.test",
     admin: "operator@rhinarium.test",
+    lockedA: "guessed@a.test",
   };
   const roles: [string, string, string | null][] = [
     [users.staffA, "staff", a.accountId],
@@ -96,6 +97,7 @@ export default async function globalSetup(): Promise<void> {
     [users.ownerA, "owner", a.accountId],
     [users.staffB, "staff", b.accountId],
     [users.admin, "admin", null],
+    [users.lockedA, "staff", a.accountId],
   ];
   for (const [email, role, account] of roles) {
     await ops("user:create", "--email", email, "--password", PASSWORD, "--role", role, ...(account ? ["--account", account] : []));

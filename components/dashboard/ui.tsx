@@ -82,3 +82,18 @@ export function Skeleton({ rows = 5 }: { rows?: number }) {
     </div>
   );
 }
+
+/** The header row of a plain data table; an empty name leaves a column for row buttons. */
+export function TableHead({ columns }: { columns: string[] }) {
+  return (
+    <thead className="bg-slate-100">
+      <tr>
+        {columns.map((name, i) => (
+          <th key={`${name}-${i}`} className="px-3 py-2 font-medium">
+            {name}
+          </th>
+        ))}
+      </tr>
+    </thead>
+  );
+}

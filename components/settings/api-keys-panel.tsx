@@ -2,7 +2,7 @@
 
 import { useState } from "react";
 import { deactivateKey, issueKey, reissueKey } from "@/app/dashboard/settings/actions";
-import { buttonClass, Card, dangerButtonClass, Notice, secondaryButtonClass } from "@/components/dashboard/ui";
+import { buttonClass, Card, dangerButtonClass, Notice, secondaryButtonClass, TableHead } from "@/components/dashboard/ui";
 
 type Key = { id: string; prefix: string; active: boolean; lastUsedAt: string | null; createdAt: string };
 
@@ -46,15 +46,7 @@ export function ApiKeysPanel({ keys }: { keys: Key[] }) {
       )}
       {error && <Notice tone="error">{error}</Notice>}
       <table className="mt-3 w-full text-left text-sm" data-testid="api-keys">
-        <thead className="bg-slate-100">
-          <tr>
-            <th className="px-2 py-1 font-medium">Key</th>
-            <th className="px-2 py-1 font-medium">State</th>
-            <th className="px-2 py-1 font-medium">Created</th>
-            <th className="px-2 py-1 font-medium">Last used</th>
-            <th className="px-2 py-1" />
-          </tr>
-        </thead>
+        <TableHead columns={["Key", "State", "Created", "Last used", ""]} />
         <tbody>
           {keys.map((key) => (
             <tr key={key.id} className="border-t border-slate-100" data-testid="api-key-row" data-active={key.active}>

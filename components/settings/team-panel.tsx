@@ -2,7 +2,7 @@
 
 import { useState, type FormEvent } from "react";
 import { addTeamMember, changeRole, removeTeamMember } from "@/app/dashboard/settings/actions";
-import { buttonClass, Card, FieldErrors, inputClass, Notice, secondaryButtonClass } from "@/components/dashboard/ui";
+import { buttonClass, Card, FieldErrors, inputClass, Notice, secondaryButtonClass, TableHead } from "@/components/dashboard/ui";
 
 const ROLES = ["staff", "support", "manager", "owner"] as const;
 type User = { id: string; email: string; role: string; createdAt: string };
@@ -30,13 +30,7 @@ export function TeamPanel({ users, selfId }: { users: User[]; selfId: string }) 
   return (
     <Card title="Team">
       <table className="w-full text-left text-sm" data-testid="team">
-        <thead className="bg-slate-100">
-          <tr>
-            <th className="px-2 py-1 font-medium">E-mail</th>
-            <th className="px-2 py-1 font-medium">Role</th>
-            <th className="px-2 py-1" />
-          </tr>
-        </thead>
+        <TableHead columns={["E-mail", "Role", ""]} />
         <tbody>
           {users.map((user) => (
             <tr key={user.id} className="border-t border-slate-100">

@@ -1,4 +1,4 @@
-import { PageHeader } from "@/components/dashboard/ui";
+import { PageHeader, TableHead } from "@/components/dashboard/ui";
 import { SuspendButton } from "@/components/settings/suspend-button";
 import { requirePageUser } from "@/lib/auth/session";
 import { getDb } from "@/lib/db";
@@ -14,16 +14,7 @@ export default async function AccountsPage() {
       <PageHeader title="Accounts" />
       <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
         <table className="w-full text-left text-sm" data-testid="accounts">
-          <thead className="bg-slate-100">
-            <tr>
-              <th className="px-3 py-2 font-medium">Account</th>
-              <th className="px-3 py-2 font-medium">Plan</th>
-              <th className="px-3 py-2 font-medium">Pets</th>
-              <th className="px-3 py-2 font-medium">Users</th>
-              <th className="px-3 py-2 font-medium">Jobs</th>
-              <th className="px-3 py-2 font-medium">API access</th>
-            </tr>
-          </thead>
+          <TableHead columns={["Account", "Plan", "Pets", "Users", "Jobs", "API access"]} />
           <tbody>
             {accounts.map((a) => (
               <tr key={a.id} className="border-t border-slate-100">

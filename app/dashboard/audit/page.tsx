@@ -1,4 +1,4 @@
-import { EmptyState, PageHeader } from "@/components/dashboard/ui";
+import { EmptyState, PageHeader, TableHead } from "@/components/dashboard/ui";
 import { requirePageUser } from "@/lib/auth/session";
 import { getDb } from "@/lib/db";
 import { listAuditLog } from "@/lib/dashboard/account";
@@ -17,15 +17,7 @@ export default async function AuditPage() {
       ) : (
         <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
           <table className="w-full text-left text-sm" data-testid="audit-log">
-            <thead className="bg-slate-100">
-              <tr>
-                <th className="px-3 py-2 font-medium">When</th>
-                <th className="px-3 py-2 font-medium">Who</th>
-                <th className="px-3 py-2 font-medium">What</th>
-                <th className="px-3 py-2 font-medium">Target</th>
-                <th className="px-3 py-2 font-medium">Details</th>
-              </tr>
-            </thead>
+            <TableHead columns={["When", "Who", "What", "Target", "Details"]} />
             <tbody>
               {entries.map((e) => (
                 <tr key={e.id} className="border-t border-slate-100 align-top">

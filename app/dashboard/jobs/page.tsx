@@ -1,5 +1,5 @@
 import Link from "next/link";
-import { EmptyState, PageHeader, StatusBadge, inputClass, secondaryButtonClass } from "@/components/dashboard/ui";
+import { EmptyState, PageHeader, StatusBadge, inputClass, secondaryButtonClass, TableHead } from "@/components/dashboard/ui";
 import { requireAccountUser } from "@/lib/auth/session";
 import { getDb } from "@/lib/db";
 import { JOB_KINDS, JOB_STATUSES, jobListQuerySchema, listJobs } from "@/lib/dashboard/jobs";
@@ -57,17 +57,7 @@ export default async function JobsPage({ searchParams }: { searchParams: Promise
       ) : (
         <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
           <table className="w-full text-left text-sm" data-testid="jobs-table">
-            <thead className="bg-slate-100">
-              <tr>
-                <th className="px-3 py-2 font-medium">Job</th>
-                <th className="px-3 py-2 font-medium">Kind</th>
-                <th className="px-3 py-2 font-medium">Status</th>
-                <th className="px-3 py-2 font-medium">Pet</th>
-                <th className="px-3 py-2 font-medium">Started</th>
-                <th className="px-3 py-2 font-medium">Duration</th>
-                <th className="px-3 py-2 font-medium">Reason</th>
-              </tr>
-            </thead>
+            <TableHead columns={["Job", "Kind", "Status", "Pet", "Started", "Duration", "Reason"]} />
             <tbody>
               {rows.map((job) => (
                 <tr key={job.id} className="border-t border-slate-100 align-top" data-testid="job-row">

@@ -1,6 +1,6 @@
 import Link from "next/link";
 import { notFound } from "next/navigation";
-import { Card, Notice, PageHeader, QualityBadge, StatusBadge } from "@/components/dashboard/ui";
+import { Card, Notice, PageHeader, QualityBadge, StatusBadge, TableHead } from "@/components/dashboard/ui";
 import { requireAccountUser } from "@/lib/auth/session";
 import { getDb } from "@/lib/db";
 import { getJobDetail } from "@/lib/dashboard/jobs";
@@ -68,14 +68,7 @@ export default async function JobPage({ params }: { params: Promise<{ jobId: str
       <Card title="Nose images of the session">
         <div className="overflow-x-auto">
           <table className="w-full text-left text-sm" data-testid="job-images">
-            <thead className="bg-slate-100">
-              <tr>
-                <th className="px-2 py-1 font-medium">Image</th>
-                <th className="px-2 py-1 font-medium">Verdict</th>
-                {FIGURES.map(([, name]) => <th key={name} className="px-2 py-1 font-medium">{name}</th>)}
-                <th className="px-2 py-1 font-medium">Reasons</th>
-              </tr>
-            </thead>
+            <TableHead columns={["Image", "Verdict", ...FIGURES.map(([, name]) => name), "Reasons"]} />
             <tbody>
               {job.images.map((image) => (
                 <tr key={image.id} className="border-t border-slate-100">
