@@ -41,7 +41,7 @@ export function CallsByDayChart({ data, keys }: { data: Record<string, string | 
         <Tooltip />
         <Legend />
         {keys.map((key, i) => (
-          <Bar key={key} dataKey={key} stackId="calls" fill={PALETTE[i % PALETTE.length]} />
+          <Bar key={key} dataKey={key} fill={PALETTE[i % PALETTE.length]} isAnimationActive={false} />
         ))}
       </BarChart>
     </Frame>
@@ -58,9 +58,9 @@ export function JobsByKindChart({ data }: { data: { kind: string; PENDING: numbe
         <YAxis allowDecimals={false} />
         <Tooltip />
         <Legend />
-        <Bar dataKey="SUCCESS" stackId="s" fill={GENUINE} />
-        <Bar dataKey="FAILED" stackId="s" fill={IMPOSTOR} />
-        <Bar dataKey="PENDING" stackId="s" fill="#d97706" />
+        <Bar dataKey="SUCCESS" fill={GENUINE} isAnimationActive={false} />
+        <Bar dataKey="FAILED" fill={IMPOSTOR} isAnimationActive={false} />
+        <Bar dataKey="PENDING" fill="#d97706" isAnimationActive={false} />
       </BarChart>
     </Frame>
   );
@@ -72,12 +72,12 @@ export function VerificationScoresChart({ data, threshold }: { data: { from: num
     <Frame testId="chart-verification-scores">
       <BarChart data={data}>
         <CartesianGrid strokeDasharray="3 3" />
-        <XAxis dataKey="from" type="number" domain={[0, 100]} ticks={[0, 20, 40, 60, 80, 100]} />
+        <XAxis dataKey="from" interval={3} />
         <YAxis allowDecimals={false} />
         <Tooltip />
         <Legend />
-        <Bar dataKey="verified" stackId="v" fill={GENUINE} />
-        <Bar dataKey="notVerified" name="not verified" stackId="v" fill={IMPOSTOR} />
+        <Bar dataKey="verified" fill={GENUINE} isAnimationActive={false} />
+        <Bar dataKey="notVerified" name="not verified" fill={IMPOSTOR} isAnimationActive={false} />
         <ReferenceLine x={threshold} stroke="#0f172a" strokeDasharray="4 2" label={{ value: `threshold ${threshold}`, position: "top" }} />
       </BarChart>
     </Frame>
@@ -89,14 +89,14 @@ export function ScoreHistogramChart({ data, threshold }: { data: { from: number;
   const rows = data.map((d) => ({ from: d.from, genuine: d.genuine || null, impostor: d.impostor || null }));
   return (
     <Frame testId="chart-histogram">
-      <BarChart data={rows}>
+      <BarChart data={rows} barCategoryGap={0} barGap={0}>
         <CartesianGrid strokeDasharray="3 3" />
-        <XAxis dataKey="from" type="number" domain={[0, 100]} ticks={[0, 20, 40, 60, 80, 100]} />
+        <XAxis dataKey="from" interval={9} />
         <YAxis scale="log" domain={[1, "auto"]} allowDataOverflow />
         <Tooltip />
         <Legend />
-        <Bar dataKey="impostor" fill={IMPOSTOR} fillOpacity={0.7} />
-        <Bar dataKey="genuine" fill={GENUINE} fillOpacity={0.7} />
+        <Bar dataKey="impostor" fill={IMPOSTOR} fillOpacity={0.8} isAnimationActive={false} />
+        <Bar dataKey="genuine" fill={GENUINE} fillOpacity={0.8} isAnimationActive={false} />
         <ReferenceLine x={threshold} stroke="#0f172a" strokeDasharray="4 2" label={{ value: `threshold ${threshold}`, position: "top" }} />
       </BarChart>
     </Frame>
@@ -107,7 +107,7 @@ export function DetChart({ data, threshold }: { data: { threshold: number; fmr: 
   const at = data.reduce((best, p) => (Math.abs(p.threshold - threshold) < Math.abs(best.threshold - threshold) ? p : best), data[0]);
   return (
     <Frame testId="chart-det">
-      <LineChart data={data}>
+      <LineChart data={data} margin={{ top: 8, right: 16, bottom: 16, left: 0 }}>
         <CartesianGrid strokeDasharray="3 3" />
         <XAxis dataKey="fmr" type="number" scale="log" domain={["auto", 1]} allowDataOverflow name="FMR" tickFormatter={(v: number) => v.toExponential(0)} label={{ value: "false match rate", position: "insideBottom", offset: -2 }} />
         <YAxis dataKey="fnmr" type="number" scale="log" domain={["auto", 1]} allowDataOverflow tickFormatter={(v: number) => v.toExponential(0)} />
