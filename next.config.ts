@@ -1,23 +1,8 @@
 import type { NextConfig } from "next";
 
-// Security headers on every response. Scripts: 'self' plus 'unsafe-inline', because the App Router
-// inlines its bootstrap scripts and the pages are not rendered with a per-request nonce; no eval, no
-// other origin. Images: 'self' (the authenticated image route) and blob: (previews of dropped files).
-const CONTENT_SECURITY_POLICY = [
-  "default-src 'self'",
-  "script-src 'self' 'unsafe-inline'",
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' blob: data:",
-  "font-src 'self'",
-  "connect-src 'self'",
-  "object-src 'none'",
-  "base-uri 'self'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-].join("; ");
-
+// Security headers on every response. The Content-Security-Policy of pages is set by proxy.ts with a
+// per-request nonce; the API and static files get a strict one of their own here.
 const SECURITY_HEADERS = [
-  { key: "Content-Security-Policy", value: CONTENT_SECURITY_POLICY },
   { key: "X-Frame-Options", value: "DENY" },
   { key: "X-Content-Type-Options", value: "nosniff" },
   { key: "Referrer-Policy", value: "strict-origin-when-cross-origin" },
@@ -49,7 +34,11 @@ const nextConfig: NextConfig = {
     proxyClientMaxBodySize: "11mb",
   },
   async headers() {
-    return [{ source: "/:path*", headers: SECURITY_HEADERS }];
+    return [
+      { source: "/:path*", headers: SECURITY_HEADERS },
+      // JSON and static files never need scripts; pages get theirs from proxy.ts.
+      { source: "/(v2|api|_next/static)/:path*", headers: [{ key: "Content-Security-Policy", value: "default-src 'none'; frame-ancestors 'none'" }] },
+    ];
   },
 };
 

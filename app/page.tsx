@@ -1,5 +1,8 @@
 import Link from "next/link";
 
+// Rendered per request, like every page: its scripts carry the request's CSP nonce (proxy.ts).
+export const dynamic = "force-dynamic";
+
 export default function HomePage() {
   return (
     <main className="mx-auto max-w-2xl p-8">
