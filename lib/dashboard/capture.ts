@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { Db } from "@/lib/db/connect";
 import { recordAudit } from "@/lib/accounts/audit";
 import { createCaptureSession, minimumFingerprints } from "@/lib/capture-sessions/sessions";
-import { PURPOSES, type Purpose } from "@/lib/capture-sessions/schemas";
+import { PURPOSES } from "@/lib/capture-sessions/schemas";
 import { getEngine } from "@/lib/jobs/engine-port";
 import { viewFingerprintAdditionJob, viewIdentificationJob, viewVerificationJob } from "@/lib/jobs/job-views";
 import { startFingerprintAddition, startIdentification, startVerification } from "@/lib/jobs/start-jobs";
@@ -136,4 +136,3 @@ export const jobProgressAction = accountAction({
   run: (ctx, input) => getJobProgress(ctx.db, ctx.accountId, input.jobId),
 });
 
-export type { Purpose };
