@@ -31,6 +31,9 @@ export async function signIn(page: Page, email: string, password = PASSWORD): Pr
   await page.getByLabel("Password").fill(password);
   await page.getByRole("button", { name: "Sign in" }).click();
   await expect(page.getByTestId("signed-in-as")).toContainText(email);
+  // /dashboard sends each role to its home page; once streaming has begun that redirect happens in the
+  // browser, so wait for it rather than race it with the next navigation.
+  await page.waitForURL((url) => url.pathname.startsWith("/dashboard/"));
 }
 
 /** A full-page screenshot into docs/screenshots/, linked from the README. */
