@@ -3,6 +3,7 @@
  *   The session protocol on a labelled set DIR/<subject>/<capture>.jpg: enrol 5 captures, probe with the
  *   next 3; all impostor comparisons among the first N enrolled subjects (default all); a share of
  *   subjects (default 10 %) never enrolled. Prints the figures; writes DET and histogram SVGs + JSON.
+ *   --publish also writes the dashboard's chart data to docs/figures/evaluation.json.
  * npm run --silent eval -- pairs PAIRS.csv --root DIR
  *   One `a,b,score` line per pair on stdout (single-image 1:1 score 0–100; unusable image → 0).
  */
@@ -12,11 +13,14 @@ import { parseArgs } from "node:util";
 import { analyseImage, scoreImagePair, shutdownEngine, DECISION_THRESHOLD } from "../lib/biometrics";
 import { areaUnderRoc, computeDet, equalErrorRate, fnmrAtFmr } from "../lib/biometrics/evaluation/metrics";
 import { formatScoreLines, parsePairsCsv } from "../lib/biometrics/evaluation/pairs-csv";
+import { buildDashboardFigures } from "../lib/biometrics/evaluation/dashboard-figures";
 import { detCurveSvg, scoreHistogramSvg } from "../lib/biometrics/evaluation/plots";
 import { canProbe, usableImages } from "../lib/biometrics/evaluation/protocol";
 import { runProtocol, type ProtocolRun } from "../lib/biometrics/evaluation/run-protocol";
 import type { IdentificationOutcome } from "../lib/biometrics/operations";
 import { sessionScore } from "../lib/biometrics/scoring";
+
+const PUBLISHED_FIGURES = path.join("docs", "figures", "evaluation.json");
 
 const percent = (value: number) => `${(value * 100).toFixed(3)} %`;
 
@@ -81,7 +85,7 @@ async function identifyAll(run: ProtocolRun): Promise<{ rank1: number; enrolledP
   return { rank1, enrolledProbes, strangersRejected, strangerProbes: probes.length - enrolledProbes };
 }
 
-async function evaluate(root: string, outDir: string, impostorSubjects: number, unenrolledFraction: number): Promise<void> {
+async function evaluate(root: string, outDir: string, impostorSubjects: number, unenrolledFraction: number, publish: boolean): Promise<void> {
   const run = await runProtocol(root, { impostorSubjects, unenrolledFraction });
   const genuine = run.genuineSessions.map(sessionScore);
   const impostor = run.impostorSessions.map(sessionScore);
@@ -130,7 +134,19 @@ async function evaluate(root: string, outDir: string, impostorSubjects: number, 
     scoreHistogramSvg({ genuine, impostor, threshold: DECISION_THRESHOLD, title: "Session scores", logCount: true, min: 0, max: 100 }),
   );
   fs.writeFileSync(path.join(outDir, "evaluation.json"), JSON.stringify({ figures, genuine, impostorSample: impostor.filter((s) => s > 0) }, null, 1));
-  console.log(`wrote ${path.join(outDir, "det.svg")}, scores.svg and evaluation.json`);
+  const dashboard = buildDashboardFigures(genuine, impostor, {
+    dataset: path.basename(figures.dataset),
+    threshold: DECISION_THRESHOLD,
+    eer: figures.eer,
+    fnmrAtFmr: figures.fnmrAtFmr,
+  });
+  fs.writeFileSync(path.join(outDir, "dashboard-figures.json"), JSON.stringify(dashboard));
+  console.log(`wrote ${path.join(outDir, "det.svg")}, scores.svg, evaluation.json and dashboard-figures.json`);
+  if (publish) {
+    // The manager's charts in the dashboard read this committed copy.
+    fs.writeFileSync(PUBLISHED_FIGURES, JSON.stringify(dashboard));
+    console.log(`published the dashboard figures to ${PUBLISHED_FIGURES}`);
+  }
 }
 
 async function main(): Promise<void> {
@@ -141,6 +157,7 @@ async function main(): Promise<void> {
       out: { type: "string" },
       "impostor-subjects": { type: "string" },
       "unenrolled-fraction": { type: "string", default: "0.1" },
+      publish: { type: "boolean", default: false },
     },
   });
   if (positionals[0] === "pairs") {
@@ -150,7 +167,7 @@ async function main(): Promise<void> {
     if (!positionals[0]) throw new Error("usage: eval DIR [--out FOLDER] [--impostor-subjects N] [--unenrolled-fraction F]");
     const root = positionals[0];
     const out = values.out ?? path.join("eval-out", path.basename(path.resolve(root)));
-    await evaluate(root, out, Number(values["impostor-subjects"] ?? Infinity), Number(values["unenrolled-fraction"]));
+    await evaluate(root, out, Number(values["impostor-subjects"] ?? Infinity), Number(values["unenrolled-fraction"]), values.publish);
   }
   await shutdownEngine();
 }

@@ -51,3 +51,9 @@ export async function touchApiKey(db: Db, key: { id: string; lastUsedAt: Date | 
   if (key.lastUsedAt && now - key.lastUsedAt.getTime() < LAST_USED_RESOLUTION_MS) return;
   await db.apiKey.update({ where: { id: key.id }, data: { lastUsedAt: new Date(now) } });
 }
+
+/** Deactivates one key of the account; false when the account has no such active key. */
+export async function deactivateApiKey(db: Db, accountId: string, keyId: string): Promise<boolean> {
+  const { count } = await db.apiKey.updateMany({ where: { id: keyId, accountId, active: true }, data: { active: false } });
+  return count === 1;
+}

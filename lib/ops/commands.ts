@@ -1,9 +1,9 @@
-import { hash } from "@node-rs/argon2";
-import { z } from "zod";
 import type { Db } from "@/lib/db/connect";
 import type { Prisma } from "@/lib/generated/prisma/client";
 import { deactivateApiKeys, issueApiKey, reissueApiKey } from "@/lib/accounts/api-keys";
 import { ensureDefaultPlans, upsertPlan } from "@/lib/accounts/plans";
+import { recordAudit } from "@/lib/accounts/audit";
+import { createUser, EmailTakenError, newUserSchema, USER_ROLES } from "@/lib/accounts/users";
 import { summariseUsage } from "@/lib/api/metering";
 
 export class OpsUsageError extends Error {}
@@ -33,8 +33,8 @@ function required(value: string | undefined, what: string): string {
   return value;
 }
 
-async function audit(db: Db, action: string, accountId: string | null, data: Prisma.InputJsonValue = {}) {
-  await db.auditLog.create({ data: { actor: "operator-cli", action, accountId, target: accountId, data } });
+function audit(db: Db, action: string, accountId: string | null, data: Prisma.InputJsonValue = {}) {
+  return recordAudit(db, { kind: "operator-cli" }, { action, accountId, data });
 }
 
 async function getAccountOrThrow(db: Db, accountId: string) {
@@ -49,8 +49,6 @@ async function planIdOrNull(db: Db, name: string): Promise<string | null> {
   if (!plan) throw new OpsUsageError(`no plan ${name} (see plan:upsert)`);
   return plan.id;
 }
-
-const USER_ROLES = ["staff", "support", "manager", "owner", "admin"] as const;
 
 type Command = (db: Db, args: ParsedArgs) => Promise<Record<string, unknown>>;
 
@@ -172,19 +170,22 @@ export const OPS_COMMANDS: Record<string, { usage: string; run: Command }> = {
   "user:create": {
     usage: `user:create --email E --password P --role ${USER_ROLES.join("|")} [--account ID]`,
     run: async (db, { flags }) => {
-      const email = z.email().safeParse(required(flags.email, "--email"));
-      if (!email.success) throw new OpsUsageError("--email must be an email address");
-      const password = required(flags.password, "--password");
-      if (password.length < 10) throw new OpsUsageError("--password must be at least 10 characters");
-      const role = z.enum(USER_ROLES).safeParse(required(flags.role, "--role"));
-      if (!role.success) throw new OpsUsageError(`--role must be one of ${USER_ROLES.join(", ")}`);
-      const accountId = flags.account ?? null;
-      if (role.data !== "admin" && !accountId) throw new OpsUsageError("--account is required for every role but admin");
-      if (accountId) await getAccountOrThrow(db, accountId);
-      const user = await db.user.create({
-        data: { email: email.data.toLowerCase(), passwordHash: await hash(password), role: role.data, accountId },
+      const parsed = newUserSchema.safeParse({
+        email: required(flags.email, "--email"),
+        password: required(flags.password, "--password"),
+        role: required(flags.role, "--role"),
+        accountId: flags.account ?? null,
       });
-      await audit(db, "user.create", accountId, { email: user.email, role: user.role });
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        const flag = { email: "--email", password: "--password", role: "--role", accountId: "--account" }[String(issue.path[0])] ?? "input";
+        throw new OpsUsageError(`${flag} ${issue.message}`);
+      }
+      if (parsed.data.accountId) await getAccountOrThrow(db, parsed.data.accountId);
+      const user = await createUser(db, parsed.data).catch((error) => {
+        throw error instanceof EmailTakenError ? new OpsUsageError(error.message) : error;
+      });
+      await audit(db, "user.create", parsed.data.accountId, { email: user.email, role: user.role });
       return { userId: user.id, email: user.email, role: user.role };
     },
   },

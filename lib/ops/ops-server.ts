@@ -1,12 +1,11 @@
-import fs from "node:fs";
 import http from "node:http";
-import path from "node:path";
-import { randomBytes, timingSafeEqual } from "node:crypto";
+import { timingSafeEqual } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import type { Db } from "@/lib/db/connect";
 import { updateOwnerLock } from "@/lib/db/owner-lock";
 import type { Env } from "@/lib/env";
 import { logError } from "@/lib/log";
+import { readOrCreateSecretFile } from "@/lib/secret-file";
 import { OpsUsageError, runOpsCommand } from "./commands";
 
 // While the server owns the embedded database, the ops CLI cannot open it; it sends its command
@@ -17,15 +16,7 @@ export const OPS_SECRET_HEADER = "x-ops-secret";
 const MAX_OPS_BODY_BYTES = 64 * 1024;
 
 export function readOrCreateOpsSecret(env: Env): string {
-  const file = path.join(env.dataDir, "ops-secret");
-  try {
-    return fs.readFileSync(file, "utf8").trim();
-  } catch {
-    fs.mkdirSync(env.dataDir, { recursive: true });
-    const secret = randomBytes(32).toString("hex");
-    fs.writeFileSync(file, secret, { mode: 0o600 });
-    return secret;
-  }
+  return readOrCreateSecretFile(env.dataDir, "ops-secret");
 }
 
 function sameSecret(a: string, b: string): boolean {

@@ -1,0 +1,92 @@
+import Link from "next/link";
+import { notFound } from "next/navigation";
+import { Card, EmptyState, PageHeader, QualityBadge, StatusBadge, secondaryButtonClass } from "@/components/dashboard/ui";
+import { DeletePetButton } from "@/components/pets/delete-pet-button";
+import { PetEditor } from "@/components/pets/pet-editor";
+import { ApiError } from "@/lib/api/errors";
+import { can } from "@/lib/auth/roles";
+import { requireAccountUser } from "@/lib/auth/session";
+import { getDb } from "@/lib/db";
+import { getPetDetail } from "@/lib/dashboard/pets";
+
+export const metadata = { title: "Pet · Rhinarium" };
+
+export default async function PetPage({ params }: { params: Promise<{ petId: string }> }) {
+  const user = await requireAccountUser("pets:read");
+  const { petId } = await params;
+  // Scoped by the signed-in user's account: another account's pet is "not found", like a missing one.
+  const detail = await getPetDetail(await getDb(), user.accountId, petId).catch((error) => {
+    if (error instanceof ApiError) notFound();
+    throw error;
+  });
+  const { pet, fingerprints, appearances, jobs } = detail;
+  const writable = can(user.role, "pets:write");
+  return (
+    <div className="space-y-6">
+      <PageHeader title={`${pet.species === "DOG" ? "Dog" : "Cat"}${pet.breed ? ` · ${pet.breed}` : ""}`}>
+        {writable && (
+          <>
+            <Link className={secondaryButtonClass} href={`/dashboard/capture/register?petId=${pet.id}`}>
+              Register nose images
+            </Link>
+            <Link className={secondaryButtonClass} href={`/dashboard/capture/verify?petId=${pet.id}`} aria-disabled={!pet.hasFingerprint}>
+              Verify
+            </Link>
+            <DeletePetButton petId={pet.id} />
+          </>
+        )}
+      </PageHeader>
+      <Card title="Details">
+        <dl className="grid grid-cols-[8rem_1fr] gap-y-1 text-sm">
+          <dt className="text-slate-500">Id</dt>
+          <dd className="font-mono" data-testid="pet-id">
+            {pet.id}
+          </dd>
+          <dt className="text-slate-500">Species</dt>
+          <dd>{pet.species}</dd>
+          <dt className="text-slate-500">Created</dt>
+          <dd>{new Date(pet.createdAt).toLocaleString()}</dd>
+          <dt className="text-slate-500">Fingerprint</dt>
+          <dd data-testid="pet-has-fingerprint">{pet.hasFingerprint ? `${fingerprints.length} nose images enrolled` : "none yet"}</dd>
+        </dl>
+      </Card>
+      <Card title="Enrolled nose images">
+        {fingerprints.length === 0 ? (
+          <EmptyState title="No nose images enrolled">Register nose images to verify and identify this pet.</EmptyState>
+        ) : (
+          <ul className="grid grid-cols-2 gap-3 sm:grid-cols-3 md:grid-cols-5" data-testid="enrolled-images">
+            {fingerprints.map((f) => (
+              <li key={f.id} className="space-y-1">
+                {/* eslint-disable-next-line @next/next/no-img-element -- served by our own authenticated route */}
+                <img src={`/dashboard/images/fingerprint/${f.id}`} alt="Enrolled nose image" className="aspect-square w-full rounded object-cover" loading="lazy" />
+                <QualityBadge usable={f.usable} score={f.score} />
+              </li>
+            ))}
+          </ul>
+        )}
+        {appearances.length > 0 && (
+          <div className="mt-4 flex flex-wrap gap-3">
+            {appearances.map((a) => (
+              // eslint-disable-next-line @next/next/no-img-element
+              <img key={a.id} src={`/dashboard/images/appearance/${a.id}`} alt="Appearance photo" className="h-24 rounded object-cover" loading="lazy" />
+            ))}
+          </div>
+        )}
+      </Card>
+      <PetEditor pet={{ id: pet.id, breed: pet.breed, metadata: pet.metadata }} readOnly={!writable} />
+      <Card title="Recent jobs">
+        {jobs.length === 0 ? (
+          <p className="text-sm text-slate-600">No jobs yet.</p>
+        ) : (
+          <ul className="space-y-1 text-sm">
+            {jobs.map((j) => (
+              <li key={j.id} className="flex flex-wrap items-center gap-2">
+                <StatusBadge status={j.status} /> {j.kind.toLowerCase().replace("_", " ")} · {new Date(j.createdAt).toLocaleString()}
+              </li>
+            ))}
+          </ul>
+        )}
+      </Card>
+    </div>
+  );
+}

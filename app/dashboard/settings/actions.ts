@@ -1,0 +1,41 @@
+"use server";
+
+import { revalidatePath } from "next/cache";
+import {
+  addTeamMemberAction,
+  changeRoleAction,
+  deactivateKeyAction,
+  issueKeyAction,
+  reissueKeyAction,
+  removeTeamMemberAction,
+  selectSearchPoolAction,
+} from "@/lib/dashboard/account";
+import { runAction } from "@/lib/dashboard/run-action";
+
+async function andRefresh<T extends { ok: boolean }>(result: Promise<T>): Promise<T> {
+  const answer = await result;
+  if (answer.ok) revalidatePath("/dashboard/settings");
+  return answer;
+}
+
+export async function issueKey() {
+  return andRefresh(runAction(issueKeyAction, {}));
+}
+export async function reissueKey() {
+  return andRefresh(runAction(reissueKeyAction, {}));
+}
+export async function deactivateKey(input: unknown) {
+  return andRefresh(runAction(deactivateKeyAction, input));
+}
+export async function addTeamMember(input: unknown) {
+  return andRefresh(runAction(addTeamMemberAction, input));
+}
+export async function changeRole(input: unknown) {
+  return andRefresh(runAction(changeRoleAction, input));
+}
+export async function removeTeamMember(input: unknown) {
+  return andRefresh(runAction(removeTeamMemberAction, input));
+}
+export async function selectSearchPool(input: unknown) {
+  return andRefresh(runAction(selectSearchPoolAction, input));
+}

@@ -1,0 +1,120 @@
+"use client";
+
+import {
+  Bar,
+  BarChart,
+  CartesianGrid,
+  Legend,
+  Line,
+  LineChart,
+  ReferenceDot,
+  ReferenceLine,
+  ResponsiveContainer,
+  Tooltip,
+  XAxis,
+  YAxis,
+} from "recharts";
+import { EmptyState } from "@/components/dashboard/ui";
+
+const PALETTE = ["#0f766e", "#1d4ed8", "#b45309", "#7c3aed", "#be123c", "#4d7c0f"];
+const GENUINE = "#047857";
+const IMPOSTOR = "#b91c1c";
+
+function Frame({ children, testId }: { children: React.ReactElement; testId: string }) {
+  return (
+    <div className="h-72 w-full" data-testid={testId}>
+      <ResponsiveContainer width="100%" height="100%">
+        {children}
+      </ResponsiveContainer>
+    </div>
+  );
+}
+
+export function CallsByDayChart({ data, keys }: { data: Record<string, string | number>[]; keys: string[] }) {
+  if (keys.length === 0) return <EmptyState title="No API calls in this period" />;
+  return (
+    <Frame testId="chart-calls">
+      <BarChart data={data}>
+        <CartesianGrid strokeDasharray="3 3" />
+        <XAxis dataKey="day" tickFormatter={(d: string) => d.slice(5)} />
+        <YAxis allowDecimals={false} />
+        <Tooltip />
+        <Legend />
+        {keys.map((key, i) => (
+          <Bar key={key} dataKey={key} fill={PALETTE[i % PALETTE.length]} isAnimationActive={false} />
+        ))}
+      </BarChart>
+    </Frame>
+  );
+}
+
+export function JobsByKindChart({ data }: { data: { kind: string; PENDING: number; SUCCESS: number; FAILED: number }[] }) {
+  if (data.every((d) => d.PENDING + d.SUCCESS + d.FAILED === 0)) return <EmptyState title="No jobs yet" />;
+  return (
+    <Frame testId="chart-jobs">
+      <BarChart data={data}>
+        <CartesianGrid strokeDasharray="3 3" />
+        <XAxis dataKey="kind" />
+        <YAxis allowDecimals={false} />
+        <Tooltip />
+        <Legend />
+        <Bar dataKey="SUCCESS" fill={GENUINE} isAnimationActive={false} />
+        <Bar dataKey="FAILED" fill={IMPOSTOR} isAnimationActive={false} />
+        <Bar dataKey="PENDING" fill="#d97706" isAnimationActive={false} />
+      </BarChart>
+    </Frame>
+  );
+}
+
+export function VerificationScoresChart({ data, threshold }: { data: { from: number; verified: number; notVerified: number }[]; threshold: number }) {
+  if (data.every((d) => d.verified + d.notVerified === 0)) return <EmptyState title="No verifications yet" />;
+  return (
+    <Frame testId="chart-verification-scores">
+      <BarChart data={data}>
+        <CartesianGrid strokeDasharray="3 3" />
+        <XAxis dataKey="from" interval={3} />
+        <YAxis allowDecimals={false} />
+        <Tooltip />
+        <Legend />
+        <Bar dataKey="verified" fill={GENUINE} isAnimationActive={false} />
+        <Bar dataKey="notVerified" name="not verified" fill={IMPOSTOR} isAnimationActive={false} />
+        <ReferenceLine x={threshold} stroke="#0f172a" strokeDasharray="4 2" label={{ value: `threshold ${threshold}`, position: "top" }} />
+      </BarChart>
+    </Frame>
+  );
+}
+
+export function ScoreHistogramChart({ data, threshold }: { data: { from: number; genuine: number; impostor: number }[]; threshold: number }) {
+  // Log axis: zero counts cannot be drawn, so they are left out rather than faked.
+  const rows = data.map((d) => ({ from: d.from, genuine: d.genuine || null, impostor: d.impostor || null }));
+  return (
+    <Frame testId="chart-histogram">
+      <BarChart data={rows} barCategoryGap={0} barGap={0}>
+        <CartesianGrid strokeDasharray="3 3" />
+        <XAxis dataKey="from" interval={9} />
+        <YAxis scale="log" domain={[1, "auto"]} allowDataOverflow />
+        <Tooltip />
+        <Legend />
+        <Bar dataKey="impostor" fill={IMPOSTOR} fillOpacity={0.8} isAnimationActive={false} />
+        <Bar dataKey="genuine" fill={GENUINE} fillOpacity={0.8} isAnimationActive={false} />
+        <ReferenceLine x={threshold} stroke="#0f172a" strokeDasharray="4 2" label={{ value: `threshold ${threshold}`, position: "top" }} />
+      </BarChart>
+    </Frame>
+  );
+}
+
+export function DetChart({ data, threshold }: { data: { threshold: number; fmr: number; fnmr: number }[]; threshold: number }) {
+  const at = data.reduce((best, p) => (Math.abs(p.threshold - threshold) < Math.abs(best.threshold - threshold) ? p : best), data[0]);
+  return (
+    <Frame testId="chart-det">
+      <LineChart data={data} margin={{ top: 8, right: 16, bottom: 16, left: 0 }}>
+        <CartesianGrid strokeDasharray="3 3" />
+        <XAxis dataKey="fmr" type="number" scale="log" domain={["auto", 1]} allowDataOverflow name="FMR" tickFormatter={(v: number) => v.toExponential(0)} label={{ value: "false match rate", position: "insideBottom", offset: -2 }} />
+        <YAxis dataKey="fnmr" type="number" scale="log" domain={["auto", 1]} allowDataOverflow tickFormatter={(v: number) => v.toExponential(0)} />
+        <Tooltip formatter={(v) => Number(v).toExponential(2)} />
+        <Line dataKey="fnmr" name="FNMR" stroke="#1d4ed8" dot={false} isAnimationActive={false} />
+        {at && <ReferenceDot x={at.fmr} y={at.fnmr} r={5} fill="#0f172a" label={{ value: `threshold ${threshold}`, position: "right" }} />}
+      </LineChart>
+    </Frame>
+  );
+}

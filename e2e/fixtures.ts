@@ -1,0 +1,42 @@
+import fs from "node:fs";
+import path from "node:path";
+import { expect, type Page } from "@playwright/test";
+
+// What the global setup seeded (users of two accounts, a failed job, account B's pet), shared with the specs.
+
+export const PASSWORD = "e2e-password-correct-horse";
+
+export interface E2eState {
+  accountA: string;
+  accountB: string;
+  keyA: string;
+  users: Record<"staffA" | "supportA" | "managerA" | "ownerA" | "staffB" | "admin" | "lockedA", string>;
+  failedJobId: string;
+  petB: string;
+  petBImageId: string;
+  images: { register: string[]; verify: string[]; identify: string[]; appearance: string };
+}
+
+export function stateFile(): string {
+  return path.join(process.env.E2E_DATA_DIR!, "e2e-state.json");
+}
+
+export function readState(): E2eState {
+  return JSON.parse(fs.readFileSync(stateFile(), "utf8")) as E2eState;
+}
+
+export async function signIn(page: Page, email: string, password = PASSWORD): Promise<void> {
+  await page.goto("/sign-in");
+  await page.getByLabel("E-mail").fill(email);
+  await page.getByLabel("Password").fill(password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page.getByTestId("signed-in-as")).toContainText(email);
+  // /dashboard sends each role to its home page; once streaming has begun that redirect happens in the
+  // browser, so wait for it rather than race it with the next navigation.
+  await page.waitForURL((url) => url.pathname.startsWith("/dashboard/"));
+}
+
+/** A full-page screenshot into docs/screenshots/, linked from the README. */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: path.join("docs", "screenshots", `${name}.png`), fullPage: true });
+}

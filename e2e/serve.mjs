@@ -1,0 +1,36 @@
+// The e2e web server: the production build on 127.0.0.1:E2E_PORT with DATA_DIR=E2E_DATA_DIR (a new,
+// empty folder, removed when the server stops), jobs in-process. Reuses the existing build (`npm test` made it for the contract
+// tests); builds when there is none or when E2E_BUILD=1.
+import { spawn, spawnSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+
+const root = path.resolve(import.meta.dirname, "..");
+const next = path.join(root, "node_modules", ".bin", "next");
+const env = { ...process.env, NEXT_TELEMETRY_DISABLED: "1" };
+
+if (process.env.E2E_BUILD === "1" || !fs.existsSync(path.join(root, ".next", "BUILD_ID"))) {
+  const build = spawnSync(next, ["build"], { cwd: root, env, stdio: "inherit" });
+  if (build.status !== 0) process.exit(build.status ?? 1);
+}
+
+const server = spawn(next, ["start", "-H", "127.0.0.1", "-p", process.env.E2E_PORT], {
+  cwd: root,
+  stdio: "inherit",
+  env: {
+    ...env,
+    NODE_ENV: "production",
+    DATA_DIR: process.env.E2E_DATA_DIR,
+    DATABASE_URL: "",
+    JOB_RUNNER: "embedded",
+    LOG_LEVEL: "error",
+    NEXT_MANUAL_SIG_HANDLE: "true",
+    NEXTAUTH_URL: `http://127.0.0.1:${process.env.E2E_PORT}`,
+  },
+});
+for (const signal of ["SIGTERM", "SIGINT"]) process.on(signal, () => server.kill(signal));
+server.on("exit", (code) => {
+  // The data folder is this run's alone (a new temporary folder): remove it once the server is down.
+  if (process.env.E2E_DATA_DIR?.includes("rhinarium-e2e-")) fs.rmSync(process.env.E2E_DATA_DIR, { recursive: true, force: true });
+  process.exit(code ?? 0);
+});

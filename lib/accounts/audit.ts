@@ -1,0 +1,26 @@
+import type { Db } from "@/lib/db/connect";
+import type { Prisma } from "@/lib/generated/prisma/client";
+
+/** Who did it: the ops CLI, or a dashboard user (by id, with the e-mail kept as the readable actor). */
+export type AuditActor = { kind: "operator-cli" } | { kind: "user"; userId: string; email: string };
+
+export interface AuditEntry {
+  action: string;
+  accountId: string | null;
+  target?: string | null;
+  data?: Prisma.InputJsonValue;
+}
+
+/** The one way to write the audit log, from the ops CLI and from dashboard actions alike. */
+export async function recordAudit(db: Db, actor: AuditActor, entry: AuditEntry): Promise<void> {
+  await db.auditLog.create({
+    data: {
+      actor: actor.kind === "user" ? actor.email : "operator-cli",
+      userId: actor.kind === "user" ? actor.userId : null,
+      action: entry.action,
+      accountId: entry.accountId,
+      target: entry.target ?? entry.accountId,
+      data: entry.data ?? {},
+    },
+  });
+}

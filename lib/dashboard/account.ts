@@ -1,0 +1,134 @@
+import { z } from "zod";
+import type { Db } from "@/lib/db/connect";
+import { deactivateApiKey, issueApiKey, reissueApiKey } from "@/lib/accounts/api-keys";
+import { recordAudit } from "@/lib/accounts/audit";
+import { createUser, EmailTakenError, MIN_PASSWORD_LENGTH, USER_ROLES } from "@/lib/accounts/users";
+import { accountAction, DashboardError, type AccountActionContext } from "./action-client";
+
+// The owner's settings: API keys, plan and pet-limit usage, team members and roles, search pools.
+
+export async function getAccountSettings(db: Db, accountId: string) {
+  const account = await db.account.findUniqueOrThrow({
+    where: { id: accountId },
+    include: {
+      plan: true,
+      apiKeys: { orderBy: { createdAt: "desc" }, select: { id: true, prefix: true, active: true, lastUsedAt: true, createdAt: true } },
+      users: { orderBy: { email: "asc" }, select: { id: true, email: true, role: true, createdAt: true } },
+      pools: { orderBy: { name: "asc" }, select: { id: true, name: true, _count: { select: { pets: true } } } },
+      _count: { select: { pets: true } },
+    },
+  });
+  return {
+    id: account.id,
+    name: account.name,
+    suspended: account.suspended,
+    plan: account.plan ? { name: account.plan.name, petLimit: account.plan.petLimit, identification: account.plan.identification } : null,
+    pets: account._count.pets,
+    searchPoolName: account.searchPoolName,
+    keys: account.apiKeys.map((k) => ({ ...k, lastUsedAt: k.lastUsedAt?.toISOString() ?? null, createdAt: k.createdAt.toISOString() })),
+    users: account.users.map((u) => ({ ...u, createdAt: u.createdAt.toISOString() })),
+    pools: account.pools.map((p) => ({ name: p.name, pets: p._count.pets })),
+  };
+}
+
+function audit(ctx: AccountActionContext, action: string, target: string | null, data: Record<string, string | number | null> = {}) {
+  return recordAudit(ctx.db, { kind: "user", userId: ctx.user.id, email: ctx.user.email }, { action, accountId: ctx.accountId, target, data });
+}
+
+/** A new key beside the existing ones; the key itself is returned once and never stored. */
+export const issueKeyAction = accountAction({
+  capability: "account:manage",
+  input: z.object({}),
+  async run(ctx) {
+    const { apiKey, keyId } = await issueApiKey(ctx.db, ctx.accountId);
+    await audit(ctx, "key.issue", keyId);
+    return { apiKey };
+  },
+});
+
+/** Every active key stops working; one new key, shown once. */
+export const reissueKeyAction = accountAction({
+  capability: "account:manage",
+  input: z.object({}),
+  async run(ctx) {
+    const { apiKey, keyId } = await reissueApiKey(ctx.db, ctx.accountId);
+    await audit(ctx, "key.reissue", keyId);
+    return { apiKey };
+  },
+});
+
+export const deactivateKeyAction = accountAction({
+  capability: "account:manage",
+  input: z.object({ keyId: z.string().min(1).max(100) }),
+  async run(ctx, input) {
+    if (!(await deactivateApiKey(ctx.db, ctx.accountId, input.keyId))) throw new DashboardError("This key does not exist or is already inactive.");
+    await audit(ctx, "key.deactivate", input.keyId);
+    return { keyId: input.keyId };
+  },
+});
+
+const ACCOUNT_ROLES = USER_ROLES.filter((r) => r !== "admin");
+
+export const addTeamMemberAction = accountAction({
+  capability: "account:manage",
+  input: z.object({
+    email: z.email("must be an email address"),
+    password: z.string().min(MIN_PASSWORD_LENGTH, `must be at least ${MIN_PASSWORD_LENGTH} characters`).max(200),
+    role: z.enum(ACCOUNT_ROLES, { error: `must be one of ${ACCOUNT_ROLES.join(", ")}` }),
+  }),
+  async run(ctx, input) {
+    const user = await createUser(ctx.db, { email: input.email.toLowerCase(), password: input.password, role: input.role, accountId: ctx.accountId }).catch((error) => {
+      throw error instanceof EmailTakenError ? new DashboardError("A user with this e-mail already exists.") : error;
+    });
+    await audit(ctx, "user.create", user.id, { email: user.email, role: user.role });
+    return { userId: user.id };
+  },
+});
+
+export const changeRoleAction = accountAction({
+  capability: "account:manage",
+  input: z.object({ userId: z.string().min(1).max(100), role: z.enum(ACCOUNT_ROLES) }),
+  async run(ctx, input) {
+    if (input.userId === ctx.user.id) throw new DashboardError("You cannot change your own role.");
+    const { count } = await ctx.db.user.updateMany({ where: { id: input.userId, accountId: ctx.accountId }, data: { role: input.role } });
+    if (count === 0) throw new DashboardError("This user does not exist.");
+    await audit(ctx, "user.role", input.userId, { role: input.role });
+    return { userId: input.userId };
+  },
+});
+
+export const removeTeamMemberAction = accountAction({
+  capability: "account:manage",
+  input: z.object({ userId: z.string().min(1).max(100) }),
+  async run(ctx, input) {
+    if (input.userId === ctx.user.id) throw new DashboardError("You cannot remove yourself.");
+    const { count } = await ctx.db.user.deleteMany({ where: { id: input.userId, accountId: ctx.accountId } });
+    if (count === 0) throw new DashboardError("This user does not exist.");
+    await audit(ctx, "user.remove", input.userId);
+    return { userId: input.userId };
+  },
+});
+
+export const selectSearchPoolAction = accountAction({
+  capability: "account:manage",
+  input: z.object({ pool: z.string().min(1).max(200) }),
+  async run(ctx, input) {
+    if (input.pool !== "default") {
+      const pool = await ctx.db.searchPool.findUnique({ where: { accountId_name: { accountId: ctx.accountId, name: input.pool } } });
+      if (!pool) throw new DashboardError("This search pool does not exist.");
+    }
+    await ctx.db.account.update({ where: { id: ctx.accountId }, data: { searchPoolName: input.pool === "default" ? null : input.pool } });
+    await audit(ctx, "pool.assign", ctx.accountId, { pool: input.pool });
+    return { pool: input.pool };
+  },
+});
+
+export async function listAuditLog(db: Db, accountId: string | null, take = 100) {
+  const rows = await db.auditLog.findMany({
+    where: accountId ? { accountId } : {},
+    orderBy: { createdAt: "desc" },
+    take,
+    select: { id: true, actor: true, action: true, target: true, accountId: true, data: true, createdAt: true },
+  });
+  return rows.map((r) => ({ ...r, createdAt: r.createdAt.toISOString(), data: JSON.stringify(r.data ?? {}) }));
+}

@@ -1,0 +1,97 @@
+import { z } from "zod";
+import { ApiError } from "@/lib/api/errors";
+import { ERROR_CODES } from "@/lib/api/error-codes";
+import { can, type Capability } from "@/lib/auth/roles";
+import type { SessionUser } from "@/lib/auth/session";
+import type { Db } from "@/lib/db/connect";
+import { logError } from "@/lib/log";
+
+// The one chain every dashboard server action goes through (after Dub's safe-action): who is signed
+// in, whether their role may do this, the input validated by zod, the account scope put in the
+// context, and expected failures turned into typed values the UI shows inline. Bugs are logged and
+// answered with a generic message, never a stack trace.
+
+export type ActionResult<T> =
+  | { ok: true; data: T }
+  | { ok: false; error: { message: string; fields?: Record<string, string[]> } };
+
+/** An expected failure with a message for the person at the screen. */
+export class DashboardError extends Error {}
+
+export interface AccountActionContext {
+  db: Db;
+  user: SessionUser;
+  /** Every query of an account-scoped action filters on this; it comes from the session, never the input. */
+  accountId: string;
+}
+
+export interface OperatorActionContext {
+  db: Db;
+  user: SessionUser;
+}
+
+interface ActionBase<S extends z.ZodType> {
+  capability: Capability;
+  input: S;
+}
+
+export interface AccountAction<S extends z.ZodType, T> extends ActionBase<S> {
+  scope: "account";
+  run(ctx: AccountActionContext, input: z.infer<S>): Promise<T>;
+}
+
+/** For operators (admin): acts across accounts, so the capability must be an operator's. */
+export interface OperatorAction<S extends z.ZodType, T> extends ActionBase<S> {
+  scope: "operator";
+  run(ctx: OperatorActionContext, input: z.infer<S>): Promise<T>;
+}
+
+export type DashboardAction<S extends z.ZodType, T> = AccountAction<S, T> | OperatorAction<S, T>;
+
+export function accountAction<S extends z.ZodType, T>(action: Omit<AccountAction<S, T>, "scope">): AccountAction<S, T> {
+  return { ...action, scope: "account" };
+}
+
+export function operatorAction<S extends z.ZodType, T>(action: Omit<OperatorAction<S, T>, "scope">): OperatorAction<S, T> {
+  return { ...action, scope: "operator" };
+}
+
+const NOT_ALLOWED = "You are not allowed to do this.";
+
+function fieldErrors(error: z.ZodError): Record<string, string[]> {
+  const fields: Record<string, string[]> = {};
+  for (const issue of error.issues) (fields[issue.path.join(".") || "input"] ??= []).push(issue.message);
+  return fields;
+}
+
+function failure(message: string, fields?: Record<string, string[]>): ActionResult<never> {
+  return { ok: false, error: fields ? { message, fields } : { message } };
+}
+
+/** Runs an action for a user already resolved from the session (or null): the testable core of the chain. */
+export async function invokeAction<S extends z.ZodType, T>(
+  action: DashboardAction<S, T>,
+  db: Db,
+  user: SessionUser | null,
+  raw: unknown,
+): Promise<ActionResult<T>> {
+  if (!user) return failure("Your session has ended: sign in again.");
+  if (!can(user.role, action.capability)) return failure(NOT_ALLOWED);
+  const parsed = action.input.safeParse(raw);
+  if (!parsed.success) return failure("Some fields are not valid.", fieldErrors(parsed.error));
+  try {
+    if (action.scope === "account") {
+      if (!user.accountId) return failure(NOT_ALLOWED);
+      return { ok: true, data: await action.run({ db, user, accountId: user.accountId }, parsed.data) };
+    }
+    return { ok: true, data: await action.run({ db, user }, parsed.data) };
+  } catch (error) {
+    if (error instanceof DashboardError) return failure(error.message);
+    if (error instanceof ApiError) {
+      if (error.details) return failure("Some fields are not valid.", error.details);
+      return failure(ERROR_CODES[error.errorName].description + ".");
+    }
+    logError("dashboard-action-failed", error, { userId: user.id });
+    return failure("Something went wrong on our side. Try again; if it persists, contact support.");
+  }
+}

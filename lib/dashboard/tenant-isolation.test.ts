@@ -1,0 +1,190 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openOwnedDatabase } from "@/lib/db";
+import type { Db, OpenDatabase } from "@/lib/db/connect";
+import { readEnv } from "@/lib/env";
+import { writeImageFile } from "@/lib/storage/images";
+import { InProcessJobQueue, setJobQueue } from "@/lib/jobs/job-queue";
+import type { SessionUser } from "@/lib/auth/session";
+import { appearanceJpeg, noseCapture } from "@/lib/test-support/nose-images";
+import { invokeAction, type DashboardAction } from "./action-client";
+import { addTeamMemberAction, changeRoleAction, deactivateKeyAction, issueKeyAction, removeTeamMemberAction, selectSearchPoolAction } from "./account";
+import { createCaptureSessionAction, getJobProgress, jobProgressAction, startCaptureJobAction, uploadCaptureImageAction } from "./capture";
+import { readImageForUser } from "./images";
+import { getJobDetail, listJobs, jobListQuerySchema } from "./jobs";
+import { setAccountSuspendedAction } from "./operator";
+import { petListQuerySchema } from "./pet-list-query";
+import { createPetAction, deletePetAction, getPetDetail, listPetsPage, updatePetAction } from "./pets";
+import { getUsageReport } from "./usage";
+
+// Every dashboard action and query, run as account A's users with account B's ids: each must answer
+// "not found" (or not allowed) and leave B's data as it was. Each case also runs as B's own user on
+// the same ids, to show the test would see the data if the scope leaked.
+
+let dir: string;
+let open: OpenDatabase;
+let db: Db;
+
+interface Tenant {
+  accountId: string;
+  owner: SessionUser;
+  staff: SessionUser;
+  petId: string;
+  sessionId: string;
+  jobId: string;
+  keyId: string;
+  imageId: string;
+  memberId: string;
+}
+
+async function seedTenant(name: string): Promise<Tenant> {
+  const account = await db.account.create({ data: { name, plan: { connect: { name: "standard" } } } });
+  const user = async (role: "owner" | "staff") => {
+    const row = await db.user.create({ data: { email: `${role}@${name}.test`, passwordHash: "x", role, accountId: account.id } });
+    return { id: row.id, email: row.email, role: row.role, accountId: account.id } satisfies SessionUser;
+  };
+  const pet = await db.pet.create({ data: { accountId: account.id, species: "DOG", breed: "Original", metadata: '{"name":"orig"}' } });
+  const session = await db.captureSession.create({
+    data: { accountId: account.id, species: "DOG", purpose: "PET_VERIFICATION", petId: pet.id, expiresAt: new Date(Date.now() + 3_600_000) },
+  });
+  const filePath = path.join("images", account.id, session.id, "fingerprint-x.jpg");
+  await writeImageFile(filePath, await noseCapture(1, 0));
+  const image = await db.fingerprintImage.create({
+    data: { accountId: account.id, sessionId: session.id, petId: pet.id, filePath, byteSize: 1, usable: true, quality: { score: 80, usable: true, reasons: [], figures: {} } },
+  });
+  const job = await db.job.create({
+    data: { accountId: account.id, kind: "FINGERPRINT_ADDITION", petId: pet.id, sessionId: session.id, status: "FAILED", failureReason: { code: "INSUFFICIENT_USABLE_IMAGES", summary: "secret summary" } },
+  });
+  const key = await db.apiKey.create({ data: { accountId: account.id, hash: `hash-${name}`, prefix: "rk_test" } });
+  const member = await user("staff");
+  return { accountId: account.id, owner: await user("owner"), staff: member, petId: pet.id, sessionId: session.id, jobId: job.id, keyId: key.id, imageId: image.id, memberId: member.id };
+}
+
+let a: Tenant;
+let b: Tenant;
+
+async function snapshotOf(t: Tenant) {
+  return {
+    pet: await db.pet.findUnique({ where: { id: t.petId } }),
+    session: await db.captureSession.findUnique({ where: { id: t.sessionId }, include: { fingerprints: true, appearances: true } }),
+    jobs: await db.job.findMany({ where: { accountId: t.accountId }, orderBy: { id: "asc" } }),
+    keys: await db.apiKey.findMany({ where: { accountId: t.accountId }, orderBy: { id: "asc" } }),
+    users: await db.user.findMany({ where: { accountId: t.accountId }, orderBy: { id: "asc" } }),
+    account: await db.account.findUnique({ where: { id: t.accountId } }),
+  };
+}
+
+async function expectRefused<T>(action: DashboardAction<never, T>, user: SessionUser, input: unknown) {
+  const result = await invokeAction(action as DashboardAction<never, T>, db, user, input);
+  expect(result.ok, JSON.stringify(result)).toBe(false);
+  // Refused for the scope ("does not exist"), not for a malformed input or a missing permission.
+  if (!result.ok) {
+    expect(result.error.fields, JSON.stringify(result)).toBeUndefined();
+    expect(result.error.message).toMatch(/does not exist|expired|Unknown .* job id/);
+  }
+  return result;
+}
+
+beforeAll(async () => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), "rhinarium-dash-tenancy-"));
+  process.env.DATA_DIR = dir;
+  open = await openOwnedDatabase(readEnv({ DATA_DIR: dir } as unknown as NodeJS.ProcessEnv), "cli");
+  db = open.prisma;
+  setJobQueue(new InProcessJobQueue(db, 0));
+  a = await seedTenant("a");
+  b = await seedTenant("b");
+});
+
+afterAll(async () => {
+  await open?.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe("dashboard actions with another account's ids", () => {
+  it("refuse every write and leave account B unchanged", async () => {
+    const before = await snapshotOf(b);
+    const nose = new File([new Uint8Array(await noseCapture(1, 1))], "n.jpg", { type: "image/jpeg" });
+    const photo = new File([new Uint8Array(await appearanceJpeg())], "a.jpg", { type: "image/jpeg" });
+    const staffCases: [DashboardAction<never, unknown>, unknown][] = [
+      [updatePetAction as never, { petId: b.petId, metadata: '{"name":"hijacked"}', breed: "Hijacked" }],
+      [deletePetAction as never, { petId: b.petId }],
+      [createCaptureSessionAction as never, { purpose: "PET_PROFILE_REGISTRATION", petId: b.petId }],
+      [createCaptureSessionAction as never, { purpose: "PET_VERIFICATION", petId: b.petId }],
+      [uploadCaptureImageAction as never, { sessionId: b.sessionId, kind: "fingerprint", file: nose }],
+      [uploadCaptureImageAction as never, { sessionId: b.sessionId, kind: "appearance", file: photo }],
+      [startCaptureJobAction as never, { purpose: "PET_VERIFICATION", sessionId: b.sessionId, petId: b.petId }],
+      [startCaptureJobAction as never, { purpose: "PET_PROFILE_REGISTRATION", sessionId: b.sessionId, petId: b.petId }],
+      [startCaptureJobAction as never, { purpose: "PET_IDENTIFICATION", sessionId: b.sessionId }],
+      [jobProgressAction as never, { jobId: b.jobId }],
+    ];
+    for (const [action, input] of staffCases) await expectRefused(action, a.staff, input);
+    const ownerCases: [DashboardAction<never, unknown>, unknown][] = [
+      [deactivateKeyAction as never, { keyId: b.keyId }],
+      [changeRoleAction as never, { userId: b.memberId, role: "owner" }],
+      [removeTeamMemberAction as never, { userId: b.memberId }],
+      [updatePetAction as never, { petId: b.petId, metadata: "{}", breed: "x" }],
+    ];
+    for (const [action, input] of ownerCases) await expectRefused(action, a.owner, input);
+    expect(await snapshotOf(b)).toEqual(before);
+  });
+
+  it("the same calls succeed for account B's own users (the scope is what refuses A)", async () => {
+    const update = await invokeAction(updatePetAction, db, b.staff, { petId: b.petId, metadata: '{"name":"renamed"}', breed: "Renamed" });
+    expect(update.ok).toBe(true);
+    const progress = await invokeAction(jobProgressAction, db, b.staff, { jobId: b.jobId });
+    expect(progress).toEqual({ ok: true, data: { status: "FAILED", summary: "secret summary" } });
+    const deactivate = await invokeAction(deactivateKeyAction, db, b.owner, { keyId: b.keyId });
+    expect(deactivate.ok).toBe(true);
+    await db.pet.update({ where: { id: b.petId }, data: { breed: "Original", metadata: '{"name":"orig"}' } });
+    await db.apiKey.update({ where: { id: b.keyId }, data: { active: true } });
+  });
+
+  it("queries scoped to account A never return account B's rows", async () => {
+    const pets = await listPetsPage(db, a.accountId, petListQuerySchema.parse({ q: b.petId }));
+    expect(pets).toEqual({ rows: [], total: 0 });
+    expect((await listPetsPage(db, b.accountId, petListQuerySchema.parse({ q: b.petId }))).total).toBe(1);
+    await expect(getPetDetail(db, a.accountId, b.petId)).rejects.toThrow("NoSuchPetException");
+    expect(await getJobDetail(db, a.accountId, b.jobId)).toBeNull();
+    expect((await getJobDetail(db, b.accountId, b.jobId))?.failure?.summary).toBe("secret summary");
+    const jobs = await listJobs(db, a.accountId, jobListQuerySchema.parse({ petId: b.petId }));
+    expect(jobs.total).toBe(0);
+    await expect(getJobProgress(db, a.accountId, b.jobId)).rejects.toThrow("does not exist");
+    const usage = await getUsageReport(db, a.accountId);
+    expect(usage.failureToEnrol).toEqual({ failed: 1, finished: 1, rate: 1 }); // A's own failed job only
+  });
+
+  it("serves an uploaded image only to signed-in users of its account", async () => {
+    expect(await readImageForUser(db, a.staff, "fingerprint", b.imageId)).toBeNull();
+    expect(await readImageForUser(db, null, "fingerprint", b.imageId)).toBeNull();
+    expect(await readImageForUser(db, b.staff, "fingerprint", b.imageId)).toBeInstanceOf(Uint8Array);
+    expect(await readImageForUser(db, b.staff, "other", b.imageId)).toBeNull();
+  });
+});
+
+describe("roles are checked on the server", () => {
+  it("refuses actions outside the role, whatever the UI shows", async () => {
+    expect(await invokeAction(issueKeyAction, db, a.staff, {})).toEqual({ ok: false, error: { message: "You are not allowed to do this." } });
+    expect((await invokeAction(addTeamMemberAction, db, a.staff, { email: "x@a.test", password: "long enough pw", role: "owner" })).ok).toBe(false);
+    expect((await invokeAction(selectSearchPoolAction, db, a.staff, { pool: "default" })).ok).toBe(false);
+    expect((await invokeAction(setAccountSuspendedAction, db, a.owner, { accountId: b.accountId, suspended: true })).ok).toBe(false);
+    const support = { ...a.staff, role: "support" as const };
+    expect((await invokeAction(createPetAction, db, support, { species: "DOG" })).ok).toBe(false);
+    expect((await invokeAction(createPetAction, db, null, { species: "DOG" })).ok).toBe(false);
+    expect((await db.account.findUnique({ where: { id: b.accountId } }))?.suspended).toBe(false);
+  });
+
+  it("validates input with zod and answers field errors", async () => {
+    const result = await invokeAction(createPetAction, db, a.staff, { species: "HAMSTER", metadata: "{not json" });
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(Object.keys(result.error.fields ?? {}).sort()).toEqual(["metadata", "species"]);
+  });
+
+  it("records who did what in the audit log", async () => {
+    const created = await invokeAction(createPetAction, db, a.staff, { species: "CAT", breed: "Siamese" });
+    expect(created.ok).toBe(true);
+    const entry = await db.auditLog.findFirst({ where: { accountId: a.accountId, action: "pet.create" } });
+    expect(entry).toMatchObject({ actor: a.staff.email, userId: a.staff.id, target: created.ok ? created.data.id : "" });
+  });
+});
