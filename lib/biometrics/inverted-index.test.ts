@@ -1,20 +1,11 @@
 import { describe, expect, it } from "vitest";
+import { prng } from "@/lib/test-support/nose-images";
 import { InvertedIndex } from "./inverted-index";
 import { ANGLE_BINS, INDEXED_KEYPOINTS, QUERY_WORDS, VOCABULARY_WORDS } from "./parameters";
 import { deserializeSearchKey, serializeSearchKey, type ProbeLookups, type SearchKey } from "./search-key";
 
 // Synthetic keys: each "pet" has its own words and signatures, so the index's bookkeeping (votes,
 // removal, compaction, renumbering) is tested apart from image features.
-
-function prng(seed: number): () => number {
-  let s = seed >>> 0 || 1;
-  return () => {
-    s ^= s << 13;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    return (s >>> 0) / 0x1_0000_0000;
-  };
-}
 
 function randomKey(seed: number, count = 60): SearchKey {
   const rand = prng(seed);

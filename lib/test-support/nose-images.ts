@@ -18,8 +18,8 @@ export async function noseCapture(petSeed: number, captureIndex: number): Promis
   return jpeg;
 }
 
-/** A prng for the plain test images below. */
-function prng(seed: number): () => number {
+/** A small deterministic prng (xorshift32) for test data. */
+export function prng(seed: number): () => number {
   let s = seed >>> 0 || 1;
   return () => {
     s ^= s << 13;
