@@ -12,20 +12,23 @@ export class EngineTaskError extends Error {
   }
 }
 
-interface PendingTask {
+interface Task {
+  id: number;
+  op: OperationName;
+  args: unknown[];
   resolve: (value: unknown) => void;
   reject: (error: Error) => void;
-  timer: NodeJS.Timeout;
 }
 
 interface PoolWorker {
   worker: Worker;
-  pending: Map<number, PendingTask>;
+  /** The one task this worker runs now, and the timer that replaces the worker if it runs too long. */
+  running: { task: Task; timer: NodeJS.Timeout } | null;
   /** Fixed position in the pool: sticky tasks for a key always go to the same slot. */
   slot: number;
 }
 
-/** No engine operation takes more than a few seconds; one that does is stuck and its worker is replaced. */
+/** No engine operation runs more than a few seconds; one that does is stuck and its worker is replaced. */
 const TASK_TIMEOUT_MS = 120_000;
 
 function workerEntryPath(): string {
@@ -41,72 +44,83 @@ function hashKey(key: string): number {
 
 /**
  * Worker threads for image decoding, extraction and matching, so the web server's event loop never runs
- * them. Tasks go to the least-loaded worker; a crashed or stuck worker fails its tasks and is replaced.
- * Sticky tasks (`runSticky`) for one key always reach the same worker, which may hold state for that key
- * (a 1:N gallery); a replaced worker starts empty, and `incarnation` tells callers it changed.
+ * them. Each worker runs one task at a time; tasks wait in the pool's queue (in order) until a worker is
+ * free, so a burst of uploads queues instead of timing out, and the stuck-task timeout counts running
+ * time only. A crashed or stuck worker fails its task and is replaced.
+ * Sticky tasks (`runSticky`) for one key always run on the same slot's worker, which may hold state for
+ * that key (a 1:N gallery); a replaced worker starts empty.
  */
 export class EnginePool {
   private readonly slots: (PoolWorker | undefined)[];
+  private readonly shared: Task[] = [];
+  private readonly sticky: Task[][];
   private nextId = 1;
-  private spawned = 0;
 
   constructor(readonly size: number = Number(process.env.ENGINE_WORKERS) || os.availableParallelism()) {
     this.slots = new Array<PoolWorker | undefined>(size).fill(undefined);
-  }
-
-  /** How many workers were ever started: changes whenever one is replaced (its sticky state is gone). */
-  get incarnation(): number {
-    return this.spawned;
+    this.sticky = Array.from({ length: size }, () => []);
   }
 
   run<K extends OperationName>(op: K, ...args: Parameters<WorkerOperations[K]>): Promise<Result<K>> {
-    return this.post(this.leastLoaded(), op, args);
+    return this.enqueue(this.shared, op, args);
   }
 
   /** Runs on the worker that owns `key`, so that state the worker keeps for the key is there. */
   runSticky<K extends OperationName>(key: string, op: K, ...args: Parameters<WorkerOperations[K]>): Promise<Result<K>> {
-    const slot = hashKey(key) % this.size;
-    return this.post(this.slots[slot] ?? this.spawn(slot), op, args);
+    return this.enqueue(this.sticky[hashKey(key) % this.size], op, args);
   }
 
-  private post<K extends OperationName>(target: PoolWorker, op: K, args: Parameters<WorkerOperations[K]>): Promise<Result<K>> {
-    const id = this.nextId++;
-    return new Promise<Result<K>>((resolve, reject) => {
-      const timer = setTimeout(() => this.replace(target, new EngineTaskError(`engine task ${op} timed out`)), TASK_TIMEOUT_MS);
-      target.pending.set(id, { resolve: resolve as (value: unknown) => void, reject, timer });
-      target.worker.ref();
-      target.worker.postMessage({ id, op, args } satisfies TaskMessage);
-    });
+  /** Tasks waiting for a worker (not yet running). */
+  get queued(): number {
+    return this.shared.length + this.sticky.reduce((sum, queue) => sum + queue.length, 0);
   }
 
   async shutdown(): Promise<void> {
+    const error = new EngineTaskError("engine shut down");
+    for (const task of [...this.shared.splice(0), ...this.sticky.flatMap((queue) => queue.splice(0))]) task.reject(error);
     const workers = this.slots.filter((w): w is PoolWorker => w !== undefined);
     this.slots.fill(undefined);
-    await Promise.all(workers.map((w) => this.failAll(w, new EngineTaskError("engine shut down")).worker.terminate()));
+    await Promise.all(workers.map((w) => this.failRunning(w, error).worker.terminate()));
   }
 
-  private leastLoaded(): PoolWorker {
-    const live = this.slots.filter((w): w is PoolWorker => w !== undefined);
-    const idle = live.find((w) => w.pending.size === 0);
-    if (idle) return idle;
-    const empty = this.slots.indexOf(undefined);
-    if (empty >= 0) return this.spawn(empty);
-    return live.reduce((a, b) => (b.pending.size < a.pending.size ? b : a));
+  private enqueue<K extends OperationName>(queue: Task[], op: K, args: unknown[]): Promise<Result<K>> {
+    return new Promise<Result<K>>((resolve, reject) => {
+      queue.push({ id: this.nextId++, op, args, resolve: resolve as (value: unknown) => void, reject });
+      this.dispatch();
+    });
+  }
+
+  /** Gives every idle slot its next task: its own sticky tasks first, then the shared queue. */
+  private dispatch(): void {
+    for (let slot = 0; slot < this.size; slot++) {
+      const current = this.slots[slot];
+      if (current?.running) continue;
+      const task = this.sticky[slot].shift() ?? this.shared.shift();
+      if (!task) continue;
+      this.start(current ?? this.spawn(slot), task);
+    }
+  }
+
+  private start(target: PoolWorker, task: Task): void {
+    const timer = setTimeout(() => this.replace(target, new EngineTaskError(`engine task ${task.op} timed out`)), TASK_TIMEOUT_MS);
+    target.running = { task, timer };
+    target.worker.ref();
+    target.worker.postMessage({ id: task.id, op: task.op, args: task.args } satisfies TaskMessage);
   }
 
   private spawn(slot: number): PoolWorker {
-    this.spawned++;
-    const poolWorker: PoolWorker = { worker: new Worker(workerEntryPath()), pending: new Map(), slot };
-    const { worker, pending } = poolWorker;
+    const poolWorker: PoolWorker = { worker: new Worker(workerEntryPath()), running: null, slot };
+    const { worker } = poolWorker;
     worker.unref();
     worker.on("message", (message: ResultMessage) => {
-      const task = pending.get(message.id);
-      if (!task) return;
-      pending.delete(message.id);
-      clearTimeout(task.timer);
-      if (pending.size === 0) worker.unref();
-      if ("error" in message) task.reject(new EngineTaskError(`${message.error.name}: ${message.error.message}`));
-      else task.resolve(message.result);
+      const running = poolWorker.running;
+      if (!running || running.task.id !== message.id) return;
+      clearTimeout(running.timer);
+      poolWorker.running = null;
+      worker.unref();
+      if ("error" in message) running.task.reject(new EngineTaskError(`${message.error.name}: ${message.error.message}`));
+      else running.task.resolve(message.result);
+      this.dispatch();
     });
     worker.on("error", (error) => this.replace(poolWorker, new EngineTaskError(`engine worker crashed: ${error.message}`)));
     worker.on("exit", (code) => {
@@ -116,18 +130,20 @@ export class EnginePool {
     return poolWorker;
   }
 
-  private failAll(poolWorker: PoolWorker, error: Error): PoolWorker {
-    for (const task of poolWorker.pending.values()) {
-      clearTimeout(task.timer);
-      task.reject(error);
+  private failRunning(poolWorker: PoolWorker, error: Error): PoolWorker {
+    if (poolWorker.running) {
+      clearTimeout(poolWorker.running.timer);
+      poolWorker.running.task.reject(error);
+      poolWorker.running = null;
     }
-    poolWorker.pending.clear();
     return poolWorker;
   }
 
   private replace(poolWorker: PoolWorker, error: Error): void {
     if (this.slots[poolWorker.slot] === poolWorker) this.slots[poolWorker.slot] = undefined;
-    this.failAll(poolWorker, error);
+    this.failRunning(poolWorker, error);
     void poolWorker.worker.terminate();
+    // Waiting tasks go on, on a fresh worker.
+    this.dispatch();
   }
 }
