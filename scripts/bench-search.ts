@@ -1,5 +1,5 @@
 /**
- * npm run bench:search -- DIR [--sizes 1000,10000,100000] [--enrolled 180]
+ * npm run bench:search -- DIR [--sizes 1000,10000,100000] [--enrolled 180] [--cache FILE]
  * 1:N first stage at scale: real hard probes (captures 5–7 of DIR's first `--enrolled` subjects) against
  * galleries of their real enrolments (captures 0–4) topped up with distractor pets
  * (lib/biometrics/evaluation/distractors.ts) to each size. Prints, per size: index bytes per pet, build
@@ -18,7 +18,12 @@ import { deserializeTemplate, type NoseTemplate } from "../lib/biometrics/templa
 
 const { positionals, values } = parseArgs({
   allowPositionals: true,
-  options: { sizes: { type: "string", default: "1000,10000,100000" }, enrolled: { type: "string", default: "180" } },
+  options: {
+    sizes: { type: "string", default: "1000,10000,100000" },
+    enrolled: { type: "string", default: "180" },
+    // Keeps the extracted templates between runs (extraction is most of a small run's time).
+    cache: { type: "string" },
+  },
 });
 const root = positionals[0];
 if (!root) throw new Error("usage: npm run bench:search -- DIR [--sizes 1000,10000,100000] [--enrolled 180]");
@@ -26,19 +31,26 @@ const sizes = values.sizes.split(",").map(Number);
 const subjects = readLabelledDataset(root).slice(0, Number(values.enrolled));
 
 // Extract every capture once, across the engine's worker pool.
-const started = performance.now();
-const templates = await Promise.all(
-  subjects.map(async (subject) =>
-    Promise.all(
-      subject.images.map(async (image) => {
-        const analysis = await analyseImage(fs.readFileSync(path.join(root, image)));
-        return analysis.ok && analysis.template ? deserializeTemplate(analysis.template) : null;
-      }),
+async function extractAll(): Promise<(string | null)[][]> {
+  const started = performance.now();
+  const extracted = await Promise.all(
+    subjects.map(async (subject) =>
+      Promise.all(
+        subject.images.map(async (image) => {
+          const analysis = await analyseImage(fs.readFileSync(path.join(root, image)));
+          return analysis.ok && analysis.template ? Buffer.from(analysis.template).toString("base64") : null;
+        }),
+      ),
     ),
-  ),
-);
-await shutdownEngine();
-console.log(`extracted ${subjects.length} subjects' captures in ${((performance.now() - started) / 1000).toFixed(0)} s`);
+  );
+  await shutdownEngine();
+  console.log(`extracted ${subjects.length} subjects' captures in ${((performance.now() - started) / 1000).toFixed(0)} s`);
+  return extracted;
+}
+const cached = values.cache && fs.existsSync(values.cache) ? (JSON.parse(fs.readFileSync(values.cache, "utf8")) as (string | null)[][]) : null;
+const stored = cached ?? (await extractAll());
+if (values.cache && !cached) fs.writeFileSync(values.cache, JSON.stringify(stored));
+const templates = stored.map((list) => list.map((b64) => (b64 ? deserializeTemplate(new Uint8Array(Buffer.from(b64, "base64"))) : null)));
 const usable = (list: (NoseTemplate | null)[]) => list.filter((t): t is NoseTemplate => t !== null);
 const enrolments = templates.map((list) => usable(list.slice(0, 5)));
 const probes = templates.map((list) => usable(list.slice(5)));

@@ -1,5 +1,4 @@
 import { ANGLE_BINS, HAMMING_SIGMA, HAMMING_THRESHOLD, QUERY_WORDS, VOCABULARY_WORDS } from "./parameters";
-import { popcount32 } from "./visual-words";
 import type { ProbeLookups, SearchKey } from "./search-key";
 
 /** One visual word's postings: the enrolled images (rows) holding a keypoint in the word, with its signature and angle. */
@@ -55,6 +54,12 @@ class PostingList {
 /** Vote weight by Hamming distance (0 beyond the threshold). */
 const HAMMING_WEIGHT = Float32Array.from({ length: 65 }, (_, h) => (h <= HAMMING_THRESHOLD ? Math.exp(-(h * h) / (HAMMING_SIGMA * HAMMING_SIGMA)) : 0));
 const ANGLE_SHIFT = 8 - Math.log2(ANGLE_BINS);
+/** Set bits of every 16-bit value: two lookups count a 32-bit word. */
+const POPCOUNT16 = Uint8Array.from({ length: 65536 }, (_, v) => {
+  let bits = 0;
+  for (let x = v; x; x &= x - 1) bits++;
+  return bits;
+});
 
 export interface PetScore {
   petId: string;
@@ -176,11 +181,16 @@ export class InvertedIndex {
         const qHigh = lookups.signatures[(i * QUERY_WORDS + w) * 2 + 1];
         const weight = idf[word];
         const { rows, low, high, angles } = list;
+        // The signature test first: it reads the lists in order and rejects ~95 % of postings.
         for (let j = 0; j < list.length; j++) {
+          const x = low[j] ^ qLow;
+          const lowBits = POPCOUNT16[x & 0xffff] + POPCOUNT16[x >>> 16];
+          if (lowBits > HAMMING_THRESHOLD) continue;
+          const y = high[j] ^ qHigh;
+          const distance = lowBits + POPCOUNT16[y & 0xffff] + POPCOUNT16[y >>> 16];
+          if (distance > HAMMING_THRESHOLD) continue;
           const row = rows[j];
-          if (stamps[row] === stamp) continue;
-          const distance = popcount32(low[j] ^ qLow) + popcount32(high[j] ^ qHigh);
-          if (distance > HAMMING_THRESHOLD || rowPet[row] < 0) continue;
+          if (stamps[row] === stamp || rowPet[row] < 0) continue;
           if (stamps[row] === 0 || stamps[row] < 0) touched.push(row);
           stamps[row] = stamp;
           histograms[row * ANGLE_BINS + (((angle - angles[j]) & 255) >> ANGLE_SHIFT)] += weight * HAMMING_WEIGHT[distance];

@@ -130,7 +130,7 @@ export const INDEXED_KEYPOINTS = 300;
 /** The strongest keypoints of each probe image looked up in the index. */
 export const PROBE_KEYPOINTS = 300;
 /** A probe keypoint is looked up under its QUERY_WORDS nearest words (quantisation misses true matches). */
-export const QUERY_WORDS = 3;
+export const QUERY_WORDS = 2;
 export const HAMMING_THRESHOLD = 22;
 export const HAMMING_SIGMA = 14;
 export const ANGLE_BINS = 16;

@@ -192,10 +192,3 @@ export function signatureIn(projections: Float32Array, index: number, word: numb
   out[at] = low >>> 0;
   out[at + 1] = high >>> 0;
 }
-
-/** Set bits of a 32-bit value. */
-export function popcount32(value: number): number {
-  let v = value - ((value >>> 1) & 0x55555555);
-  v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
-  return (Math.imul((v + (v >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24);
-}
