@@ -21,6 +21,8 @@ interface PendingTask {
 interface PoolWorker {
   worker: Worker;
   pending: Map<number, PendingTask>;
+  /** Fixed position in the pool: sticky tasks for a key always go to the same slot. */
+  slot: number;
 }
 
 /** No engine operation takes more than a few seconds; one that does is stuck and its worker is replaced. */
@@ -30,18 +32,44 @@ function workerEntryPath(): string {
   return process.env.ENGINE_WORKER_ENTRY ?? path.join(process.cwd(), "lib", "biometrics", "worker-entry.mjs");
 }
 
+/** FNV-1a: a stable slot for a sticky key. */
+function hashKey(key: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193) >>> 0;
+  return hash;
+}
+
 /**
  * Worker threads for image decoding, extraction and matching, so the web server's event loop never runs
  * them. Tasks go to the least-loaded worker; a crashed or stuck worker fails its tasks and is replaced.
+ * Sticky tasks (`runSticky`) for one key always reach the same worker, which may hold state for that key
+ * (a 1:N gallery); a replaced worker starts empty, and `incarnation` tells callers it changed.
  */
 export class EnginePool {
-  private readonly workers: PoolWorker[] = [];
+  private readonly slots: (PoolWorker | undefined)[];
   private nextId = 1;
+  private spawned = 0;
 
-  constructor(readonly size: number = Number(process.env.ENGINE_WORKERS) || os.availableParallelism()) {}
+  constructor(readonly size: number = Number(process.env.ENGINE_WORKERS) || os.availableParallelism()) {
+    this.slots = new Array<PoolWorker | undefined>(size).fill(undefined);
+  }
+
+  /** How many workers were ever started: changes whenever one is replaced (its sticky state is gone). */
+  get incarnation(): number {
+    return this.spawned;
+  }
 
   run<K extends OperationName>(op: K, ...args: Parameters<WorkerOperations[K]>): Promise<Result<K>> {
-    const target = this.leastLoaded();
+    return this.post(this.leastLoaded(), op, args);
+  }
+
+  /** Runs on the worker that owns `key`, so that state the worker keeps for the key is there. */
+  runSticky<K extends OperationName>(key: string, op: K, ...args: Parameters<WorkerOperations[K]>): Promise<Result<K>> {
+    const slot = hashKey(key) % this.size;
+    return this.post(this.slots[slot] ?? this.spawn(slot), op, args);
+  }
+
+  private post<K extends OperationName>(target: PoolWorker, op: K, args: Parameters<WorkerOperations[K]>): Promise<Result<K>> {
     const id = this.nextId++;
     return new Promise<Result<K>>((resolve, reject) => {
       const timer = setTimeout(() => this.replace(target, new EngineTaskError(`engine task ${op} timed out`)), TASK_TIMEOUT_MS);
@@ -52,21 +80,23 @@ export class EnginePool {
   }
 
   async shutdown(): Promise<void> {
-    const workers = this.workers.splice(0);
+    const workers = this.slots.filter((w): w is PoolWorker => w !== undefined);
+    this.slots.fill(undefined);
     await Promise.all(workers.map((w) => this.failAll(w, new EngineTaskError("engine shut down")).worker.terminate()));
   }
 
   private leastLoaded(): PoolWorker {
-    if (this.workers.length < this.size) {
-      const idle = this.workers.find((w) => w.pending.size === 0);
-      if (idle) return idle;
-      return this.spawn();
-    }
-    return this.workers.reduce((a, b) => (b.pending.size < a.pending.size ? b : a));
+    const live = this.slots.filter((w): w is PoolWorker => w !== undefined);
+    const idle = live.find((w) => w.pending.size === 0);
+    if (idle) return idle;
+    const empty = this.slots.indexOf(undefined);
+    if (empty >= 0) return this.spawn(empty);
+    return live.reduce((a, b) => (b.pending.size < a.pending.size ? b : a));
   }
 
-  private spawn(): PoolWorker {
-    const poolWorker: PoolWorker = { worker: new Worker(workerEntryPath()), pending: new Map() };
+  private spawn(slot: number): PoolWorker {
+    this.spawned++;
+    const poolWorker: PoolWorker = { worker: new Worker(workerEntryPath()), pending: new Map(), slot };
     const { worker, pending } = poolWorker;
     worker.unref();
     worker.on("message", (message: ResultMessage) => {
@@ -80,9 +110,9 @@ export class EnginePool {
     });
     worker.on("error", (error) => this.replace(poolWorker, new EngineTaskError(`engine worker crashed: ${error.message}`)));
     worker.on("exit", (code) => {
-      if (this.workers.includes(poolWorker)) this.replace(poolWorker, new EngineTaskError(`engine worker exited with code ${code}`));
+      if (this.slots[slot] === poolWorker) this.replace(poolWorker, new EngineTaskError(`engine worker exited with code ${code}`));
     });
-    this.workers.push(poolWorker);
+    this.slots[slot] = poolWorker;
     return poolWorker;
   }
 
@@ -96,8 +126,7 @@ export class EnginePool {
   }
 
   private replace(poolWorker: PoolWorker, error: Error): void {
-    const index = this.workers.indexOf(poolWorker);
-    if (index >= 0) this.workers.splice(index, 1);
+    if (this.slots[poolWorker.slot] === poolWorker) this.slots[poolWorker.slot] = undefined;
     this.failAll(poolWorker, error);
     void poolWorker.worker.terminate();
   }

@@ -4,7 +4,16 @@ import { renderCapture } from "../synth/capture";
 import { burstLayout, captureSeed, subjectSeed } from "../synth/dataset";
 import { createNoseSubject } from "../synth/nose-surface";
 import type { DifficultyName } from "../synth/parameters";
-import { analyseImage as analyseInPool, shutdownEngine } from "./index";
+import {
+  analyseImage as analyseInPool,
+  galleryDrop,
+  galleryRemovePet,
+  galleryStats,
+  galleryUpsertPet,
+  GalleryNotLoadedError,
+  identifyInGallery,
+  shutdownEngine,
+} from "./index";
 import { analyseImage, identifyPet, verifyPet, type ImageAnalysis } from "./operations";
 import { DECISION_THRESHOLD } from "./scoring";
 import { deserializeTemplate, serializeTemplate, TemplateFormatError, templateVersionOf } from "./template";
@@ -85,6 +94,38 @@ describe("1:N identification on hard captures", () => {
       expect(identifyPet(templatesOf(hardAnalyses[s]).slice(5), gallery).candidates[0]?.petId, `subject ${s}`).toBe(`pet-${s}`);
     }
     expect(identifyPet(templatesOf(hardAnalyses[3]).slice(5), gallery).candidates).toEqual([]);
+  });
+});
+
+describe("1:N galleries held in the engine's workers", () => {
+  it("shortlist in the gallery, match the loaded shortlist in full, and follow removals", async () => {
+    const enrolled = new Map([0, 1, 2].map((s) => [`pet-${s}`, templatesOf(hardAnalyses[s]).slice(0, 5)]));
+    for (const [petId, templates] of enrolled) await galleryUpsertPet("account-a", petId, templates);
+    await galleryUpsertPet("account-b", "pet-3", templatesOf(hardAnalyses[3]).slice(0, 5));
+    const requested: string[][] = [];
+    const load = async (petIds: string[]) => {
+      requested.push(petIds);
+      return petIds.flatMap((petId) => (enrolled.has(petId) ? [{ petId, templates: enrolled.get(petId)! }] : []));
+    };
+    for (const s of [0, 1, 2]) {
+      const outcome = await identifyInGallery("account-a", templatesOf(hardAnalyses[s]).slice(5), load);
+      expect(outcome.candidates[0]?.petId, `subject ${s}`).toBe(`pet-${s}`);
+      expect(outcome.details.searched).toBe(3);
+    }
+    expect(requested.flat().every((petId) => enrolled.has(petId))).toBe(true);
+    expect((await identifyInGallery("account-a", templatesOf(hardAnalyses[3]).slice(5), load)).candidates).toEqual([]);
+
+    expect(await galleryStats("account-a")).toMatchObject({ loaded: true, pets: 3 });
+    expect((await galleryStats("account-a")).bytes).toBeGreaterThan(0);
+    expect(await galleryRemovePet("account-a", "pet-1")).toBe(true);
+    const afterRemoval = await identifyInGallery("account-a", templatesOf(hardAnalyses[1]).slice(5), load);
+    expect(afterRemoval.candidates.map((c) => c.petId)).not.toContain("pet-1");
+    expect(afterRemoval.details.searched).toBe(2);
+
+    await galleryDrop("account-a");
+    expect(await galleryStats("account-a")).toEqual({ loaded: false, pets: 0, bytes: 0 });
+    await expect(identifyInGallery("account-a", templatesOf(hardAnalyses[0]).slice(5), load)).rejects.toBeInstanceOf(GalleryNotLoadedError);
+    expect(await galleryStats("account-b")).toMatchObject({ loaded: true, pets: 1 });
   });
 });
 

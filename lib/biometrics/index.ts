@@ -2,8 +2,8 @@
  * The nose-print engine's public interface. Every heavy call runs in a worker-thread pool sized to the
  * cores; the calling thread (e.g. the web server) only posts bytes and awaits the result.
  */
-import { EnginePool } from "./engine-pool";
-import type { GalleryPet, IdentificationOutcome, ImageAnalysis, VerificationOutcome } from "./operations";
+import { EnginePool, EngineTaskError } from "./engine-pool";
+import { sortCandidates, type GalleryPet, type IdentificationOutcome, type ImageAnalysis, type VerificationOutcome } from "./operations";
 
 export { isJpeg } from "./decode";
 export type { ImageRejectionCode } from "./image-rejection";
@@ -41,6 +41,70 @@ export function verifyPet(probe: Uint8Array[], enrolled: Uint8Array[]): Promise<
 /** 1:N: the pets at or above the decision threshold, best first. */
 export function identifyPet(probe: Uint8Array[], gallery: GalleryPet[]): Promise<IdentificationOutcome> {
   return enginePool().run("identifyPet", probe, gallery);
+}
+
+/** Thrown by identifyInGallery when the gallery is not in the engine (never loaded, or its worker was replaced). */
+export class GalleryNotLoadedError extends Error {
+  constructor(readonly galleryKey: string) {
+    super(`gallery ${galleryKey} is not loaded in the engine`);
+    this.name = "GalleryNotLoadedError";
+  }
+}
+
+/*
+ * 1:N galleries: one per account (or search pool and species), held inside one engine worker thread
+ * (chosen by the key) so searching never runs on the caller's event loop. A gallery keeps only the
+ * compact first-stage data; full templates of the shortlist come from the caller (e.g. the database).
+ * A worker that crashes is replaced empty: galleryStats then says loaded: false (or fewer pets than the
+ * caller added) and identifyInGallery throws GalleryNotLoadedError; the caller reloads.
+ */
+
+/** Adds a pet to a gallery (creating the gallery), or replaces its templates; no templates removes it. */
+export function galleryUpsertPet(galleryKey: string, petId: string, templates: Uint8Array[]): Promise<void> {
+  return enginePool().runSticky(galleryKey, "galleryUpsertPet", galleryKey, petId, templates);
+}
+
+/** Removes a pet from a gallery; resolves whether it was there. */
+export function galleryRemovePet(galleryKey: string, petId: string): Promise<boolean> {
+  return enginePool().runSticky(galleryKey, "galleryRemovePet", galleryKey, petId);
+}
+
+export function galleryDrop(galleryKey: string): Promise<void> {
+  return enginePool().runSticky(galleryKey, "galleryDrop", galleryKey);
+}
+
+/** Whether the gallery is loaded, its pets, and the bytes its first stage holds. */
+export function galleryStats(galleryKey: string): Promise<{ loaded: boolean; pets: number; bytes: number }> {
+  return enginePool().runSticky(galleryKey, "galleryStats", galleryKey);
+}
+
+/**
+ * 1:N in a gallery: the first stage shortlists in the gallery's worker, `loadTemplates` supplies the
+ * shortlisted pets' full templates, and full matching is shared out over the pool. Pets that
+ * loadTemplates leaves out (deleted meanwhile) are skipped.
+ */
+export async function identifyInGallery(
+  galleryKey: string,
+  probe: Uint8Array[],
+  loadTemplates: (petIds: string[]) => Promise<GalleryPet[]>,
+): Promise<IdentificationOutcome> {
+  const engine = enginePool();
+  const shortlist = await engine.runSticky(galleryKey, "galleryShortlist", galleryKey, probe).catch((error: unknown) => {
+    if (error instanceof EngineTaskError && error.message.startsWith("GalleryNotLoadedError")) throw new GalleryNotLoadedError(galleryKey);
+    throw error;
+  });
+  const pets = shortlist.petIds.length > 0 ? await loadTemplates(shortlist.petIds) : [];
+  const shares = Array.from({ length: Math.min(engine.size, pets.length) }, (_, i) => pets.filter((_, j) => j % engine.size === i));
+  const rankings = await Promise.all(shares.map((share) => engine.run("rankShortlist", probe, share)));
+  return {
+    candidates: sortCandidates(rankings.flatMap((ranking) => ranking.candidates)),
+    details: {
+      searched: shortlist.searched,
+      shortlisted: shortlist.petIds.length,
+      compared: pets.length,
+      bestRaw: rankings.reduce((best, ranking) => Math.max(best, ranking.bestRaw), 0),
+    },
+  };
 }
 
 /** Single-image 1:1 score 0–100. */

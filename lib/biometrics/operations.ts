@@ -30,7 +30,8 @@ export interface IdentificationCandidate {
 
 export interface IdentificationOutcome {
   candidates: IdentificationCandidate[];
-  details: { searched: number; lightMatched: number; compared: number; bestRaw: number };
+  /** searched: pets in the gallery; shortlisted: pets past the first stage; compared: matched in full. */
+  details: { searched: number; shortlisted: number; compared: number; bestRaw: number };
 }
 
 export interface GalleryPet {
@@ -101,16 +102,39 @@ export function identifyWithIndex(
     }))
     .sort((a, b) => b.light - a.light || a.petId.localeCompare(b.petId))
     .slice(0, SHORTLIST_SIZE);
+  const ranking = rankCandidates(probe, shortlist.map(({ petId }) => ({ petId, templates: templatesOf(petId) })));
+  return { candidates: ranking.candidates, details: { searched: index.size, shortlisted: coarse.length, compared: shortlist.length, bestRaw: ranking.bestRaw } };
+}
+
+export interface CandidateRanking {
+  candidates: IdentificationCandidate[];
+  bestRaw: number;
+}
+
+/** Full matching of shortlisted pets: those at or above the decision threshold, best first. */
+export function rankCandidates(probe: readonly NoseTemplate[], pets: readonly { petId: string; templates: readonly NoseTemplate[] }[]): CandidateRanking {
   let bestRaw = 0;
   const candidates: IdentificationCandidate[] = [];
-  for (const { petId } of shortlist) {
-    const { raw } = compareSessions(probe, templatesOf(petId));
+  for (const { petId, templates } of pets) {
+    if (templates.length === 0) continue;
+    const { raw } = compareSessions(probe, templates);
     bestRaw = Math.max(bestRaw, raw);
     const score = sessionScore(raw);
     if (score >= DECISION_THRESHOLD) candidates.push({ petId, score });
   }
-  candidates.sort((a, b) => b.score - a.score || a.petId.localeCompare(b.petId));
-  return { candidates, details: { searched: index.size, lightMatched: coarse.length, compared: shortlist.length, bestRaw } };
+  return { candidates: sortCandidates(candidates), bestRaw };
+}
+
+export function sortCandidates(candidates: IdentificationCandidate[]): IdentificationCandidate[] {
+  return candidates.sort((a, b) => b.score - a.score || a.petId.localeCompare(b.petId));
+}
+
+/** rankCandidates on serialised templates: one share of a shortlist, run in a pool worker. */
+export function rankShortlist(probe: Uint8Array[], pets: GalleryPet[]): CandidateRanking {
+  return rankCandidates(
+    probe.map(deserializeTemplate),
+    pets.map((pet) => ({ petId: pet.petId, templates: pet.templates.map(deserializeTemplate) })),
+  );
 }
 
 /** Single-image 1:1 score, used by the evaluation's pair protocol. */

@@ -15,6 +15,10 @@ export class SearchIndex {
     return this.petIds.length;
   }
 
+  has(petId: string): boolean {
+    return this.rowOf.has(petId);
+  }
+
   upsert(petId: string, vector: Int8Array): void {
     if (vector.length !== SEARCH_VECTOR_DIMS) throw new Error(`search vector must have ${SEARCH_VECTOR_DIMS} values`);
     let row = this.rowOf.get(petId);

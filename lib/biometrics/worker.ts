@@ -1,5 +1,6 @@
 import { parentPort } from "node:worker_threads";
 import sharp from "sharp";
+import * as gallery from "./gallery";
 import * as operations from "./operations";
 
 export const WORKER_OPERATIONS = {
@@ -7,6 +8,13 @@ export const WORKER_OPERATIONS = {
   verifyPet: operations.verifyPet,
   identifyPet: operations.identifyPet,
   scoreImagePair: operations.scoreImagePair,
+  rankShortlist: operations.rankShortlist,
+  // Stateful: a gallery lives in one worker, so these always run through EnginePool.runSticky.
+  galleryUpsertPet: gallery.galleryUpsertPet,
+  galleryRemovePet: gallery.galleryRemovePet,
+  galleryDrop: gallery.galleryDrop,
+  galleryStats: gallery.galleryStats,
+  galleryShortlist: gallery.galleryShortlist,
 };
 export type WorkerOperations = typeof WORKER_OPERATIONS;
 export type OperationName = keyof WorkerOperations;
