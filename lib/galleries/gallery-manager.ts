@@ -1,8 +1,11 @@
 import type { IdentificationOutcome } from "@/lib/biometrics";
 import type { Db } from "@/lib/db/connect";
+import { getEngine, type Engine } from "@/lib/jobs/engine-port";
 import { enrolledTemplatesByPet } from "@/lib/jobs/templates";
 import { logInfo } from "@/lib/log";
-import { getGalleryEngine, type GalleryEngine } from "./gallery-engine";
+
+/** The engine's gallery calls (lib/biometrics/index.ts): galleries live in its worker threads. */
+export type GalleryEngine = Pick<Engine, "galleryUpsertPet" | "galleryRemovePet" | "galleryDrop" | "galleryStats" | "identifyInGallery">;
 
 /**
  * What one identification searches: the pets of one species in the account's search pool (poolId
@@ -44,22 +47,36 @@ export class GalleryManager {
 
   constructor(
     private readonly db: Db,
-    private readonly engine: () => Promise<GalleryEngine> = getGalleryEngine,
+    private readonly engine: () => Promise<GalleryEngine> = getEngine,
   ) {}
 
   async identify(scope: GalleryScope, probe: Uint8Array[]): Promise<IdentificationOutcome> {
-    await this.prepare(scope);
     const engine = await this.engine();
-    return engine.identifyInGallery(galleryKey(scope), probe, async (petIds) => {
-      const byPet = await enrolledTemplatesByPet(this.db, scope.accountId, petIds);
-      return [...byPet].map(([petId, templates]) => ({ petId, templates }));
-    });
+    const search = async () => {
+      await this.prepare(scope);
+      return engine.identifyInGallery(galleryKey(scope), probe, async (petIds) => {
+        const byPet = await enrolledTemplatesByPet(this.db, scope.accountId, petIds);
+        return [...byPet].map(([petId, templates]) => ({ petId, templates }));
+      });
+    };
+    try {
+      return await search();
+    } catch (error) {
+      // The engine worker holding the gallery was replaced (it crashed) after prepare checked it: load it again.
+      if (!(error instanceof Error && error.name === "GalleryNotLoadedError")) throw error;
+      this.forget(scope);
+      return search();
+    }
   }
 
   /** The gallery, loaded and current, as identify would search it. */
   async stats(scope: GalleryScope): Promise<{ pets: number; bytes: number }> {
     await this.prepare(scope);
     return (await this.engine()).galleryStats(galleryKey(scope));
+  }
+
+  private forget(scope: GalleryScope): void {
+    this.accounts.get(scope.accountId)?.scopes.delete(galleryKey(scope));
   }
 
   /** Frees every gallery of this process (they are loaded again when next searched). */
@@ -94,12 +111,24 @@ export class GalleryManager {
       account = { cursor: await this.latestChangeId(scope.accountId), syncedAt: Date.now(), scopes: new Map() };
       this.accounts.set(scope.accountId, account);
     } else {
+      await this.forgetLostGalleries(account);
       await this.applyChanges(scope.accountId, account);
     }
     const key = galleryKey(scope);
     if (!account.scopes.has(key)) {
       await this.load(scope);
       account.scopes.set(key, scope);
+    }
+  }
+
+  /**
+   * An engine worker that crashed is replaced empty: its galleries are loaded again rather than
+   * changes applied to them (which would start partial galleries in the new worker).
+   */
+  private async forgetLostGalleries(account: AccountGalleries): Promise<void> {
+    const engine = await this.engine();
+    for (const key of [...account.scopes.keys()]) {
+      if (!(await engine.galleryStats(key)).loaded) account.scopes.delete(key);
     }
   }
 
@@ -159,7 +188,7 @@ export class GalleryManager {
       ]);
       const petById = new Map(pets.map((p) => [p.id, p]));
       const engine = await this.engine();
-      const updates: Promise<void>[] = [];
+      const updates: Promise<unknown>[] = [];
       for (const [key, scope] of account.scopes) {
         for (const petId of petIds) {
           const pet = petById.get(petId);
