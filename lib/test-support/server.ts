@@ -62,7 +62,7 @@ export interface TestServer {
 }
 
 export async function startServer(
-  options: { dataDir?: string; databaseUrl?: string; port?: number; jobRunner?: "embedded" | "none" } = {},
+  options: { dataDir?: string; databaseUrl?: string; port?: number; jobRunner?: "embedded" | "none"; env?: Record<string, string> } = {},
 ): Promise<TestServer> {
   const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), "rhinarium-contract-"));
   const port = options.port ?? (await freePort());
@@ -75,6 +75,7 @@ export async function startServer(
     LOG_LEVEL: "error",
     JOB_RUNNER: options.jobRunner ?? "embedded",
     NEXT_MANUAL_SIG_HANDLE: "true",
+    ...options.env,
   };
   const child: ChildProcess = spawn(path.join(root, "node_modules", ".bin", "next"), ["start", "-H", "127.0.0.1", "-p", String(port)], {
     cwd: root,
