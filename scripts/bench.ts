@@ -1,5 +1,5 @@
 /**
- * npm run bench [-- --only api,uploads,jobs,identification --pets 1000,10000,100000 --genuine 50
+ * npm run bench [-- --only api,uploads,jobs,identification,gallery --pets 1000,10000,100000 --db-pets 1000 --genuine 50
  *   --distractor-subjects 300 --connections 16 --seconds 10 --jobs 20 --uploads 60 --no-build --write]
  * Service figures beside their references, measured in one run on this machine: API throughput and
  * latency (autocannon, a separate process) vs a bare Node http server answering the same JSON, in
@@ -11,6 +11,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
+import { benchGalleryLoad, type GalleryLoadResult } from "@/lib/bench/gallery-load";
 import { benchIdentification, type GallerySizeResult } from "@/lib/bench/identification";
 import { benchApi, benchJobs, benchUploads, type ApiFigures, type JobFigures, type UploadFigures } from "@/lib/bench/service";
 import { mib, ms, num, pct, table } from "@/lib/bench/stats";
@@ -20,8 +21,9 @@ import { buildOnce, ops, startServer, type TestServer } from "@/lib/test-support
 
 const { values } = parseArgs({
   options: {
-    only: { type: "string", default: "api,uploads,jobs,identification" },
+    only: { type: "string", default: "api,uploads,jobs,identification,gallery" },
     pets: { type: "string", default: "1000,10000" },
+    "db-pets": { type: "string", default: "1000" },
     genuine: { type: "string", default: "50" },
     "distractor-subjects": { type: "string", default: "300" },
     connections: { type: "string", default: "16" },
@@ -35,7 +37,8 @@ const { values } = parseArgs({
 const only = new Set(values.only.split(","));
 const load = { connections: Number(values.connections), seconds: Number(values.seconds) };
 const log = (line: string) => console.error(`[bench] ${line}`);
-const sections: string[] = [];
+/** Report sections by the block of docs/benchmarks.md they go to (`<!-- bench:BLOCK:start -->`). */
+const sections = { service: [] as string[], identification: [] as string[], gallery: [] as string[] };
 
 async function withServer<T>(options: Parameters<typeof startServer>[0], run: (server: TestServer) => Promise<T>): Promise<T> {
   const server = await startServer(options);
@@ -132,6 +135,17 @@ function identificationSection(results: GallerySizeResult[], poolTemplates: numb
   ].join("\n");
 }
 
+function galleryLoadSection(g: GalleryLoadResult): string {
+  return [
+    `### 1:N end to end on PostgreSQL (the gallery manager of a worker; same pets and probes as above)`,
+    "",
+    table(
+      ["enrolled pets", "template rows (bytes)", "gallery load from the database", "identify p50 / p95 (shortlist's templates read from the database)", "rank-1", "identify right after another process enrolled a pet"],
+      [[num(g.pets), `${num(g.templateRows)} (${mib(g.templateBytes)})`, `${ms(g.loadMs)} (${num(g.pets / (g.loadMs / 1000))} pets/s)`, `${ms(g.p50)} / ${ms(g.p95)}`, pct(g.rank1), ms(g.afterChangeMs)]],
+    ),
+  ].join("\n");
+}
+
 async function main(): Promise<void> {
   const started = Date.now();
   if (values["no-build"]) process.env.CONTRACT_SKIP_BUILD = "1";
@@ -154,7 +168,7 @@ async function main(): Promise<void> {
         if (only.has("uploads")) {
           log("uploads");
           const account = await ops(server.env, "account:create", "--name", "Bench uploads");
-          sections.push(uploadSection(await benchUploads(apiClient(server.baseUrl, account.apiKey as string), Number(values.uploads), 4)));
+          sections.service.push(uploadSection(await benchUploads(apiClient(server.baseUrl, account.apiKey as string), Number(values.uploads), 4)));
         }
         if (only.has("jobs")) {
           log("jobs, in-process runner");
@@ -166,7 +180,7 @@ async function main(): Promise<void> {
   if (only.has("api")) {
     log("API, PGlite mode");
     await withServer({ env: quiet }, async (server) => void api.push({ mode: "PGlite", api: await benchApi(server, load) }));
-    sections.unshift(apiSection(api));
+    sections.service.unshift(apiSection(api));
   }
   if (only.has("jobs")) {
     await ensureRedis();
@@ -186,31 +200,37 @@ async function main(): Promise<void> {
     } finally {
       await deleteRedisKeys(prefix);
     }
-    sections.push(jobSection(jobs));
+    sections.service.push(jobSection(jobs));
   }
+  const dataset = {
+    genuine: Number(values.genuine),
+    distractorSubjects: Number(values["distractor-subjects"]),
+    difficulty: "normal" as const,
+    cacheDir: path.join(os.tmpdir(), "rhinarium-bench-cache"),
+    log,
+  };
   if (only.has("identification")) {
-    const { results, poolTemplates, subjects } = await benchIdentification({
-      sizes: values.pets.split(",").map(Number),
-      genuine: Number(values.genuine),
-      distractorSubjects: Number(values["distractor-subjects"]),
-      difficulty: "normal",
-      cacheDir: path.join(os.tmpdir(), "rhinarium-bench-cache"),
-      log,
-    });
-    sections.push(identificationSection(results, poolTemplates, subjects));
+    const { results, poolTemplates, subjects } = await benchIdentification({ ...dataset, sizes: values.pets.split(",").map(Number) });
+    sections.identification.push(identificationSection(results, poolTemplates, subjects));
+  }
+  if (only.has("gallery")) {
+    sections.gallery.push(galleryLoadSection(await benchGalleryLoad(Number(values["db-pets"]), dataset)));
   }
   await shutdownEngine();
 
   const load1 = os.loadavg()[0];
   const header = `Measured ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC on ${os.availableParallelism()} × ${os.cpus()[0]?.model ?? "cpu"}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, by \`npm run bench -- ${process.argv.slice(2).join(" ")}\` (${((Date.now() - started) / 60_000).toFixed(1)} min; load average at the end ${load1.toFixed(1)}: other processes shared the machine).`;
-  const report = [header, ...sections].join("\n\n");
-  console.log(report);
-  if (values.write) writeIntoDocs(only.has("identification") && !needsServer ? "identification" : needsServer && !only.has("identification") ? "service" : "all", report);
+  for (const [block, parts] of Object.entries(sections)) {
+    if (parts.length === 0) continue;
+    const report = [header, ...parts].join("\n\n");
+    console.log(`${report}\n`);
+    if (values.write) writeIntoDocs(block, report);
+  }
 }
 
 /**
  * Replaces the generated figures between one pair of markers of docs/benchmarks.md
- * (`<!-- bench:service:start -->`, `<!-- bench:identification:start -->`, or `bench:all`), keeping the prose.
+ * (`<!-- bench:service:start -->`, `bench:identification`, `bench:gallery`), keeping the prose around them.
  */
 function writeIntoDocs(block: string, report: string): void {
   const file = path.join(process.cwd(), "docs", "benchmarks.md");

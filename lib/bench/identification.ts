@@ -79,7 +79,14 @@ async function templatesOf(cacheFile: string, jpegs: () => Promise<Buffer>[]): P
   return out;
 }
 
-async function prepare(options: IdentificationBenchOptions): Promise<{ subjects: Subject[]; pool: Uint8Array[] }> {
+export interface BenchTemplates {
+  /** Genuine subjects with at least 3 enrolment and 2 probe templates. */
+  subjects: Subject[];
+  /** Templates distractor pets are mixed from. */
+  pool: Uint8Array[];
+}
+
+export async function prepareTemplates(options: Omit<IdentificationBenchOptions, "sizes">): Promise<BenchTemplates> {
   const { ENGINE_VERSION } = await getEngine();
   fs.mkdirSync(options.cacheDir, { recursive: true });
   const genuineDir = path.join(options.cacheDir, `genuine-${options.difficulty}-${options.genuine}`);
@@ -105,13 +112,22 @@ async function prepare(options: IdentificationBenchOptions): Promise<{ subjects:
     ...poolFiles.map((f) => fs.promises.readFile(f)),
     ...poolFiles.map((f) => sharp(f).flop().jpeg({ quality: 92 }).toBuffer()),
   ]);
-  return { subjects, pool: pool.filter((t): t is Uint8Array => t !== null) };
+  return {
+    subjects: subjects.filter((s) => s.enrol.length >= 3 && s.probe.length >= 2),
+    pool: pool.filter((t): t is Uint8Array => t !== null),
+  };
+}
+
+/** Distractor pet number `n`'s templates: ENROL_IMAGES drawn from the pool, the same for the same seed. */
+export function distractorMix(rng: Rng, poolSize: number): Uint16Array {
+  const mix = new Uint16Array(ENROL_IMAGES);
+  for (let i = 0; i < ENROL_IMAGES; i++) mix[i] = Math.floor(rng.next() * poolSize);
+  return mix;
 }
 
 /** Grows one gallery through the sizes (each gallery holds the previous one) and searches it at each. */
 export async function benchIdentification(options: IdentificationBenchOptions): Promise<{ results: GallerySizeResult[]; poolTemplates: number; subjects: number }> {
-  const { subjects, pool } = await prepare(options);
-  const usable = subjects.filter((s) => s.enrol.length >= 3 && s.probe.length >= 2);
+  const { subjects: usable, pool } = await prepareTemplates(options);
   const engine = await getEngine();
   const key = `bench/${process.pid}`;
   await engine.galleryDrop(key);
@@ -142,9 +158,7 @@ export async function benchIdentification(options: IdentificationBenchOptions): 
         petId = `g${pets}`;
       } else {
         petId = `d${pets}`;
-        const mix = new Uint16Array(ENROL_IMAGES);
-        for (let i = 0; i < ENROL_IMAGES; i++) mix[i] = Math.floor(rng.next() * pool.length);
-        distractors.set(petId, mix);
+        distractors.set(petId, distractorMix(rng, pool.length));
       }
       pending.push(engine.galleryUpsertPet(key, petId, templatesOfPet(petId)));
       if (pending.length >= 256) await Promise.all(pending.splice(0));
