@@ -74,10 +74,17 @@ function apiSection(figures: { mode: string; api: ApiFigures }[]): string {
       ];
     }),
   );
+  const databaseOnly = figures.find((f) => f.api.get.databaseOnly !== undefined)?.api.get.databaseOnly;
   return [
     `### API under load (${load.connections} connections, ${load.seconds} s each, autocannon in its own process)`,
     "",
     table(["call", "Rhinarium", "bare http ceiling", "ratio", "p50 / p99", "ceiling p50 / p99", "non-2xx + errors"], rows),
+    ...(databaseOnly === undefined
+      ? []
+      : [
+          "",
+          `The database work of one read alone (key lookup, pet read, metering insert through Prisma, ${load.connections} concurrent callers in one process, no HTTP): **${num(databaseOnly)} reads/s**.`,
+        ]),
   ].join("\n");
 }
 
@@ -163,7 +170,7 @@ async function main(): Promise<void> {
       withServer({ databaseUrl, env: quiet }, async (server) => {
         if (only.has("api")) {
           log("API, PostgreSQL mode");
-          api.push({ mode: "PostgreSQL", api: await benchApi(server, load) });
+          api.push({ mode: "PostgreSQL", api: await benchApi(server, load, databaseUrl) });
         }
         if (only.has("uploads")) {
           log("uploads");

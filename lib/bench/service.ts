@@ -1,7 +1,12 @@
 import os from "node:os";
 import sharp from "sharp";
 import type { RhinariumClient } from "@/lib/client";
+import { findActiveApiKey } from "@/lib/accounts/api-keys";
+import { recordApiCall } from "@/lib/api/metering";
+import { openDatabase } from "@/lib/db/connect";
+import { readEnv } from "@/lib/env";
 import { getEngine } from "@/lib/jobs/engine-port";
+import { getPetOrThrow } from "@/lib/pets/pets";
 import { noseCapture } from "@/lib/test-support/nose-images";
 import { apiClient, probeSession, registerPet } from "@/lib/test-support/scale";
 import { ops, type TestServer } from "@/lib/test-support/server";
@@ -13,11 +18,36 @@ import { quantile } from "./stats";
 // seen by a polling client against the engine's own time for the same work.
 
 export interface ApiFigures {
-  get: { server: LoadResult; ceiling: LoadResult };
+  get: { server: LoadResult; ceiling: LoadResult; databaseOnly?: number };
   post: { server: LoadResult; ceiling: LoadResult };
 }
 
-export async function benchApi(server: TestServer, load: { connections: number; seconds: number }): Promise<ApiFigures> {
+/**
+ * The database work of one `GET /v2/pets/{id}` (key lookup, pet read, metering insert) with the same
+ * number of concurrent callers and no HTTP or Next.js: how much of the gap to the ceiling is the database.
+ */
+async function databaseOnlyReads(databaseUrl: string, key: string, petId: string, load: { connections: number; seconds: number }): Promise<number> {
+  const open = await openDatabase(readEnv({ DATABASE_URL: databaseUrl } as unknown as NodeJS.ProcessEnv));
+  try {
+    const until = performance.now() + load.seconds * 1000;
+    let calls = 0;
+    await Promise.all(
+      Array.from({ length: load.connections }, async () => {
+        while (performance.now() < until) {
+          const apiKey = await findActiveApiKey(open.prisma, key);
+          await getPetOrThrow(open.prisma, apiKey!.accountId, petId);
+          await recordApiCall(open.prisma, { accountId: apiKey!.accountId, apiKeyId: apiKey!.id, method: "GET", route: "bench", status: 200, latencyMs: 0 });
+          calls++;
+        }
+      }),
+    );
+    return calls / load.seconds;
+  } finally {
+    await open.close();
+  }
+}
+
+export async function benchApi(server: TestServer, load: { connections: number; seconds: number }, databaseUrl?: string): Promise<ApiFigures> {
   const account = await ops(server.env, "account:create", "--name", "Bench clinic");
   const key = account.apiKey as string;
   const headers = { "x-service-api-key": key, "content-type": "application/json" };
@@ -31,6 +61,7 @@ export async function benchApi(server: TestServer, load: { connections: number; 
     const get = {
       ceiling: await loadTest(`${ceiling.baseUrl}/v2/pets/${petId}`, { ...load, headers }),
       server: await loadTest(`${server.baseUrl}/v2/pets/${petId}`, { ...load, headers }),
+      databaseOnly: databaseUrl ? await databaseOnlyReads(databaseUrl, key, petId, load) : undefined,
     };
     const post = {
       ceiling: await loadTest(`${ceiling.baseUrl}/v2/pets`, { ...load, method: "POST", body, headers }),
