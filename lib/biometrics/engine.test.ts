@@ -12,8 +12,10 @@ import {
   galleryUpsertPet,
   GalleryNotLoadedError,
   identifyInGallery,
+  searchKeyOfTemplate,
   shutdownEngine,
 } from "./index";
+import { deserializeSearchKey } from "./search-key";
 import { analyseImage, identifyPet, verifyPet, type ImageAnalysis } from "./operations";
 import { DECISION_THRESHOLD } from "./scoring";
 import { deserializeTemplate, serializeTemplate, TemplateFormatError, templateVersionOf } from "./template";
@@ -100,7 +102,10 @@ describe("1:N identification on hard captures", () => {
 describe("1:N galleries held in the engine's workers", () => {
   it("shortlist in the gallery, match the loaded shortlist in full, and follow removals", async () => {
     const enrolled = new Map([0, 1, 2].map((s) => [`pet-${s}`, templatesOf(hardAnalyses[s]).slice(0, 5)]));
-    for (const [petId, templates] of enrolled) await galleryUpsertPet("account-a", petId, templates);
+    // A gallery takes whole templates or the compact search keys cut from them.
+    for (const [petId, templates] of enrolled) {
+      await galleryUpsertPet("account-a", petId, petId === "pet-0" ? templates.map(searchKeyOfTemplate) : templates);
+    }
     await galleryUpsertPet("account-b", "pet-3", templatesOf(hardAnalyses[3]).slice(0, 5));
     const requested: string[][] = [];
     const load = async (petIds: string[]) => {
@@ -135,6 +140,8 @@ describe("templates", () => {
     const template = deserializeTemplate(bytes);
     expect(template.version).toBe(TEMPLATE_VERSION);
     expect(Buffer.from(serializeTemplate(template)).equals(Buffer.from(bytes))).toBe(true);
+    expect(deserializeSearchKey(searchKeyOfTemplate(bytes))).toEqual(template.searchKey);
+    expect(searchKeyOfTemplate(bytes).length).toBeLessThan(bytes.length / 10);
   });
 
   it("refuse another engine version and damaged bytes instead of misreading them", () => {

@@ -3,7 +3,7 @@ import { normaliseContrast } from "./enhance";
 import { extractLocalFeatures } from "./features";
 import { ImageRejection, type ImageRejectionCode } from "./image-rejection";
 import { TEMPLATE_VERSION } from "./parameters";
-import { computeSearchVector } from "./search-vector";
+import { computeSearchKey } from "./search-key";
 import { assessQuality, measureImageFigures, type QualityReport } from "./quality";
 import type { NoseTemplate } from "./template";
 
@@ -41,7 +41,7 @@ export async function extractNoseImage(jpeg: Uint8Array): Promise<ImageExtractio
         quality: quality.score,
         keypoints: packed,
         descriptors,
-        searchVector: computeSearchVector(descriptors),
+        searchKey: computeSearchKey(packed, descriptors),
       }
     : null;
   return { ok: true, quality, template, timings: { decodeMs: t1 - t0, featuresMs: t2 - t1 } };

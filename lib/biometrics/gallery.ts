@@ -1,7 +1,7 @@
+import { InvertedIndex } from "./inverted-index";
 import { SHORTLIST_SIZE } from "./parameters";
-import { SearchIndex } from "./search-index";
-import { combineSearchVectors, SEARCH_VECTOR_DIMS } from "./search-vector";
-import { deserializeTemplate, type NoseTemplate } from "./template";
+import { computeProbeLookups, deserializeSearchKey, type SearchKey } from "./search-key";
+import { deserializeTemplate, searchKeyOfTemplate, templateVersionOf, type NoseTemplate } from "./template";
 
 /** What a gallery's first stage returns: the pets worth matching in full, best first. */
 export interface GalleryShortlist {
@@ -11,39 +11,46 @@ export interface GalleryShortlist {
 }
 
 /**
- * One account's (or search pool's) enrolled pets, held in memory for 1:N: only what the first stage
- * needs (never full templates, which the caller loads for the shortlist), so that 100,000 pets fit.
+ * One account's (or search pool's) enrolled pets, held in memory for 1:N: only their images' search
+ * keys in an inverted index (never full templates, which the caller loads for the shortlist), so that
+ * 100,000 pets fit in one worker.
  */
 export class Gallery {
-  private readonly index = new SearchIndex();
+  private readonly index = new InvertedIndex();
 
   get size(): number {
     return this.index.size;
   }
 
-  /** Bytes held per pet by the first stage (the figure the capacity plan multiplies). */
+  /** Bytes the index holds (postings and per-image scratch): the figure the capacity plan multiplies. */
   get bytes(): number {
-    return this.index.size * SEARCH_VECTOR_DIMS;
+    return this.index.bytes;
   }
 
-  upsert(petId: string, templates: readonly NoseTemplate[]): void {
-    if (templates.length === 0) {
-      this.remove(petId);
-      return;
-    }
-    this.index.upsert(petId, combineSearchVectors(templates.map((t) => t.searchVector)));
+  /** Adds or replaces a pet's images; no images removes the pet. */
+  upsert(petId: string, keys: readonly SearchKey[]): void {
+    this.index.upsert(petId, keys);
   }
 
   remove(petId: string): boolean {
-    const had = this.index.has(petId);
-    this.index.remove(petId);
-    return had;
+    return this.index.remove(petId);
   }
 
   shortlist(probe: readonly NoseTemplate[], limit = SHORTLIST_SIZE): GalleryShortlist {
-    const hits = this.index.search(combineSearchVectors(probe.map((t) => t.searchVector)), limit);
+    const hits = this.index.search(probe.map((t) => computeProbeLookups(t.keypoints, t.descriptors)), limit);
     return { petIds: hits.map((hit) => hit.petId), searched: this.index.size };
   }
+}
+
+/** A search key from stored bytes that are either a whole template or the search key cut from one. */
+export function searchKeyFrom(bytes: Uint8Array): SearchKey {
+  let isTemplate = true;
+  try {
+    templateVersionOf(bytes);
+  } catch {
+    isTemplate = false;
+  }
+  return deserializeSearchKey(isTemplate ? searchKeyOfTemplate(bytes) : bytes);
 }
 
 /** The galleries a worker thread holds, by key. A worker that is replaced starts with none. */
@@ -59,7 +66,7 @@ export class GalleryNotLoadedError extends Error {
 export function galleryUpsertPet(key: string, petId: string, templates: Uint8Array[]): void {
   let gallery = galleries.get(key);
   if (!gallery) galleries.set(key, (gallery = new Gallery()));
-  gallery.upsert(petId, templates.map(deserializeTemplate));
+  gallery.upsert(petId, templates.map(searchKeyFrom));
 }
 
 export function galleryRemovePet(key: string, petId: string): boolean {

@@ -3,7 +3,8 @@
  * cores; the calling thread (e.g. the web server) only posts bytes and awaits the result.
  */
 import { EnginePool, EngineTaskError } from "./engine-pool";
-import { sortCandidates, type GalleryPet, type IdentificationOutcome, type ImageAnalysis, type VerificationOutcome } from "./operations";
+import { sortCandidates } from "./candidates";
+import type { GalleryPet, IdentificationOutcome, ImageAnalysis, VerificationOutcome } from "./operations";
 
 export { isJpeg } from "./decode";
 export type { ImageRejectionCode } from "./image-rejection";
@@ -19,7 +20,7 @@ export {
 } from "./parameters";
 export { explainQualityFailure, type FailureExplanation } from "./failure-advice";
 export { DECISION_THRESHOLD } from "./scoring";
-export { templateVersionOf } from "./template";
+export { searchKeyOfTemplate, templateVersionOf } from "./template";
 
 let pool: EnginePool | null = null;
 
@@ -59,7 +60,10 @@ export class GalleryNotLoadedError extends Error {
  * caller added) and identifyInGallery throws GalleryNotLoadedError; the caller reloads.
  */
 
-/** Adds a pet to a gallery (creating the gallery), or replaces its templates; no templates removes it. */
+/**
+ * Adds a pet to a gallery (creating the gallery), or replaces its images; no images removes it. Each
+ * image is its whole template or, cheaper to store and load, `searchKeyOfTemplate(template)`.
+ */
 export function galleryUpsertPet(galleryKey: string, petId: string, templates: Uint8Array[]): Promise<void> {
   return enginePool().runSticky(galleryKey, "galleryUpsertPet", galleryKey, petId, templates);
 }

@@ -1,8 +1,7 @@
 import { extractNoseImage } from "./extract";
 import { compareTemplates } from "./pair-matcher";
-import { COARSE_SHORTLIST_SIZE, DESCRIPTOR_DIMS, LIGHT_MATCH_KEYPOINTS, SHORTLIST_SIZE } from "./parameters";
-import { SearchIndex } from "./search-index";
-import { combineSearchVectors } from "./search-vector";
+import { sortCandidates } from "./candidates";
+import { Gallery } from "./gallery";
 import { DECISION_THRESHOLD, pairScore, sessionScore } from "./scoring";
 import { compareSessions } from "./session-matcher";
 import { deserializeTemplate, serializeTemplate, type NoseTemplate } from "./template";
@@ -71,39 +70,17 @@ export function identifyPet(probe: Uint8Array[], gallery: GalleryPet[]): Identif
   );
 }
 
-/** 1:N on decoded templates: the cascade of identifyWithIndex over the given gallery. */
-export function identifyAmong(probe: NoseTemplate[], gallery: { petId: string; templates: NoseTemplate[] }[]): IdentificationOutcome {
-  const index = new SearchIndex();
-  const byId = new Map(gallery.map((pet) => [pet.petId, pet.templates]));
-  for (const pet of gallery) {
-    if (pet.templates.length > 0) index.upsert(pet.petId, combineSearchVectors(pet.templates.map((t) => t.searchVector)));
-  }
-  return identifyWithIndex(probe, index, (petId) => byId.get(petId) ?? []);
-}
-
-/** The same template cut to its strongest keypoints (templates store keypoints strongest first). */
-function strongestKeypoints(template: NoseTemplate, count: number): NoseTemplate {
-  const kept = Math.min(count, template.keypoints.length / 4);
-  return { ...template, keypoints: template.keypoints.subarray(0, kept * 4), descriptors: template.descriptors.subarray(0, kept * DESCRIPTOR_DIMS) };
-}
-
-/** 1:N against a prepared index; `templatesOf` supplies full templates of the pets that reach matching. */
-export function identifyWithIndex(
-  probe: NoseTemplate[],
-  index: SearchIndex,
-  templatesOf: (petId: string) => NoseTemplate[],
-): IdentificationOutcome {
-  const coarse = index.search(combineSearchVectors(probe.map((t) => t.searchVector)), COARSE_SHORTLIST_SIZE);
-  const lightProbe = probe.map((t) => strongestKeypoints(t, LIGHT_MATCH_KEYPOINTS));
-  const shortlist = coarse
-    .map(({ petId }) => ({
-      petId,
-      light: compareSessions(lightProbe, templatesOf(petId).map((t) => strongestKeypoints(t, LIGHT_MATCH_KEYPOINTS))).raw,
-    }))
-    .sort((a, b) => b.light - a.light || a.petId.localeCompare(b.petId))
-    .slice(0, SHORTLIST_SIZE);
-  const ranking = rankCandidates(probe, shortlist.map(({ petId }) => ({ petId, templates: templatesOf(petId) })));
-  return { candidates: ranking.candidates, details: { searched: index.size, shortlisted: coarse.length, compared: shortlist.length, bestRaw: ranking.bestRaw } };
+/** 1:N on decoded templates: the gallery's first stage, then full matching of its shortlist. */
+export function identifyAmong(probe: NoseTemplate[], pets: { petId: string; templates: NoseTemplate[] }[]): IdentificationOutcome {
+  const gallery = new Gallery();
+  const byId = new Map(pets.map((pet) => [pet.petId, pet.templates]));
+  for (const pet of pets) gallery.upsert(pet.petId, pet.templates.map((t) => t.searchKey));
+  const shortlist = gallery.shortlist(probe);
+  const ranking = rankCandidates(probe, shortlist.petIds.map((petId) => ({ petId, templates: byId.get(petId) ?? [] })));
+  return {
+    candidates: ranking.candidates,
+    details: { searched: shortlist.searched, shortlisted: shortlist.petIds.length, compared: shortlist.petIds.length, bestRaw: ranking.bestRaw },
+  };
 }
 
 export interface CandidateRanking {
@@ -123,10 +100,6 @@ export function rankCandidates(probe: readonly NoseTemplate[], pets: readonly { 
     if (score >= DECISION_THRESHOLD) candidates.push({ petId, score });
   }
   return { candidates: sortCandidates(candidates), bestRaw };
-}
-
-export function sortCandidates(candidates: IdentificationCandidate[]): IdentificationCandidate[] {
-  return candidates.sort((a, b) => b.score - a.score || a.petId.localeCompare(b.petId));
 }
 
 /** rankCandidates on serialised templates: one share of a shortlist, run in a pool worker. */

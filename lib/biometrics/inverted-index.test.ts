@@ -1,0 +1,98 @@
+import { describe, expect, it } from "vitest";
+import { InvertedIndex } from "./inverted-index";
+import { ANGLE_BINS, INDEXED_KEYPOINTS, QUERY_WORDS, VOCABULARY_WORDS } from "./parameters";
+import { deserializeSearchKey, serializeSearchKey, type ProbeLookups, type SearchKey } from "./search-key";
+
+// Synthetic keys: each "pet" has its own words and signatures, so the index's bookkeeping (votes,
+// removal, compaction, renumbering) is tested apart from image features.
+
+function prng(seed: number): () => number {
+  let s = seed >>> 0 || 1;
+  return () => {
+    s ^= s << 13;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    return (s >>> 0) / 0x1_0000_0000;
+  };
+}
+
+function randomKey(seed: number, count = 60): SearchKey {
+  const rand = prng(seed);
+  const words = Uint16Array.from({ length: count }, () => Math.floor(rand() * VOCABULARY_WORDS));
+  const signatures = Uint32Array.from({ length: count * 2 }, () => Math.floor(rand() * 0x1_0000_0000));
+  const angles = Uint8Array.from({ length: count }, () => Math.floor(rand() * 256));
+  return { words, signatures, angles };
+}
+
+/** A probe seeing `key` again, rotated by `turn` steps, with `flips` signature bits changed per keypoint. */
+function probeOf(key: SearchKey, turn = 0, flips = 2): ProbeLookups {
+  const count = key.words.length;
+  const words = new Uint16Array(count * QUERY_WORDS);
+  const signatures = new Uint32Array(count * QUERY_WORDS * 2);
+  for (let i = 0; i < count; i++) {
+    for (let w = 0; w < QUERY_WORDS; w++) {
+      // The true word first, then other words (multiple assignment).
+      words[i * QUERY_WORDS + w] = w === 0 ? key.words[i] : (key.words[i] + 17 * w) % VOCABULARY_WORDS;
+      signatures[(i * QUERY_WORDS + w) * 2] = (key.signatures[i * 2] ^ ((1 << flips) - 1)) >>> 0;
+      signatures[(i * QUERY_WORDS + w) * 2 + 1] = key.signatures[i * 2 + 1];
+    }
+  }
+  return { count, words, signatures, angles: Uint8Array.from(key.angles, (a) => (a + turn) & 255) };
+}
+
+describe("inverted index", () => {
+  it("ranks the pet whose images the probe sees first, whatever the rotation", () => {
+    const index = new InvertedIndex();
+    for (let p = 0; p < 50; p++) index.upsert(`pet-${p}`, [randomKey(p * 10 + 1), randomKey(p * 10 + 2)]);
+    for (const p of [0, 17, 49]) {
+      const top = index.search([probeOf(randomKey(p * 10 + 2), 40)], 5);
+      expect(top[0].petId).toBe(`pet-${p}`);
+      expect(top[0].score).toBeGreaterThan(2 * (top[1]?.score ?? 0));
+    }
+  });
+
+  it("counts only votes whose orientation changes agree", () => {
+    const index = new InvertedIndex();
+    const key = randomKey(5);
+    index.upsert("pet", [key]);
+    const consistent = index.search([probeOf(key, 64)], 1)[0].score;
+    // The same matches with orientation changes scattered over every bin.
+    const scattered = probeOf(key, 0);
+    scattered.angles.forEach((a, i) => (scattered.angles[i] = (a + i * (256 / ANGLE_BINS)) & 255));
+    expect(index.search([scattered], 1)[0].score).toBeLessThan(consistent / 4);
+  });
+
+  it("forgets removed and replaced pets, also after compaction renumbers the rest", () => {
+    const index = new InvertedIndex();
+    for (let p = 0; p < 40; p++) index.upsert(`pet-${p}`, [randomKey(p + 100)]);
+    for (let p = 0; p < 30; p++) expect(index.remove(`pet-${p}`)).toBe(true); // crosses the compaction point
+    expect(index.remove("pet-0")).toBe(false);
+    expect(index.size).toBe(10);
+    expect(index.search([probeOf(randomKey(105))], 3).map((s) => s.petId)).not.toContain("pet-5");
+    for (let p = 30; p < 40; p++) expect(index.search([probeOf(randomKey(p + 100))], 1)[0].petId).toBe(`pet-${p}`);
+    // Replacing a pet's images: the old ones no longer vote for it.
+    index.upsert("pet-35", [randomKey(9999)]);
+    expect(index.size).toBe(10);
+    expect(index.search([probeOf(randomKey(135))], 3).map((s) => s.petId)).not.toContain("pet-35");
+    expect(index.search([probeOf(randomKey(9999))], 1)[0].petId).toBe("pet-35");
+  });
+
+  it("holds a bounded number of bytes per image", () => {
+    const index = new InvertedIndex();
+    for (let p = 0; p < 200; p++) index.upsert(`pet-${p}`, [randomKey(p, INDEXED_KEYPOINTS)]);
+    // 13 bytes a posting (row, 64-bit signature, angle), lists grown by doubling, plus per-image scratch.
+    expect(index.bytes / 200).toBeLessThan(INDEXED_KEYPOINTS * 13 * 2 + 200);
+  });
+});
+
+describe("search keys", () => {
+  it("round-trip through bytes and refuse damaged ones", () => {
+    const key = randomKey(3);
+    const bytes = serializeSearchKey(key);
+    expect(deserializeSearchKey(bytes)).toEqual(key);
+    expect(() => deserializeSearchKey(bytes.subarray(0, bytes.length - 1))).toThrow();
+    const wrongMagic = bytes.slice();
+    wrongMagic[0] ^= 0xff;
+    expect(() => deserializeSearchKey(wrongMagic)).toThrow();
+  });
+});

@@ -1,0 +1,99 @@
+import { DESCRIPTOR_DIMS, INDEXED_KEYPOINTS, PROBE_KEYPOINTS, QUERY_WORDS } from "./parameters";
+import { assignWords, projectDescriptors, signatureIn, VOCABULARY_FORMAT } from "./visual-words";
+
+/**
+ * An image's entry in the 1:N inverted index: for its INDEXED_KEYPOINTS strongest keypoints, the visual
+ * word, the 64-bit Hamming signature within the word, and the orientation (256 steps a turn). About 1.3 KB
+ * an image, so galleries load keys rather than whole templates. Persisted form: "RHSK", format, count,
+ * then signatures (2 x uint32 each), words (uint16), angles (uint8).
+ */
+export interface SearchKey {
+  readonly words: Uint16Array;
+  readonly signatures: Uint32Array;
+  readonly angles: Uint8Array;
+}
+
+const MAGIC = 0x4b534852; // "RHSK"
+const HEADER_BYTES = 8;
+
+export function searchKeyByteLength(count: number): number {
+  return HEADER_BYTES + count * 11;
+}
+
+/** Orientation in radians to 256 steps a turn. */
+export function angleStep(radians: number): number {
+  return Math.round((radians / (2 * Math.PI)) * 256) & 255;
+}
+
+export function computeSearchKey(keypoints: Float32Array, descriptors: Int8Array): SearchKey {
+  const count = Math.min(INDEXED_KEYPOINTS, keypoints.length / 4);
+  const indexed = descriptors.subarray(0, count * DESCRIPTOR_DIMS);
+  const words = assignWords(indexed, 1);
+  const projections = projectDescriptors(indexed);
+  const signatures = new Uint32Array(count * 2);
+  const angles = new Uint8Array(count);
+  for (let i = 0; i < count; i++) {
+    signatureIn(projections, i, words[i], signatures, i * 2);
+    angles[i] = angleStep(keypoints[i * 4 + 3]);
+  }
+  return { words, signatures, angles };
+}
+
+/** A probe image's lookups: each indexed keypoint under its QUERY_WORDS nearest words, with a signature per word. */
+export interface ProbeLookups {
+  count: number;
+  /** count x QUERY_WORDS. */
+  words: Uint16Array;
+  /** count x QUERY_WORDS x 2. */
+  signatures: Uint32Array;
+  angles: Uint8Array;
+}
+
+export function computeProbeLookups(keypoints: Float32Array, descriptors: Int8Array): ProbeLookups {
+  const count = Math.min(PROBE_KEYPOINTS, keypoints.length / 4);
+  const indexed = descriptors.subarray(0, count * DESCRIPTOR_DIMS);
+  const words = assignWords(indexed, QUERY_WORDS);
+  const projections = projectDescriptors(indexed);
+  const signatures = new Uint32Array(count * QUERY_WORDS * 2);
+  const angles = new Uint8Array(count);
+  for (let i = 0; i < count; i++) {
+    for (let w = 0; w < QUERY_WORDS; w++) signatureIn(projections, i, words[i * QUERY_WORDS + w], signatures, (i * QUERY_WORDS + w) * 2);
+    angles[i] = angleStep(keypoints[i * 4 + 3]);
+  }
+  return { count, words, signatures, angles };
+}
+
+export function serializeSearchKey(key: SearchKey, out = new Uint8Array(searchKeyByteLength(key.words.length))): Uint8Array {
+  const count = key.words.length;
+  const view = new DataView(out.buffer, out.byteOffset, out.byteLength);
+  view.setUint32(0, MAGIC, true);
+  view.setUint16(4, VOCABULARY_FORMAT, true);
+  view.setUint16(6, count, true);
+  let offset = HEADER_BYTES;
+  for (let i = 0; i < count * 2; i++, offset += 4) view.setUint32(offset, key.signatures[i], true);
+  for (let i = 0; i < count; i++, offset += 2) view.setUint16(offset, key.words[i], true);
+  out.set(key.angles, offset);
+  return out;
+}
+
+/** The byte length of the search key that starts at `bytes[0]` (to find where it ends inside a template). */
+export function searchKeyLengthAt(bytes: Uint8Array): number {
+  if (bytes.length < HEADER_BYTES) throw new RangeError("search key is shorter than its header");
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (view.getUint32(0, true) !== MAGIC) throw new RangeError("not a search key (bad magic)");
+  return searchKeyByteLength(view.getUint16(6, true));
+}
+
+export function deserializeSearchKey(bytes: Uint8Array): SearchKey {
+  const length = searchKeyLengthAt(bytes);
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (view.getUint16(4, true) !== VOCABULARY_FORMAT) throw new RangeError("search key from another vocabulary");
+  if (bytes.length !== length) throw new RangeError("search key length does not match its header");
+  const count = view.getUint16(6, true);
+  const signatures = new Uint32Array(count * 2);
+  const words = new Uint16Array(count);
+  let offset = HEADER_BYTES;
+  for (let i = 0; i < count * 2; i++, offset += 4) signatures[i] = view.getUint32(offset, true);
+  for (let i = 0; i < count; i++, offset += 2) words[i] = view.getUint16(offset, true);
+  return { words, signatures, angles: bytes.slice(offset, offset + count) };
+}

@@ -1,0 +1,75 @@
+/**
+ * npm run bench:search -- DIR [--sizes 1000,10000,100000] [--enrolled 180]
+ * 1:N first stage at scale: real hard probes (captures 5–7 of DIR's first `--enrolled` subjects) against
+ * galleries of their real enrolments (captures 0–4) topped up with distractor pets
+ * (lib/biometrics/evaluation/distractors.ts) to each size. Prints, per size: index bytes per pet, build
+ * time, first-stage latency p50/p95 on one thread, and how often the true pet is first and within the
+ * SHORTLIST_SIZE that the full matcher then compares. Prints figures only.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { readLabelledDataset } from "../lib/biometrics/evaluation/dataset";
+import { distractorKeys } from "../lib/biometrics/evaluation/distractors";
+import { Gallery } from "../lib/biometrics/gallery";
+import { analyseImage, shutdownEngine } from "../lib/biometrics/index";
+import { SHORTLIST_SIZE } from "../lib/biometrics/parameters";
+import { deserializeTemplate, type NoseTemplate } from "../lib/biometrics/template";
+
+const { positionals, values } = parseArgs({
+  allowPositionals: true,
+  options: { sizes: { type: "string", default: "1000,10000,100000" }, enrolled: { type: "string", default: "180" } },
+});
+const root = positionals[0];
+if (!root) throw new Error("usage: npm run bench:search -- DIR [--sizes 1000,10000,100000] [--enrolled 180]");
+const sizes = values.sizes.split(",").map(Number);
+const subjects = readLabelledDataset(root).slice(0, Number(values.enrolled));
+
+// Extract every capture once, across the engine's worker pool.
+const started = performance.now();
+const templates = await Promise.all(
+  subjects.map(async (subject) =>
+    Promise.all(
+      subject.images.map(async (image) => {
+        const analysis = await analyseImage(fs.readFileSync(path.join(root, image)));
+        return analysis.ok && analysis.template ? deserializeTemplate(analysis.template) : null;
+      }),
+    ),
+  ),
+);
+await shutdownEngine();
+console.log(`extracted ${subjects.length} subjects' captures in ${((performance.now() - started) / 1000).toFixed(0)} s`);
+const usable = (list: (NoseTemplate | null)[]) => list.filter((t): t is NoseTemplate => t !== null);
+const enrolments = templates.map((list) => usable(list.slice(0, 5)));
+const probes = templates.map((list) => usable(list.slice(5)));
+const pool = enrolments.flat().map((t) => t.searchKey);
+
+const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))];
+console.log(`size | bytes/pet | build s | first stage p50 / p95 ms | true pet first | in top ${SHORTLIST_SIZE}`);
+for (const size of sizes) {
+  const gallery = new Gallery();
+  const built = performance.now();
+  enrolments.forEach((list, s) => gallery.upsert(`real-${s}`, list.map((t) => t.searchKey)));
+  let d = 0;
+  for (const keys of distractorKeys(pool, Math.max(0, size - enrolments.length), 5, 7_000 + size)) gallery.upsert(`distractor-${d++}`, keys);
+  const buildSeconds = (performance.now() - built) / 1000;
+  const latencies: number[] = [];
+  let first = 0;
+  let inShortlist = 0;
+  let queries = 0;
+  probes.forEach((probe, s) => {
+    if (probe.length < 2) return;
+    const t0 = performance.now();
+    const { petIds } = gallery.shortlist(probe);
+    latencies.push(performance.now() - t0);
+    queries++;
+    if (petIds[0] === `real-${s}`) first++;
+    if (petIds.includes(`real-${s}`)) inShortlist++;
+  });
+  latencies.sort((a, b) => a - b);
+  const pct = (n: number) => `${((100 * n) / queries).toFixed(1)} %`;
+  console.log(
+    `${gallery.size} | ${Math.round(gallery.bytes / gallery.size)} | ${buildSeconds.toFixed(1)} | ` +
+      `${quantile(latencies, 0.5).toFixed(0)} / ${quantile(latencies, 0.95).toFixed(0)} | ${pct(first)} | ${pct(inShortlist)}`,
+  );
+}
