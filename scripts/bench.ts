@@ -147,8 +147,8 @@ function galleryLoadSection(g: GalleryLoadResult): string {
     `### 1:N end to end on PostgreSQL (the gallery manager of a worker; same pets and probes as above)`,
     "",
     table(
-      ["enrolled pets", "template rows (bytes)", "gallery load from the database", "identify p50 / p95 (shortlist's templates read from the database)", "rank-1", "identify right after another process enrolled a pet"],
-      [[num(g.pets), `${num(g.templateRows)} (${mib(g.templateBytes)})`, `${ms(g.loadMs)} (${num(g.pets / (g.loadMs / 1000))} pets/s)`, `${ms(g.p50)} / ${ms(g.p95)}`, pct(g.rank1), ms(g.afterChangeMs)]],
+      ["enrolled pets", "image rows: templates / search keys", "gallery load from the database (search keys)", "identify p50 / p95 (shortlist's templates read from the database)", "rank-1", "identify right after another process enrolled a pet"],
+      [[num(g.pets), `${num(g.templateRows)}: ${mib(g.templateBytes)} / ${mib(g.searchKeyBytes)}`, `${ms(g.loadMs)} (${num(g.pets / (g.loadMs / 1000))} pets/s)`, `${ms(g.p50)} / ${ms(g.p95)}`, pct(g.rank1), ms(g.afterChangeMs)]],
     ),
   ].join("\n");
 }

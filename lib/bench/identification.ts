@@ -132,6 +132,12 @@ export async function benchIdentification(options: IdentificationBenchOptions): 
   const key = `bench/${process.pid}`;
   await engine.galleryDrop(key);
 
+  const keys = new Map<Uint8Array, Uint8Array>();
+  const searchKeyOf = (template: Uint8Array) => {
+    let searchKey = keys.get(template);
+    if (!searchKey) keys.set(template, (searchKey = engine.searchKeyOfTemplate(template)));
+    return searchKey;
+  };
   const rng = new Rng(777);
   const distractors = new Map<string, Uint16Array>();
   const templatesOfPet = (petId: string): Uint8Array[] => {
@@ -142,7 +148,7 @@ export async function benchIdentification(options: IdentificationBenchOptions): 
   const loadTemplates = async (petIds: string[]) => petIds.map((petId) => ({ petId, templates: templatesOfPet(petId) }));
 
   // Warm the engine threads (code, SIMD kernel) before measuring anything.
-  await engine.galleryUpsertPet(key, "g0", usable[0].enrol);
+  await engine.galleryUpsertPet(key, "g0", usable[0].enrol.map(searchKeyOf));
   await engine.identifyInGallery(key, usable[0].probe, loadTemplates);
   const rssBefore = process.memoryUsage().rss;
 
@@ -160,7 +166,8 @@ export async function benchIdentification(options: IdentificationBenchOptions): 
         petId = `d${pets}`;
         distractors.set(petId, distractorMix(rng, pool.length));
       }
-      pending.push(engine.galleryUpsertPet(key, petId, templatesOfPet(petId)));
+      // Search keys, as the gallery manager loads them from the database.
+      pending.push(engine.galleryUpsertPet(key, petId, templatesOfPet(petId).map(searchKeyOf)));
       if (pending.length >= 256) await Promise.all(pending.splice(0));
     }
     await Promise.all(pending);

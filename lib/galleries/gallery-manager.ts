@@ -1,7 +1,7 @@
 import type { IdentificationOutcome } from "@/lib/biometrics";
 import type { Db } from "@/lib/db/connect";
 import { getEngine, type Engine } from "@/lib/jobs/engine-port";
-import { enrolledTemplatesByPet } from "@/lib/jobs/templates";
+import { enrolledSearchKeysByPet, enrolledTemplatesByPet } from "@/lib/jobs/templates";
 import { logInfo } from "@/lib/log";
 
 /** The engine's gallery calls (lib/biometrics/index.ts): galleries live in its worker threads. */
@@ -21,7 +21,7 @@ export function galleryKey(scope: GalleryScope): string {
   return `${scope.accountId}/${scope.poolId ?? "*"}/${scope.species}`;
 }
 
-/** Pets read from the database per batch when a gallery is loaded: bounded memory, any gallery size. */
+/** Pets read from the database per batch when a gallery is loaded (their search keys, not whole templates). */
 const LOAD_BATCH_PETS = 500;
 /** Gallery changes older than this are deleted; a process that has not synced for half of it reloads. */
 const CHANGE_RETENTION_MS = 7 * 24 * 3600_000;
@@ -158,7 +158,7 @@ export class GalleryManager {
         take: LOAD_BATCH_PETS,
       });
       if (batch.length === 0) break;
-      const byPet = await enrolledTemplatesByPet(
+      const byPet = await enrolledSearchKeysByPet(
         this.db,
         scope.accountId,
         batch.map((p) => p.id),
@@ -184,7 +184,7 @@ export class GalleryManager {
       const petIds = [...new Set(changes.map((c) => c.petId))];
       const [pets, templates] = await Promise.all([
         this.db.pet.findMany({ where: { accountId, id: { in: petIds } }, select: { id: true, species: true, poolId: true } }),
-        enrolledTemplatesByPet(this.db, accountId, petIds),
+        enrolledSearchKeysByPet(this.db, accountId, petIds),
       ]);
       const petById = new Map(pets.map((p) => [p.id, p]));
       const engine = await this.engine();

@@ -43,6 +43,38 @@ export function usableTemplates(images: ImageRow[]): Uint8Array[] {
   return images.filter((i) => i.usable && i.template).map((i) => new Uint8Array(i.template!));
 }
 
+/**
+ * The 1:N search keys of these pets' enrolled, usable images, by pet: what galleries hold, a few KB
+ * per image instead of the whole template. A key is read from the template (re-extracted first if
+ * it is of an older engine version) and stored the first time an image is loaded this way.
+ */
+export async function enrolledSearchKeysByPet(db: Db, accountId: string, petIds: string[]): Promise<Map<string, Uint8Array[]>> {
+  const { ENGINE_VERSION, searchKeyOfTemplate } = await getEngine();
+  const rows = await db.fingerprintImage.findMany({
+    where: { accountId, petId: { in: petIds }, usable: true },
+    select: { id: true, petId: true, searchKey: true, engineVersion: true },
+    orderBy: { createdAt: "asc" },
+  });
+  const missing = rows.filter((row) => !row.searchKey || row.engineVersion !== ENGINE_VERSION).map((row) => row.id);
+  const keys = new Map<string, Uint8Array>();
+  if (missing.length > 0) {
+    const images = await currentTemplates(db, await db.fingerprintImage.findMany({ where: { id: { in: missing } }, select: imageSelect }));
+    for (const image of images) {
+      if (!image.usable || !image.template) continue;
+      const key = searchKeyOfTemplate(new Uint8Array(image.template));
+      await db.fingerprintImage.update({ where: { id: image.id }, data: { searchKey: Buffer.from(key) } });
+      keys.set(image.id, key);
+    }
+  }
+  const byPet = new Map<string, Uint8Array[]>();
+  for (const row of rows) {
+    const key = keys.get(row.id) ?? (missing.includes(row.id) ? undefined : new Uint8Array(row.searchKey!));
+    if (!key || !row.petId) continue;
+    byPet.set(row.petId, [...(byPet.get(row.petId) ?? []), key]);
+  }
+  return byPet;
+}
+
 /** The enrolled, usable templates of these pets of the account, current engine version, by pet. */
 export async function enrolledTemplatesByPet(db: Db, accountId: string, petIds: string[]): Promise<Map<string, Uint8Array[]>> {
   const rows = await db.fingerprintImage.findMany({
