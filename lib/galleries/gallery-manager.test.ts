@@ -97,6 +97,8 @@ describe("gallery manager, with another process changing pets", () => {
     expect(await manager.stats(shelterScope)).toMatchObject({ pets: 0 });
     // The default pool holds every pet, whatever its named pool.
     expect(await found(manager, { accountId, poolId: null, species: "DOG" }, 504)).toEqual([luna]);
+    // A gallery without pets (no cat enrolled, a pool emptied) finds nobody.
+    expect(await found(manager, { accountId, poolId: null, species: "CAT" }, 504)).toEqual([]);
     expect(await manager.stats({ accountId, poolId: null, species: "CAT" })).toMatchObject({ pets: 0 });
   });
 });

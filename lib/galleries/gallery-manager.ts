@@ -59,13 +59,20 @@ export class GalleryManager {
         return [...byPet].map(([petId, templates]) => ({ petId, templates }));
       });
     };
+    const notLoaded = (error: unknown) => error instanceof Error && error.name === "GalleryNotLoadedError";
     try {
       return await search();
     } catch (error) {
       // The engine worker holding the gallery was replaced (it crashed) after prepare checked it: load it again.
-      if (!(error instanceof Error && error.name === "GalleryNotLoadedError")) throw error;
+      if (!notLoaded(error)) throw error;
       this.forget(scope);
-      return search();
+      try {
+        return await search();
+      } catch (again) {
+        // Loaded just now and still unknown to the engine: no pet was added, the gallery is empty.
+        if (!notLoaded(again)) throw again;
+        return { candidates: [], details: { searched: 0, shortlisted: 0, compared: 0, bestRaw: 0 } };
+      }
     }
   }
 
