@@ -16,12 +16,35 @@ const envSchema = z.object({
   // workers elsewhere (issue 5) to run; jobs then wait until a process with a runner resumes them.
   JOB_RUNNER: z.enum(["embedded", "none"]).default("embedded"),
   LOG_LEVEL: z.enum(["silent", "error", "info"]).default("info"),
+  // Jobs go through BullMQ on this Redis: the web process only enqueues, `npm run worker` runs them.
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, "must be a redis:// or rediss:// URL")
+    .optional()
+    .or(z.literal("").transform(() => undefined)),
+  // Prefix of every BullMQ key, so that several deployments (or tests) can share one Redis.
+  JOB_QUEUE_PREFIX: z.string().min(1).default("rhinarium"),
+  // A worker that stops renewing a job's lock for this long (killed, frozen) has its job taken over.
+  JOB_LOCK_MS: z.coerce.number().int().min(1000).default(30_000),
+  // How often a worker looks for PENDING jobs the queue lost (never enqueued, or failed in Redis).
+  JOB_RECONCILE_MS: z.coerce.number().int().min(500).default(60_000),
+  // Images in an S3-compatible store instead of DATA_DIR: s3://bucket[/prefix]?endpoint=...&region=...
+  STORAGE_URL: z
+    .string()
+    .regex(/^s3:\/\/[^/?]+/, "must look like s3://bucket[/prefix]?endpoint=...&region=...")
+    .optional()
+    .or(z.literal("").transform(() => undefined)),
 });
 
 export type Env = z.infer<typeof envSchema> & { dataDir: string };
 
 export function readEnv(source: NodeJS.ProcessEnv = process.env): Env {
-  const parsed = envSchema.safeParse(source);
+  const parsed = envSchema
+    .refine((env) => !env.REDIS_URL || env.DATABASE_URL, {
+      path: ["REDIS_URL"],
+      message: "needs DATABASE_URL: workers in other processes cannot share the embedded database",
+    })
+    .safeParse(source);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
     throw new Error(`Invalid environment:\n${lines.join("\n")}`);

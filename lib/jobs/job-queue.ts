@@ -3,8 +3,8 @@ import { logError, logInfo } from "@/lib/log";
 import { runJob } from "./run-job";
 
 /**
- * Where started jobs go. The embedded mode runs them in this process; a queue backed by BullMQ
- * (issue 5) implements the same two calls and runs the same `runJob` in worker processes.
+ * Where started jobs go. The embedded mode runs them in this process; with REDIS_URL the BullMQ
+ * queue (bullmq-queue.ts) implements the same two calls and runs the same `runJob` in worker processes.
  */
 export interface JobQueue {
   enqueue(jobId: string): void;
@@ -70,14 +70,32 @@ export async function resumePendingJobs(db: Db, queue: JobQueue): Promise<{ resu
   return { resumed: pending.length - failed, failed };
 }
 
-async function abandonJob(db: Db, jobId: string): Promise<void> {
+/** Fails a job that is still PENDING, with the reason kept for support, and frees its pet. */
+export async function abandonJob(
+  db: Db,
+  jobId: string,
+  reason: { code: string; message: string } = { code: "ABANDONED", message: `interrupted ${MAX_JOB_ATTEMPTS} times` },
+): Promise<void> {
   await db.$transaction([
-    db.job.update({
-      where: { id: jobId },
-      data: { status: "FAILED", finishedAt: new Date(), failureReason: { code: "ABANDONED", message: `interrupted ${MAX_JOB_ATTEMPTS} times` } },
-    }),
+    db.job.updateMany({ where: { id: jobId, status: "PENDING" }, data: { status: "FAILED", finishedAt: new Date(), failureReason: reason } }),
     db.pet.updateMany({ where: { activeAdditionJobId: jobId }, data: { activeAdditionJobId: null } }),
   ]);
+}
+
+/**
+ * What a queue worker does with a job it is handed, which may be a redelivery after a worker died
+ * mid-job: run it, unless it has already been started MAX_JOB_ATTEMPTS times (it may be what kills
+ * workers), in which case it fails.
+ */
+export async function runJobUnlessAbandoned(db: Db, jobId: string): Promise<"ran" | "abandoned" | "gone"> {
+  const job = await db.job.findUnique({ where: { id: jobId }, select: { status: true, attempts: true } });
+  if (!job || job.status !== "PENDING") return "gone";
+  if (job.attempts >= MAX_JOB_ATTEMPTS) {
+    await abandonJob(db, jobId);
+    return "abandoned";
+  }
+  await runJob(db, jobId);
+  return "ran";
 }
 
 /** Leaves started jobs PENDING for a runner in another process (or the next start) to take. */

@@ -1,54 +1,16 @@
 import type { Db } from "@/lib/db/connect";
 import type { Prisma } from "@/lib/generated/prisma/client";
-import { readImageFile } from "@/lib/storage/images";
 import type { QualityReport } from "@/lib/biometrics";
+import { recordGalleryChanges } from "@/lib/galleries/gallery-changes";
+import { getGalleryManager } from "@/lib/galleries/gallery-manager";
 import { getEngine } from "./engine-port";
+import { currentTemplates, imageSelect, usableTemplates, type ImageRow } from "./templates";
 
 type Json = Prisma.InputJsonValue;
-
-interface ImageRow {
-  id: string;
-  filePath: string;
-  usable: boolean;
-  template: Uint8Array | null;
-  engineVersion: number | null;
-  quality: unknown;
-}
 
 type Outcome =
   | { status: "SUCCESS"; result?: Json; details?: Json }
   | { status: "FAILED"; reason: Json };
-
-const imageSelect = { id: true, filePath: true, usable: true, template: true, engineVersion: true, quality: true } as const;
-
-/**
- * A template from an older engine version is not silently misread: the image is analysed again
- * from its stored file and the row updated.
- */
-async function currentTemplates(db: Db, images: ImageRow[]): Promise<ImageRow[]> {
-  const { ENGINE_VERSION, analyseImage } = await getEngine();
-  const out: ImageRow[] = [];
-  for (const image of images) {
-    if (image.engineVersion === ENGINE_VERSION) {
-      out.push(image);
-      continue;
-    }
-    const analysis = await analyseImage(await readImageFile(image.filePath));
-    const refreshed = {
-      usable: analysis.ok && analysis.quality.usable && analysis.template !== null,
-      template: analysis.ok && analysis.template ? Buffer.from(analysis.template) : null,
-      quality: (analysis.ok ? analysis.quality : { rejection: analysis.rejection }) as Json,
-      engineVersion: ENGINE_VERSION,
-    };
-    await db.fingerprintImage.update({ where: { id: image.id }, data: refreshed });
-    out.push({ ...image, ...refreshed });
-  }
-  return out;
-}
-
-function usableTemplates(images: ImageRow[]): Uint8Array[] {
-  return images.filter((i) => i.usable && i.template).map((i) => new Uint8Array(i.template!));
-}
 
 function isQualityReport(value: unknown): value is QualityReport {
   return typeof value === "object" && value !== null && "score" in value && "reasons" in value && "figures" in value;
@@ -109,30 +71,18 @@ async function runVerification(db: Db, job: JobRow): Promise<Outcome> {
 }
 
 async function runIdentification(db: Db, job: JobRow): Promise<Outcome> {
-  const { MIN_USABLE_PROBE_IMAGES, identifyPet } = await getEngine();
+  const { MIN_USABLE_PROBE_IMAGES } = await getEngine();
   const probe = await sessionImages(db, job.sessionId);
   if (usableTemplates(probe).length < MIN_USABLE_PROBE_IMAGES) return tooFewUsable(probe, MIN_USABLE_PROBE_IMAGES, "probe");
   const poolName = job.account.searchPoolName;
-  let poolId: string | undefined;
+  let poolId: string | null = null;
   if (poolName) {
     const pool = await db.searchPool.findUnique({ where: { accountId_name: { accountId: job.accountId, name: poolName } } });
     if (!pool) return { status: "FAILED", reason: { code: "SEARCH_POOL_MISSING", pool: poolName } };
     poolId = pool.id;
   }
   // The default pool is every pet of the account; a named pool only its members. Same species only.
-  const rows = await db.fingerprintImage.findMany({
-    where: { accountId: job.accountId, usable: true, pet: { species: job.session.species, ...(poolId ? { poolId } : {}) } },
-    select: { ...imageSelect, petId: true },
-  });
-  const refreshed = await currentTemplates(db, rows);
-  const byPet = new Map<string, Uint8Array[]>();
-  refreshed.forEach((image, i) => {
-    if (!image.usable || !image.template) return;
-    const petId = rows[i].petId!;
-    byPet.set(petId, [...(byPet.get(petId) ?? []), new Uint8Array(image.template)]);
-  });
-  const gallery = [...byPet].map(([petId, templates]) => ({ petId, templates }));
-  const outcome = await identifyPet(usableTemplates(probe), gallery);
+  const outcome = await getGalleryManager(db).identify({ accountId: job.accountId, poolId, species: job.session.species }, usableTemplates(probe));
   return {
     status: "SUCCESS",
     result: { candidates: outcome.candidates.map((c) => ({ petId: c.petId, score: c.score })) },
@@ -141,7 +91,10 @@ async function runIdentification(db: Db, job: JobRow): Promise<Outcome> {
 }
 
 async function finishJob(db: Db, job: JobRow, outcome: Outcome): Promise<void> {
+  const enrols = outcome.status === "SUCCESS" && job.kind === "FINGERPRINT_ADDITION" && !!job.petId;
   await db.$transaction(async (tx) => {
+    // The pet's galleries change with its enrolled set, in this transaction (see recordGalleryChanges).
+    if (enrols) await recordGalleryChanges(tx, job.accountId, [job.petId!]);
     const { count } = await tx.job.updateMany({
       where: { id: job.id, status: "PENDING" },
       data:

@@ -5,6 +5,7 @@ import { ensureDefaultPlans, upsertPlan } from "@/lib/accounts/plans";
 import { recordAudit } from "@/lib/accounts/audit";
 import { createUser, EmailTakenError, newUserSchema, USER_ROLES } from "@/lib/accounts/users";
 import { summariseUsage } from "@/lib/api/metering";
+import { recordGalleryChanges } from "@/lib/galleries/gallery-changes";
 
 export class OpsUsageError extends Error {}
 
@@ -136,7 +137,11 @@ export const OPS_COMMANDS: Record<string, { usage: string; run: Command }> = {
       await getAccountOrThrow(db, accountId);
       const pool = await db.searchPool.upsert({ where: { accountId_name: { accountId, name } }, create: { accountId, name }, update: {} });
       const petIds = flags.pets ? flags.pets.split(",").filter(Boolean) : [];
-      const { count } = await db.pet.updateMany({ where: { accountId, id: { in: petIds } }, data: { poolId: pool.id } });
+      // Moved pets leave their old pool's galleries and join this one's, in every process.
+      const { count } = await db.$transaction(async (tx) => {
+        await recordGalleryChanges(tx, accountId, petIds);
+        return tx.pet.updateMany({ where: { accountId, id: { in: petIds } }, data: { poolId: pool.id } });
+      });
       await audit(db, "pool.create", accountId, { name, pets: count });
       return { accountId, pool: name, petsMoved: count };
     },

@@ -1,5 +1,6 @@
 import type { Db } from "@/lib/db/connect";
 import { ApiError } from "@/lib/api/errors";
+import { recordGalleryChanges } from "@/lib/galleries/gallery-changes";
 import { removeImageFiles } from "@/lib/storage/images";
 import type { PetView } from "./schemas";
 
@@ -75,6 +76,8 @@ export async function deletePet(db: Db, accountId: string, petId: string): Promi
   const files = await db.$transaction(async (tx) => {
     const pet = await tx.pet.findFirst({ where: { id: petId, accountId }, select: { id: true } });
     if (!pet) throw new ApiError("NoSuchPetException");
+    // Every process's galleries drop the pet before their next identification.
+    await recordGalleryChanges(tx, accountId, [petId]);
     const owned = { accountId, OR: [{ petId }, { session: { petId } }] };
     const [fingerprints, appearances] = await Promise.all([
       tx.fingerprintImage.findMany({ where: owned, select: { filePath: true } }),

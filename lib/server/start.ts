@@ -1,6 +1,7 @@
 import { closeDb, getDb } from "@/lib/db";
 import { releaseOwnerLock } from "@/lib/db/owner-lock";
 import { readEnv } from "@/lib/env";
+import { BullJobQueue } from "@/lib/jobs/bullmq-queue";
 import { DeferredJobQueue, InProcessJobQueue, resumePendingJobs, setJobQueue } from "@/lib/jobs/job-queue";
 import { shutdownEngine } from "@/lib/jobs/engine-port";
 import { logError, logInfo } from "@/lib/log";
@@ -17,9 +18,11 @@ export function startServer(): Promise<void> {
   state.__rhinariumStarted ??= (async () => {
     const env = readEnv();
     const db = await getDb();
-    const queue = env.JOB_RUNNER === "embedded" ? new InProcessJobQueue(db) : new DeferredJobQueue();
+    // With REDIS_URL the web process only enqueues; `npm run worker` processes run and reconcile jobs.
+    const runsJobs = env.JOB_RUNNER === "embedded" && !env.REDIS_URL;
+    const queue = env.REDIS_URL ? new BullJobQueue(env) : runsJobs ? new InProcessJobQueue(db) : new DeferredJobQueue();
     setJobQueue(queue);
-    if (env.JOB_RUNNER === "embedded") await resumePendingJobs(db, queue);
+    if (runsJobs) await resumePendingJobs(db, queue);
     const ops = env.DATABASE_URL ? null : await startOpsServer(env, db);
     let stopping = false;
     const stop = async (signal: string) => {
@@ -41,7 +44,12 @@ export function startServer(): Promise<void> {
     process.once("SIGINT", () => void stop("SIGINT"));
     // Whatever else ends the process, do not leave a lock naming it.
     process.once("exit", () => releaseOwnerLock(env));
-    logInfo("server-started", { mode: env.DATABASE_URL ? "postgres" : "pglite", dataDir: env.dataDir });
+    logInfo("server-started", {
+      mode: env.DATABASE_URL ? "postgres" : "pglite",
+      jobs: env.REDIS_URL ? "bullmq" : runsJobs ? "embedded" : "none",
+      storage: env.STORAGE_URL ? "s3" : "disk",
+      dataDir: env.dataDir,
+    });
   })();
   return state.__rhinariumStarted;
 }

@@ -2,39 +2,83 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { readEnv } from "@/lib/env";
 import { logError } from "@/lib/log";
+import { S3ImageStore } from "./s3-image-store";
 
-// Images live on disk under DATA_DIR/images/<accountId>/<sessionId>/<kind>-<imageId>.jpg. The database
-// stores the path relative to DATA_DIR, so a data folder can be moved or restored as a whole.
+// Images are stored under a key `images/<accountId>/<sessionId>/<kind>-<imageId>.jpg`, which the
+// database keeps (`filePath`). By default the key is a path under DATA_DIR, so a data folder can be
+// moved or restored as a whole; with STORAGE_URL (s3://bucket[/prefix]?endpoint=...&region=...) it is
+// an object key in any S3-compatible store, which every web and worker process reaches.
 
 export type ImageKind = "fingerprint" | "appearance";
 
-function dataDir(): string {
-  return readEnv().dataDir;
+/** The one storage interface: the rest of the app stores, reads and removes images only through it. */
+export interface ImageStore {
+  write(key: string, bytes: Uint8Array): Promise<void>;
+  /** The stored bytes; throws when the image does not exist. */
+  read(key: string): Promise<Uint8Array>;
+  /** A key already gone is not an error. */
+  remove(keys: string[]): Promise<void>;
+}
+
+export class DiskImageStore implements ImageStore {
+  constructor(private readonly root: string) {}
+
+  async write(key: string, bytes: Uint8Array): Promise<void> {
+    const full = this.pathOf(key);
+    await fs.mkdir(path.dirname(full), { recursive: true });
+    await fs.writeFile(full, bytes);
+  }
+
+  async read(key: string): Promise<Uint8Array> {
+    return fs.readFile(this.pathOf(key));
+  }
+
+  /** Removes the files and the session folders they leave empty. */
+  async remove(keys: string[]): Promise<void> {
+    const folders = new Set<string>();
+    for (const key of keys) {
+      const full = this.pathOf(key);
+      folders.add(path.dirname(full));
+      await fs.rm(full, { force: true }).catch((error) => logError("image-remove-failed", error, { key }));
+    }
+    for (const folder of folders) await fs.rmdir(folder).catch(() => undefined);
+  }
+
+  private pathOf(key: string): string {
+    const full = path.resolve(this.root, key);
+    // Keys are built by imageRelativePath; this only guards against a corrupted row escaping the folder.
+    if (!full.startsWith(this.root + path.sep)) throw new Error(`image key outside the data folder: ${key}`);
+    return full;
+  }
+}
+
+export function imageStoreFromUrl(storageUrl: string | undefined, dataDir: string): ImageStore {
+  return storageUrl ? S3ImageStore.fromUrl(storageUrl) : new DiskImageStore(dataDir);
+}
+
+// One store per process, built from the environment on first use.
+const state = globalThis as unknown as { __rhinariumImageStore?: ImageStore };
+
+export function getImageStore(): ImageStore {
+  if (!state.__rhinariumImageStore) {
+    const env = readEnv();
+    state.__rhinariumImageStore = imageStoreFromUrl(env.STORAGE_URL, env.dataDir);
+  }
+  return state.__rhinariumImageStore;
 }
 
 export function imageRelativePath(accountId: string, sessionId: string, kind: ImageKind, imageId: string): string {
-  return path.join("images", accountId, sessionId, `${kind}-${imageId}.jpg`);
+  return path.posix.join("images", accountId, sessionId, `${kind}-${imageId}.jpg`);
 }
 
-export async function writeImageFile(relativePath: string, bytes: Uint8Array): Promise<void> {
-  const full = path.join(dataDir(), relativePath);
-  await fs.mkdir(path.dirname(full), { recursive: true });
-  await fs.writeFile(full, bytes);
+export function writeImageFile(key: string, bytes: Uint8Array): Promise<void> {
+  return getImageStore().write(key, bytes);
 }
 
-export async function readImageFile(relativePath: string): Promise<Uint8Array> {
-  return fs.readFile(path.join(dataDir(), relativePath));
+export function readImageFile(key: string): Promise<Uint8Array> {
+  return getImageStore().read(key);
 }
 
-/** Removes files and the session folders they leave empty; a file already gone is not an error. */
-export async function removeImageFiles(relativePaths: string[]): Promise<void> {
-  const folders = new Set<string>();
-  for (const relativePath of relativePaths) {
-    const full = path.join(dataDir(), relativePath);
-    folders.add(path.dirname(full));
-    await fs.rm(full, { force: true }).catch((error) => logError("image-remove-failed", error, { relativePath }));
-  }
-  for (const folder of folders) {
-    await fs.rmdir(folder).catch(() => undefined);
-  }
+export function removeImageFiles(keys: string[]): Promise<void> {
+  return getImageStore().remove(keys);
 }

@@ -13,10 +13,33 @@ const root = process.cwd();
 
 export const PG_ADMIN_URL = process.env.TEST_PG_ADMIN_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 
-/** `next build`, unless the suite was told the build is fresh (CONTRACT_SKIP_BUILD=1). */
+/**
+ * `next build` once per test run, shared by every test file that starts servers (they run in parallel
+ * forks: a lock folder makes the others wait, then find the build newer than the run's start, set by
+ * vitest.config.ts); skipped when the suite was told the build is fresh (CONTRACT_SKIP_BUILD=1).
+ */
 export async function buildOnce(): Promise<void> {
-  if (process.env.CONTRACT_SKIP_BUILD === "1" && fs.existsSync(path.join(root, ".next", "BUILD_ID"))) return;
-  await run("npx", ["next", "build"], { cwd: root, env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" }, maxBuffer: 64 * 1024 * 1024 });
+  const buildId = path.join(root, ".next", "BUILD_ID");
+  if (process.env.CONTRACT_SKIP_BUILD === "1" && fs.existsSync(buildId)) return;
+  const lock = path.join(root, ".next-build.lock");
+  const runStarted = Number(process.env.RHINARIUM_TEST_RUN_STARTED ?? Date.now());
+  for (;;) {
+    try {
+      fs.mkdirSync(lock);
+      break;
+    } catch {
+      // A lock older than any build is left by a killed run.
+      const held = fs.statSync(lock, { throwIfNoEntry: false });
+      if (held && Date.now() - held.mtimeMs > 10 * 60_000) fs.rmSync(lock, { recursive: true, force: true });
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+  }
+  try {
+    if (fs.existsSync(buildId) && fs.statSync(buildId).mtimeMs > runStarted) return;
+    await run("npx", ["next", "build"], { cwd: root, env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" }, maxBuffer: 64 * 1024 * 1024 });
+  } finally {
+    fs.rmSync(lock, { recursive: true, force: true });
+  }
 }
 
 export function freePort(): Promise<number> {
@@ -39,7 +62,7 @@ export interface TestServer {
 }
 
 export async function startServer(
-  options: { dataDir?: string; databaseUrl?: string; port?: number; jobRunner?: "embedded" | "none" } = {},
+  options: { dataDir?: string; databaseUrl?: string; port?: number; jobRunner?: "embedded" | "none"; env?: Record<string, string> } = {},
 ): Promise<TestServer> {
   const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), "rhinarium-contract-"));
   const port = options.port ?? (await freePort());
@@ -52,6 +75,7 @@ export async function startServer(
     LOG_LEVEL: "error",
     JOB_RUNNER: options.jobRunner ?? "embedded",
     NEXT_MANUAL_SIG_HANDLE: "true",
+    ...options.env,
   };
   const child: ChildProcess = spawn(path.join(root, "node_modules", ".bin", "next"), ["start", "-H", "127.0.0.1", "-p", String(port)], {
     cwd: root,

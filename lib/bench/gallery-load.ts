@@ -1,0 +1,110 @@
+import { openOwnedDatabase } from "@/lib/db";
+import { readEnv } from "@/lib/env";
+import { recordGalleryChanges } from "@/lib/galleries/gallery-changes";
+import { GalleryManager, type GalleryScope } from "@/lib/galleries/gallery-manager";
+import { getEngine } from "@/lib/jobs/engine-port";
+import { Rng } from "@/lib/synth/prng";
+import { createTestDatabase } from "@/lib/test-support/scale";
+import { distractorMix, prepareTemplates, type IdentificationBenchOptions } from "./identification";
+import { quantile } from "./stats";
+
+// The identification path of a worker end to end, on PostgreSQL: enrolled pets are rows with their
+// templates, as registration jobs leave them; the gallery manager loads the gallery from the database,
+// and each identification fetches its shortlist's templates from the database.
+
+export interface GalleryLoadResult {
+  pets: number;
+  templateRows: number;
+  templateBytes: number;
+  searchKeyBytes: number;
+  loadMs: number;
+  p50: number;
+  p95: number;
+  rank1: number;
+  /** An identification right after another process enrolled a pet: the change is applied first. */
+  afterChangeMs: number;
+}
+
+export async function benchGalleryLoad(pets: number, options: Omit<IdentificationBenchOptions, "sizes">): Promise<GalleryLoadResult> {
+  const { subjects, pool } = await prepareTemplates(options);
+  const database = await createTestDatabase("bench_gallery");
+  const open = await openOwnedDatabase(readEnv({ DATABASE_URL: database.url, DATA_DIR: "/nonexistent" } as unknown as NodeJS.ProcessEnv), "cli");
+  const db = open.prisma;
+  try {
+    const { ENGINE_VERSION, searchKeyOfTemplate } = await getEngine();
+    const account = await db.account.create({ data: { name: "Bench gallery" } });
+    const session = await db.captureSession.create({
+      data: { accountId: account.id, purpose: "PET_PROFILE_REGISTRATION", species: "DOG", expiresAt: new Date(Date.now() + 3600_000) },
+    });
+    const rng = new Rng(778);
+    const genuineIds: string[] = [];
+    let templateRows = 0;
+    let templateBytes = 0;
+    let searchKeyBytes = 0;
+    options.log(`gallery load: writing ${pets} enrolled pets to PostgreSQL`);
+    for (let start = 0; start < pets; start += 500) {
+      const batch = Array.from({ length: Math.min(500, pets - start) }, (_, i) => start + i);
+      const rows = batch.map((n) => ({ id: `bench-pet-${String(n).padStart(7, "0")}`, accountId: account.id, species: "DOG" as const }));
+      await db.pet.createMany({ data: rows });
+      const images = batch.flatMap((n) => {
+        const templates = n < subjects.length ? subjects[n].enrol : [...distractorMix(rng, pool.length)].map((i) => pool[i]);
+        if (n < subjects.length) genuineIds.push(rows[n - start].id);
+        return templates.map((template) => ({
+          accountId: account.id,
+          sessionId: session.id,
+          petId: rows[n - start].id,
+          filePath: "images/bench/none.jpg",
+          byteSize: 0,
+          usable: true,
+          template: Buffer.from(template),
+          // As a gallery load leaves the rows of enrolled images (lib/jobs/templates.ts).
+          searchKey: Buffer.from(searchKeyOfTemplate(template)),
+          engineVersion: ENGINE_VERSION,
+        }));
+      });
+      templateRows += images.length;
+      templateBytes += images.reduce((sum, image) => sum + image.template.byteLength, 0);
+      searchKeyBytes += images.reduce((sum, image) => sum + image.searchKey.byteLength, 0);
+      await db.fingerprintImage.createMany({ data: images });
+    }
+
+    const manager = new GalleryManager(db);
+    const scope: GalleryScope = { accountId: account.id, poolId: null, species: "DOG" };
+    let t0 = performance.now();
+    await manager.stats(scope);
+    const loadMs = performance.now() - t0;
+    const latencies: number[] = [];
+    let rank1 = 0;
+    for (let s = 0; s < subjects.length; s++) {
+      t0 = performance.now();
+      const outcome = await manager.identify(scope, subjects[s].probe);
+      latencies.push(performance.now() - t0);
+      if (outcome.candidates[0]?.petId === genuineIds[s]) rank1++;
+    }
+    // Another process enrols one more pet, as a registration job's finish does (rows and change together).
+    await db.$transaction(async (tx) => {
+      const late = await tx.pet.create({ data: { accountId: account.id, species: "DOG" } });
+      await recordGalleryChanges(tx, account.id, [late.id]);
+      await tx.fingerprintImage.createMany({
+        data: subjects[0].enrol.map((template) => ({
+          accountId: account.id,
+          sessionId: session.id,
+          petId: late.id,
+          filePath: "images/bench/none.jpg",
+          byteSize: 0,
+          usable: true,
+          template: Buffer.from(template),
+          engineVersion: ENGINE_VERSION,
+        })),
+      });
+    });
+    t0 = performance.now();
+    await manager.identify(scope, subjects[1].probe);
+    const afterChangeMs = performance.now() - t0;
+    await manager.dropAll();
+    return { pets, templateRows, templateBytes, searchKeyBytes, loadMs, p50: quantile(latencies, 0.5), p95: quantile(latencies, 0.95), rank1: rank1 / subjects.length, afterChangeMs };
+  } finally {
+    await open.close();
+    await database.drop();
+  }
+}

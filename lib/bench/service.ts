@@ -1,0 +1,167 @@
+import os from "node:os";
+import sharp from "sharp";
+import type { RhinariumClient } from "@/lib/client";
+import { findActiveApiKey } from "@/lib/accounts/api-keys";
+import { recordApiCall } from "@/lib/api/metering";
+import { openDatabase } from "@/lib/db/connect";
+import { readEnv } from "@/lib/env";
+import { getEngine } from "@/lib/jobs/engine-port";
+import { getPetOrThrow } from "@/lib/pets/pets";
+import { noseCapture } from "@/lib/test-support/nose-images";
+import { apiClient, probeSession, registerPet } from "@/lib/test-support/scale";
+import { ops, type TestServer } from "@/lib/test-support/server";
+import { loadTest, startCeilingServer, type LoadResult } from "./api-load";
+import { quantile } from "./stats";
+
+// The service figures, each beside its reference measured in the same run: API calls against a bare
+// http server answering the same JSON, uploads against sharp decoding the same images, job latency
+// seen by a polling client against the engine's own time for the same work.
+
+export interface ApiFigures {
+  get: { server: LoadResult; ceiling: LoadResult; databaseOnly?: number };
+  post: { server: LoadResult; ceiling: LoadResult };
+}
+
+/**
+ * The database work of one `GET /v2/pets/{id}` (key lookup, pet read, metering insert) with the same
+ * number of concurrent callers and no HTTP or Next.js: how much of the gap to the ceiling is the database.
+ */
+async function databaseOnlyReads(databaseUrl: string, key: string, petId: string, load: { connections: number; seconds: number }): Promise<number> {
+  const open = await openDatabase(readEnv({ DATABASE_URL: databaseUrl } as unknown as NodeJS.ProcessEnv));
+  try {
+    const until = performance.now() + load.seconds * 1000;
+    let calls = 0;
+    await Promise.all(
+      Array.from({ length: load.connections }, async () => {
+        while (performance.now() < until) {
+          const apiKey = await findActiveApiKey(open.prisma, key);
+          await getPetOrThrow(open.prisma, apiKey!.accountId, petId);
+          await recordApiCall(open.prisma, { accountId: apiKey!.accountId, apiKeyId: apiKey!.id, method: "GET", route: "bench", status: 200, latencyMs: 0 });
+          calls++;
+        }
+      }),
+    );
+    return calls / load.seconds;
+  } finally {
+    await open.close();
+  }
+}
+
+export async function benchApi(server: TestServer, load: { connections: number; seconds: number }, databaseUrl?: string): Promise<ApiFigures> {
+  const account = await ops(server.env, "account:create", "--name", "Bench clinic");
+  const key = account.apiKey as string;
+  const headers = { "x-service-api-key": key, "content-type": "application/json" };
+  const body = JSON.stringify({ species: "DOG", breed: "Beagle", metadata: JSON.stringify({ name: "Rex", chip: "250269604000000" }) });
+  const created = await fetch(`${server.baseUrl}/v2/pets`, { method: "POST", headers, body });
+  const postBody = await created.text();
+  const petId = (JSON.parse(postBody) as { data: { id: string } }).data.id;
+  const getBody = await (await fetch(`${server.baseUrl}/v2/pets/${petId}`, { headers })).text();
+  const ceiling = await startCeilingServer(getBody, postBody);
+  try {
+    const get = {
+      ceiling: await loadTest(`${ceiling.baseUrl}/v2/pets/${petId}`, { ...load, headers }),
+      server: await loadTest(`${server.baseUrl}/v2/pets/${petId}`, { ...load, headers }),
+      databaseOnly: databaseUrl ? await databaseOnlyReads(databaseUrl, key, petId, load) : undefined,
+    };
+    const post = {
+      ceiling: await loadTest(`${ceiling.baseUrl}/v2/pets`, { ...load, method: "POST", body, headers }),
+      server: await loadTest(`${server.baseUrl}/v2/pets`, { ...load, method: "POST", body, headers }),
+    };
+    return { get, post };
+  } finally {
+    await ceiling.stop();
+  }
+}
+
+export interface UploadFigures {
+  images: number;
+  concurrency: number;
+  uploadsPerSecond: number;
+  uploadP50: number;
+  uploadP95: number;
+  decodesPerSecond: number;
+}
+
+/** Nose images uploaded by `concurrency` clients at once vs sharp decoding the same JPEGs (same concurrency). */
+export async function benchUploads(client: RhinariumClient, images: number, concurrency: number): Promise<UploadFigures> {
+  const jpegs = await Promise.all(Array.from({ length: images }, (_, i) => noseCapture(900 + Math.floor(i / 8), i % 8)));
+  const petIds = await Promise.all(Array.from({ length: Math.ceil(images / 20) }, () => client.createPet({ species: "DOG" })));
+  const sessions = await Promise.all(petIds.map((p) => client.createCaptureSession({ species: "DOG", purpose: "PET_PROFILE_REGISTRATION", petId: p.id })));
+  const latencies: number[] = [];
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < jpegs.length) {
+        const i = next++;
+        const t0 = performance.now();
+        await client.uploadFingerprint(sessions[Math.floor(i / 20)].id, jpegs[i]);
+        latencies.push(performance.now() - t0);
+      }
+    }),
+  );
+  const uploadsPerSecond = jpegs.length / ((performance.now() - started) / 1000);
+
+  sharp.concurrency(1);
+  let decoded = 0;
+  const decodeStarted = performance.now();
+  await Promise.all(
+    Array.from({ length: Math.min(concurrency, os.availableParallelism()) }, async () => {
+      while (decoded < jpegs.length) {
+        const i = decoded++;
+        await sharp(jpegs[i]).greyscale().raw().toBuffer();
+      }
+    }),
+  );
+  const decodesPerSecond = jpegs.length / ((performance.now() - decodeStarted) / 1000);
+  return { images, concurrency, uploadsPerSecond, uploadP50: quantile(latencies, 0.5), uploadP95: quantile(latencies, 0.95), decodesPerSecond };
+}
+
+export interface JobFigures {
+  jobs: number;
+  verification: { p50: number; p95: number };
+  identification: { p50: number; p95: number; galleryPets: number };
+  /** The engine's verifyPet alone on the same templates, in this process. */
+  engineVerification: { p50: number; p95: number };
+}
+
+/** Start → SUCCESS seen by a client polling every 50 ms, one job at a time. */
+export async function benchJobs(server: TestServer, jobs: number): Promise<JobFigures> {
+  const account = await ops(server.env, "account:create", "--name", "Bench jobs", "--plan", "standard");
+  const client = apiClient(server.baseUrl, account.apiKey as string);
+  const polling = apiClient(server.baseUrl, account.apiKey as string, 50);
+  const pets = [await registerPet(client, 801), await registerPet(client, 802), await registerPet(client, 803)];
+  const verification: number[] = [];
+  const identification: number[] = [];
+  for (let k = 0; k < jobs; k++) {
+    const petIndex = k % pets.length;
+    const vSession = await probeSession(client, 801 + petIndex, "PET_VERIFICATION", pets[petIndex]);
+    const iSession = await probeSession(client, 801 + petIndex, "PET_IDENTIFICATION");
+    let t0 = performance.now();
+    const v = await polling.waitForVerification((await polling.verifyPet(pets[petIndex], vSession)).jobId);
+    verification.push(performance.now() - t0);
+    if (v.status !== "SUCCESS") throw new Error(`verification job ended ${v.status}`);
+    t0 = performance.now();
+    const i = await polling.waitForIdentification((await polling.identifyPet(iSession)).jobId);
+    identification.push(performance.now() - t0);
+    if (i.status !== "SUCCESS") throw new Error(`identification job ended ${i.status}`);
+  }
+  // The engine alone, on templates of the same captures.
+  const engine = await getEngine();
+  const templates = async (seed: number, captures: number[]) =>
+    (await Promise.all(captures.map(async (c) => engine.analyseImage(await noseCapture(seed, c))))).flatMap((a) => (a.ok && a.template ? [a.template] : []));
+  const enrolled = await Promise.all([801, 802, 803].map((s) => templates(s, [0, 1, 2, 3, 4])));
+  const probes = await Promise.all([801, 802, 803].map((s) => templates(s, [5, 6, 7])));
+  const engineSamples: number[] = [];
+  for (let k = 0; k < jobs; k++) {
+    const t0 = performance.now();
+    await engine.verifyPet(probes[k % 3], enrolled[k % 3]);
+    engineSamples.push(performance.now() - t0);
+  }
+  return {
+    jobs,
+    verification: { p50: quantile(verification, 0.5), p95: quantile(verification, 0.95) },
+    identification: { p50: quantile(identification, 0.5), p95: quantile(identification, 0.95), galleryPets: pets.length },
+    engineVerification: { p50: quantile(engineSamples, 0.5), p95: quantile(engineSamples, 0.95) },
+  };
+}

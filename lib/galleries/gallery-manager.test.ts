@@ -1,0 +1,104 @@
+import fs from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openDatabase, type OpenDatabase } from "@/lib/db/connect";
+import { readEnv } from "@/lib/env";
+import type { RhinariumClient } from "@/lib/client";
+import { getEngine, shutdownEngine } from "@/lib/jobs/engine-port";
+import { noseCapture } from "@/lib/test-support/nose-images";
+import { apiClient, createTestDatabase, registerPet, type TestDatabase } from "@/lib/test-support/scale";
+import { buildOnce, ops, startServer, type TestServer } from "@/lib/test-support/server";
+import { GalleryManager, type GalleryScope } from "./gallery-manager";
+
+// This test process holds galleries (as a worker does) while another process, the real server, enrols,
+// deletes and moves pets through its API and the ops CLI: the next identification here must see each
+// change without reloading the gallery.
+
+let database: TestDatabase;
+let server: TestServer;
+let db: OpenDatabase;
+let client: RhinariumClient;
+let accountId: string;
+
+beforeAll(async () => {
+  await buildOnce();
+  database = await createTestDatabase("gallery");
+  server = await startServer({ databaseUrl: database.url });
+  const account = await ops(server.env, "account:create", "--name", "Gallery clinic", "--plan", "standard");
+  accountId = account.accountId as string;
+  client = apiClient(server.baseUrl, account.apiKey as string);
+  db = await openDatabase(readEnv({ DATABASE_URL: database.url, DATA_DIR: server.dataDir } as unknown as NodeJS.ProcessEnv));
+}, 600_000);
+
+afterAll(async () => {
+  await shutdownEngine();
+  await db?.close();
+  await server?.stop();
+  await database?.drop();
+  if (server) fs.rmSync(server.dataDir, { recursive: true, force: true });
+});
+
+/** New photos of synthetic pet `seed`, analysed by the engine in this process. */
+async function probe(seed: number): Promise<Uint8Array[]> {
+  const engine = await getEngine();
+  const templates: Uint8Array[] = [];
+  for (const i of [5, 6, 7]) {
+    const analysis = await engine.analyseImage(await noseCapture(seed, i));
+    if (analysis.ok && analysis.template) templates.push(analysis.template);
+  }
+  return templates;
+}
+
+async function found(manager: GalleryManager, scope: GalleryScope, seed: number): Promise<string[]> {
+  return (await manager.identify(scope, await probe(seed))).candidates.map((c) => c.petId);
+}
+
+describe("gallery manager, with another process changing pets", () => {
+  it("finds a pet enrolled elsewhere and stops finding one deleted elsewhere, without reloading", async () => {
+    const rex = await registerPet(client, 501);
+    const max = await registerPet(client, 502);
+    const manager = new GalleryManager(db.prisma);
+    const all: GalleryScope = { accountId, poolId: null, species: "DOG" };
+
+    expect(await found(manager, all, 501)).toEqual([rex]);
+    expect(await found(manager, all, 502)).toEqual([max]);
+    expect(await manager.stats(all)).toMatchObject({ loaded: true, pets: 2 });
+    const loads = await db.prisma.galleryChange.count({ where: { accountId } });
+
+    // Enrolled by the server's job runner after this process loaded the gallery.
+    const bella = await registerPet(client, 503);
+    expect(await db.prisma.galleryChange.count({ where: { accountId } })).toBe(loads + 1);
+    expect(await found(manager, all, 503)).toEqual([bella]);
+    expect(await manager.stats(all)).toMatchObject({ pets: 3 });
+
+    // Deleted through the server's API.
+    await client.deletePet(rex);
+    expect(await found(manager, all, 501)).toEqual([]);
+    expect(await found(manager, all, 502)).toEqual([max]);
+    expect(await manager.stats(all)).toMatchObject({ pets: 2 });
+
+    // A second manager (another process) loading now sees the same gallery.
+    const fresh = new GalleryManager(db.prisma);
+    expect(await fresh.stats(all)).toMatchObject({ pets: 2 });
+    await fresh.dropAll();
+    expect(await manager.stats(all)).toMatchObject({ pets: 2 });
+  });
+
+  it("moves a pet between search pools' galleries when the ops CLI moves it", async () => {
+    const luna = await registerPet(client, 504);
+    const manager = new GalleryManager(db.prisma);
+    await ops(server.env, "pool:create", "--account", accountId, "--name", "shelter", "--pets", luna);
+    const shelter = await db.prisma.searchPool.findUniqueOrThrow({ where: { accountId_name: { accountId, name: "shelter" } } });
+    const shelterScope: GalleryScope = { accountId, poolId: shelter.id, species: "DOG" };
+    expect(await found(manager, shelterScope, 504)).toEqual([luna]);
+    expect(await manager.stats(shelterScope)).toMatchObject({ pets: 1 });
+
+    await ops(server.env, "pool:create", "--account", accountId, "--name", "clinic", "--pets", luna);
+    expect(await found(manager, shelterScope, 504)).toEqual([]);
+    expect(await manager.stats(shelterScope)).toMatchObject({ pets: 0 });
+    // The default pool holds every pet, whatever its named pool.
+    expect(await found(manager, { accountId, poolId: null, species: "DOG" }, 504)).toEqual([luna]);
+    // A gallery without pets (no cat enrolled, a pool emptied) finds nobody.
+    expect(await found(manager, { accountId, poolId: null, species: "CAT" }, 504)).toEqual([]);
+    expect(await manager.stats({ accountId, poolId: null, species: "CAT" })).toMatchObject({ pets: 0 });
+  });
+});

@@ -1,0 +1,220 @@
+import type { IdentificationOutcome } from "@/lib/biometrics";
+import type { Db } from "@/lib/db/connect";
+import { getEngine, type Engine } from "@/lib/jobs/engine-port";
+import { enrolledSearchKeysByPet, enrolledTemplatesByPet } from "@/lib/jobs/templates";
+import { logInfo } from "@/lib/log";
+
+/** The engine's gallery calls (lib/biometrics/index.ts): galleries live in its worker threads. */
+export type GalleryEngine = Pick<Engine, "galleryUpsertPet" | "galleryRemovePet" | "galleryDrop" | "galleryStats" | "identifyInGallery">;
+
+/**
+ * What one identification searches: the pets of one species in the account's search pool (poolId
+ * null = the default pool, every pet of the account) that have usable enrolled fingerprints.
+ */
+export interface GalleryScope {
+  accountId: string;
+  poolId: string | null;
+  species: "DOG" | "CAT";
+}
+
+export function galleryKey(scope: GalleryScope): string {
+  return `${scope.accountId}/${scope.poolId ?? "*"}/${scope.species}`;
+}
+
+/** Pets read from the database per batch when a gallery is loaded (their search keys, not whole templates). */
+const LOAD_BATCH_PETS = 500;
+/** Gallery changes older than this are deleted; a process that has not synced for half of it reloads. */
+const CHANGE_RETENTION_MS = 7 * 24 * 3600_000;
+
+interface AccountGalleries {
+  /** Id of the last GalleryChange applied to every gallery of the account in this process. */
+  cursor: bigint;
+  syncedAt: number;
+  scopes: Map<string, GalleryScope>;
+}
+
+/**
+ * The per-process set of 1:N galleries (one per account, search pool and species), held by the
+ * engine's worker threads. A gallery is loaded from the database the first time it is searched,
+ * streamed in batches; before every identification the account's GalleryChange rows after this
+ * process's cursor are applied, so a pet enrolled, deleted or moved by any process (another worker,
+ * the web process, the ops CLI) is searched, or not, by the next identification everywhere.
+ */
+export class GalleryManager {
+  private readonly accounts = new Map<string, AccountGalleries>();
+  /** One sync or load at a time per account; identifications themselves run concurrently. */
+  private readonly accountLocks = new Map<string, Promise<unknown>>();
+
+  constructor(
+    private readonly db: Db,
+    private readonly engine: () => Promise<GalleryEngine> = getEngine,
+  ) {}
+
+  async identify(scope: GalleryScope, probe: Uint8Array[]): Promise<IdentificationOutcome> {
+    const engine = await this.engine();
+    const search = async () => {
+      await this.prepare(scope);
+      return engine.identifyInGallery(galleryKey(scope), probe, async (petIds) => {
+        const byPet = await enrolledTemplatesByPet(this.db, scope.accountId, petIds);
+        return [...byPet].map(([petId, templates]) => ({ petId, templates }));
+      });
+    };
+    const notLoaded = (error: unknown) => error instanceof Error && error.name === "GalleryNotLoadedError";
+    try {
+      return await search();
+    } catch (error) {
+      // The engine worker holding the gallery was replaced (it crashed) after prepare checked it: load it again.
+      if (!notLoaded(error)) throw error;
+      this.forget(scope);
+      try {
+        return await search();
+      } catch (again) {
+        // Loaded just now and still unknown to the engine: no pet was added, the gallery is empty.
+        if (!notLoaded(again)) throw again;
+        return { candidates: [], details: { searched: 0, shortlisted: 0, compared: 0, bestRaw: 0 } };
+      }
+    }
+  }
+
+  /** The gallery, loaded and current, as identify would search it. */
+  async stats(scope: GalleryScope): Promise<{ pets: number; bytes: number }> {
+    await this.prepare(scope);
+    return (await this.engine()).galleryStats(galleryKey(scope));
+  }
+
+  private forget(scope: GalleryScope): void {
+    this.accounts.get(scope.accountId)?.scopes.delete(galleryKey(scope));
+  }
+
+  /** Frees every gallery of this process (they are loaded again when next searched). */
+  async dropAll(): Promise<void> {
+    const engine = await this.engine();
+    const keys = [...this.accounts.values()].flatMap((account) => [...account.scopes.keys()]);
+    this.accounts.clear();
+    await Promise.all(keys.map((key) => engine.galleryDrop(key)));
+  }
+
+  private prepare(scope: GalleryScope): Promise<void> {
+    const previous = this.accountLocks.get(scope.accountId) ?? Promise.resolve();
+    const next = previous.catch(() => undefined).then(() => this.syncAndLoad(scope));
+    this.accountLocks.set(scope.accountId, next);
+    void next.finally(() => {
+      if (this.accountLocks.get(scope.accountId) === next) this.accountLocks.delete(scope.accountId);
+    }).catch(() => undefined);
+    return next;
+  }
+
+  private async syncAndLoad(scope: GalleryScope): Promise<void> {
+    let account = this.accounts.get(scope.accountId);
+    if (account && Date.now() - account.syncedAt > CHANGE_RETENTION_MS / 2) {
+      // Changes this process has not applied may have been deleted: start again from the database.
+      const engine = await this.engine();
+      await Promise.all([...account.scopes.keys()].map((key) => engine.galleryDrop(key)));
+      this.accounts.delete(scope.accountId);
+      account = undefined;
+    }
+    if (!account) {
+      // The cursor is read before any pet, so a change committed during the load is applied after it.
+      account = { cursor: await this.latestChangeId(scope.accountId), syncedAt: Date.now(), scopes: new Map() };
+      this.accounts.set(scope.accountId, account);
+    } else {
+      await this.forgetLostGalleries(account);
+      await this.applyChanges(scope.accountId, account);
+    }
+    const key = galleryKey(scope);
+    if (!account.scopes.has(key)) {
+      await this.load(scope);
+      account.scopes.set(key, scope);
+    }
+  }
+
+  /**
+   * An engine worker that crashed is replaced empty: its galleries are loaded again rather than
+   * changes applied to them (which would start partial galleries in the new worker).
+   */
+  private async forgetLostGalleries(account: AccountGalleries): Promise<void> {
+    const engine = await this.engine();
+    for (const key of [...account.scopes.keys()]) {
+      if (!(await engine.galleryStats(key)).loaded) account.scopes.delete(key);
+    }
+  }
+
+  private async latestChangeId(accountId: string): Promise<bigint> {
+    const latest = await this.db.galleryChange.findFirst({ where: { accountId }, orderBy: { id: "desc" }, select: { id: true } });
+    return latest?.id ?? 0n;
+  }
+
+  private async load(scope: GalleryScope): Promise<void> {
+    const started = Date.now();
+    const engine = await this.engine();
+    const key = galleryKey(scope);
+    await engine.galleryDrop(key);
+    let after: string | undefined;
+    let pets = 0;
+    for (;;) {
+      const batch = await this.db.pet.findMany({
+        where: {
+          accountId: scope.accountId,
+          species: scope.species,
+          ...(scope.poolId ? { poolId: scope.poolId } : {}),
+          ...(after ? { id: { gt: after } } : {}),
+          fingerprints: { some: { usable: true } },
+        },
+        select: { id: true },
+        orderBy: { id: "asc" },
+        take: LOAD_BATCH_PETS,
+      });
+      if (batch.length === 0) break;
+      const byPet = await enrolledSearchKeysByPet(
+        this.db,
+        scope.accountId,
+        batch.map((p) => p.id),
+      );
+      await Promise.all([...byPet].map(([petId, templates]) => engine.galleryUpsertPet(key, petId, templates)));
+      pets += byPet.size;
+      after = batch[batch.length - 1].id;
+    }
+    await this.db.galleryChange.deleteMany({ where: { createdAt: { lt: new Date(Date.now() - CHANGE_RETENTION_MS) } } });
+    logInfo("gallery-loaded", { gallery: key, pets, ms: Date.now() - started });
+  }
+
+  /** Each changed pet is put in, updated in, or taken out of every gallery of the account it (no longer) belongs to. */
+  private async applyChanges(accountId: string, account: AccountGalleries): Promise<void> {
+    for (;;) {
+      const changes = await this.db.galleryChange.findMany({
+        where: { accountId, id: { gt: account.cursor } },
+        orderBy: { id: "asc" },
+        select: { id: true, petId: true },
+        take: 5000,
+      });
+      if (changes.length === 0) break;
+      const petIds = [...new Set(changes.map((c) => c.petId))];
+      const [pets, templates] = await Promise.all([
+        this.db.pet.findMany({ where: { accountId, id: { in: petIds } }, select: { id: true, species: true, poolId: true } }),
+        enrolledSearchKeysByPet(this.db, accountId, petIds),
+      ]);
+      const petById = new Map(pets.map((p) => [p.id, p]));
+      const engine = await this.engine();
+      const updates: Promise<unknown>[] = [];
+      for (const [key, scope] of account.scopes) {
+        for (const petId of petIds) {
+          const pet = petById.get(petId);
+          const enrolled = templates.get(petId) ?? [];
+          const belongs = !!pet && enrolled.length > 0 && pet.species === scope.species && (!scope.poolId || pet.poolId === scope.poolId);
+          updates.push(belongs ? engine.galleryUpsertPet(key, petId, enrolled) : engine.galleryRemovePet(key, petId));
+        }
+      }
+      await Promise.all(updates);
+      account.cursor = changes[changes.length - 1].id;
+    }
+    account.syncedAt = Date.now();
+  }
+}
+
+// One manager per process (the web process in the embedded mode, each `npm run worker`).
+const state = globalThis as unknown as { __rhinariumGalleries?: GalleryManager };
+
+export function getGalleryManager(db: Db): GalleryManager {
+  state.__rhinariumGalleries ??= new GalleryManager(db);
+  return state.__rhinariumGalleries;
+}

@@ -1,0 +1,91 @@
+import type { Db } from "@/lib/db/connect";
+import type { Prisma } from "@/lib/generated/prisma/client";
+import { readImageFile } from "@/lib/storage/images";
+import { getEngine } from "./engine-port";
+
+export interface ImageRow {
+  id: string;
+  filePath: string;
+  usable: boolean;
+  template: Uint8Array | null;
+  engineVersion: number | null;
+  quality: unknown;
+}
+
+export const imageSelect = { id: true, filePath: true, usable: true, template: true, engineVersion: true, quality: true } as const;
+
+/**
+ * A template from an older engine version is not silently misread: the image is analysed again
+ * from its stored file and the row updated.
+ */
+export async function currentTemplates<T extends ImageRow>(db: Db, images: T[]): Promise<T[]> {
+  const { ENGINE_VERSION, analyseImage } = await getEngine();
+  const out: T[] = [];
+  for (const image of images) {
+    if (image.engineVersion === ENGINE_VERSION) {
+      out.push(image);
+      continue;
+    }
+    const analysis = await analyseImage(await readImageFile(image.filePath));
+    const refreshed = {
+      usable: analysis.ok && analysis.quality.usable && analysis.template !== null,
+      template: analysis.ok && analysis.template ? Buffer.from(analysis.template) : null,
+      quality: (analysis.ok ? analysis.quality : { rejection: analysis.rejection }) as Prisma.InputJsonValue,
+      engineVersion: ENGINE_VERSION,
+    };
+    await db.fingerprintImage.update({ where: { id: image.id }, data: refreshed });
+    out.push({ ...image, ...refreshed });
+  }
+  return out;
+}
+
+export function usableTemplates(images: ImageRow[]): Uint8Array[] {
+  return images.filter((i) => i.usable && i.template).map((i) => new Uint8Array(i.template!));
+}
+
+/**
+ * The 1:N search keys of these pets' enrolled, usable images, by pet: what galleries hold, a few KB
+ * per image instead of the whole template. A key is read from the template (re-extracted first if
+ * it is of an older engine version) and stored the first time an image is loaded this way.
+ */
+export async function enrolledSearchKeysByPet(db: Db, accountId: string, petIds: string[]): Promise<Map<string, Uint8Array[]>> {
+  const { ENGINE_VERSION, searchKeyOfTemplate } = await getEngine();
+  const rows = await db.fingerprintImage.findMany({
+    where: { accountId, petId: { in: petIds }, usable: true },
+    select: { id: true, petId: true, searchKey: true, engineVersion: true },
+    orderBy: { createdAt: "asc" },
+  });
+  const missing = rows.filter((row) => !row.searchKey || row.engineVersion !== ENGINE_VERSION).map((row) => row.id);
+  const keys = new Map<string, Uint8Array>();
+  if (missing.length > 0) {
+    const images = await currentTemplates(db, await db.fingerprintImage.findMany({ where: { id: { in: missing } }, select: imageSelect }));
+    for (const image of images) {
+      if (!image.usable || !image.template) continue;
+      const key = searchKeyOfTemplate(new Uint8Array(image.template));
+      await db.fingerprintImage.update({ where: { id: image.id }, data: { searchKey: Buffer.from(key) } });
+      keys.set(image.id, key);
+    }
+  }
+  const byPet = new Map<string, Uint8Array[]>();
+  for (const row of rows) {
+    const key = keys.get(row.id) ?? (missing.includes(row.id) ? undefined : new Uint8Array(row.searchKey!));
+    if (!key || !row.petId) continue;
+    byPet.set(row.petId, [...(byPet.get(row.petId) ?? []), key]);
+  }
+  return byPet;
+}
+
+/** The enrolled, usable templates of these pets of the account, current engine version, by pet. */
+export async function enrolledTemplatesByPet(db: Db, accountId: string, petIds: string[]): Promise<Map<string, Uint8Array[]>> {
+  const rows = await db.fingerprintImage.findMany({
+    where: { accountId, petId: { in: petIds }, usable: true },
+    select: { ...imageSelect, petId: true },
+    orderBy: { createdAt: "asc" },
+  });
+  const byPet = new Map<string, Uint8Array[]>();
+  for (const image of await currentTemplates(db, rows)) {
+    if (!image.usable || !image.template || !image.petId) continue;
+    byPet.set(image.petId, [...(byPet.get(image.petId) ?? []), new Uint8Array(image.template)]);
+  }
+  return byPet;
+}

@@ -1,0 +1,38 @@
+import { openOwnedDatabase } from "@/lib/db";
+import { readEnv } from "@/lib/env";
+import { logError, logInfo } from "@/lib/log";
+import { startJobWorker } from "./bullmq-queue";
+import { shutdownEngine } from "./engine-port";
+
+/**
+ * `npm run worker`: a job worker process. Run any number, on any machine that reaches the same
+ * PostgreSQL (DATABASE_URL), Redis (REDIS_URL) and images (STORAGE_URL, or a shared DATA_DIR).
+ * SIGTERM/SIGINT let running jobs finish before it exits.
+ */
+export async function runWorkerProcess(): Promise<void> {
+  const env = readEnv();
+  if (!env.REDIS_URL || !env.DATABASE_URL) {
+    console.error("rhinarium worker: needs REDIS_URL and DATABASE_URL (the embedded mode runs jobs in the web process)");
+    process.exit(1);
+  }
+  // PostgreSQL mode takes no owner lock; migrations are applied under Prisma's advisory lock.
+  const db = await openOwnedDatabase(env, "server");
+  const worker = startJobWorker(db.prisma, env);
+  logInfo("worker-started", { pid: process.pid });
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logInfo("worker-stopping", { signal, pid: process.pid });
+    try {
+      await worker.close();
+      await shutdownEngine();
+      await db.close();
+    } catch (error) {
+      logError("worker-stop-failed", error);
+    }
+    process.exit(0);
+  };
+  process.once("SIGTERM", () => void stop("SIGTERM"));
+  process.once("SIGINT", () => void stop("SIGINT"));
+}

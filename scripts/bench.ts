@@ -1,0 +1,259 @@
+/**
+ * npm run bench [-- --only api,uploads,jobs,identification,gallery --pets 1000,10000,100000 --db-pets 1000 --genuine 50
+ *   --distractor-subjects 300 --connections 16 --seconds 10 --jobs 20 --uploads 60 --no-build --write]
+ * Service figures beside their references, measured in one run on this machine: API throughput and
+ * latency (autocannon, a separate process) vs a bare Node http server answering the same JSON, in
+ * PostgreSQL and PGlite mode; uploads vs sharp decoding the same images; job latency seen by a polling
+ * client (in-process runner and a BullMQ worker) vs the engine alone; 1:N latency, rank-1 and memory
+ * at each gallery size. Prints markdown; --write puts it into docs/benchmarks.md between its markers.
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { benchGalleryLoad, type GalleryLoadResult } from "@/lib/bench/gallery-load";
+import { benchIdentification, type GallerySizeResult } from "@/lib/bench/identification";
+import { benchApi, benchJobs, benchUploads, type ApiFigures, type JobFigures, type UploadFigures } from "@/lib/bench/service";
+import { mib, ms, num, pct, table } from "@/lib/bench/stats";
+import { shutdownEngine } from "@/lib/jobs/engine-port";
+import { apiClient, createTestDatabase, deleteRedisKeys, ensureRedis, REDIS_URL, startWorker, testQueuePrefix } from "@/lib/test-support/scale";
+import { buildOnce, ops, startServer, type TestServer } from "@/lib/test-support/server";
+
+const { values } = parseArgs({
+  options: {
+    only: { type: "string", default: "api,uploads,jobs,identification,gallery" },
+    pets: { type: "string", default: "1000,10000" },
+    "db-pets": { type: "string", default: "1000" },
+    genuine: { type: "string", default: "50" },
+    "distractor-subjects": { type: "string", default: "300" },
+    connections: { type: "string", default: "16" },
+    seconds: { type: "string", default: "10" },
+    jobs: { type: "string", default: "20" },
+    uploads: { type: "string", default: "60" },
+    "no-build": { type: "boolean", default: false },
+    write: { type: "boolean", default: false },
+  },
+});
+const only = new Set(values.only.split(","));
+const load = { connections: Number(values.connections), seconds: Number(values.seconds) };
+const log = (line: string) => console.error(`[bench] ${line}`);
+/** Report sections by the block of docs/benchmarks.md they go to (`<!-- bench:BLOCK:start -->`). */
+const sections = { service: [] as string[], identification: [] as string[], gallery: [] as string[] };
+
+async function withServer<T>(options: Parameters<typeof startServer>[0], run: (server: TestServer) => Promise<T>): Promise<T> {
+  const server = await startServer(options);
+  try {
+    return await run(server);
+  } finally {
+    await server.stop();
+    fs.rmSync(server.dataDir, { recursive: true, force: true });
+  }
+}
+
+async function withPostgres<T>(purpose: string, run: (url: string) => Promise<T>): Promise<T> {
+  const database = await createTestDatabase(`bench_${purpose}`);
+  try {
+    return await run(database.url);
+  } finally {
+    await database.drop();
+  }
+}
+
+function apiSection(figures: { mode: string; api: ApiFigures }[]): string {
+  const rows = figures.flatMap(({ mode, api }) =>
+    (["get", "post"] as const).map((verb) => {
+      const { server, ceiling } = api[verb];
+      return [
+        `${verb === "get" ? "`GET /v2/pets/{id}`" : "`POST /v2/pets`"} (${mode})`,
+        `${num(server.requestsPerSecond)} req/s`,
+        `${num(ceiling.requestsPerSecond)} req/s`,
+        `**${pct(server.requestsPerSecond / ceiling.requestsPerSecond)}**`,
+        `${server.p50} / ${server.p99} ms`,
+        `${ceiling.p50} / ${ceiling.p99} ms`,
+        `${server.non2xx + server.errors}`,
+      ];
+    }),
+  );
+  const databaseOnly = figures.find((f) => f.api.get.databaseOnly !== undefined)?.api.get.databaseOnly;
+  return [
+    `### API under load (${load.connections} connections, ${load.seconds} s each, autocannon in its own process)`,
+    "",
+    table(["call", "Rhinarium", "bare http ceiling", "ratio", "p50 / p99", "ceiling p50 / p99", "non-2xx + errors"], rows),
+    ...(databaseOnly === undefined
+      ? []
+      : [
+          "",
+          `The database work of one read alone (key lookup, pet read, metering insert through Prisma, ${load.connections} concurrent callers in one process, no HTTP): **${num(databaseOnly)} reads/s**.`,
+        ]),
+  ].join("\n");
+}
+
+function uploadSection(u: UploadFigures): string {
+  return [
+    `### Uploads (${u.images} nose images, ${u.concurrency} clients at once, PostgreSQL mode)`,
+    "",
+    table(
+      ["figure", "measured", "reference: sharp decoding the same JPEGs alone", "ratio"],
+      [[
+        "nose image uploads (decode, quality, template, store, row)",
+        `${u.uploadsPerSecond.toFixed(1)} images/s (p50 ${ms(u.uploadP50)}, p95 ${ms(u.uploadP95)})`,
+        `${u.decodesPerSecond.toFixed(1)} images/s`,
+        pct(u.uploadsPerSecond / u.decodesPerSecond),
+      ]],
+    ),
+  ].join("\n");
+}
+
+function jobSection(figures: { mode: string; jobs: JobFigures }[]): string {
+  const rows = figures.flatMap(({ mode, jobs }) => [
+    [
+      `verification (${mode})`,
+      `${ms(jobs.verification.p50)} / ${ms(jobs.verification.p95)}`,
+      `${ms(jobs.engineVerification.p50)} / ${ms(jobs.engineVerification.p95)}`,
+      `${(jobs.verification.p50 / jobs.engineVerification.p50).toFixed(1)}×`,
+    ],
+    [`identification, ${jobs.identification.galleryPets} pets (${mode})`, `${ms(jobs.identification.p50)} / ${ms(jobs.identification.p95)}`, "", ""],
+  ]);
+  return [
+    `### Jobs end to end (start → SUCCESS seen by a client polling every 50 ms; ${figures[0]?.jobs.jobs ?? 0} jobs each, one at a time)`,
+    "",
+    table(["job", "p50 / p95", "reference: engine verifyPet alone, same captures", "p50 ratio"], rows),
+  ].join("\n");
+}
+
+function identificationSection(results: GallerySizeResult[], poolTemplates: number, subjects: number): string {
+  const base = results[0];
+  return [
+    `### 1:N through identifyInGallery (${subjects} genuine probes of 3 images; distractors mixed from ${poolTemplates} templates of other noses)`,
+    "",
+    table(
+      ["enrolled pets", "p50 / p95", "rank-1", "found at all", "shortlisted / compared", "gallery bytes per pet", "RSS growth per pet", "gallery load"],
+      results.map((r) => [
+        num(r.pets),
+        `${ms(r.p50)} / ${ms(r.p95)}`,
+        `${pct(r.rank1)}${r === base ? "" : ` (${r.rank1 >= base.rank1 ? "=" : "−"}${Math.abs((r.rank1 - base.rank1) * 100).toFixed(0)} pt)`}`,
+        pct(r.found),
+        `${r.shortlisted.toFixed(0)} / ${r.compared.toFixed(0)}`,
+        `${(r.galleryBytes / r.pets).toFixed(0)} B (${mib(r.galleryBytes)})`,
+        `${(r.rssBytes / r.pets / 1024).toFixed(1)} KiB (${mib(r.rssBytes)})`,
+        `${num(r.upsertPerSecond)} pets/s`,
+      ]),
+    ),
+  ].join("\n");
+}
+
+function galleryLoadSection(g: GalleryLoadResult): string {
+  return [
+    `### 1:N end to end on PostgreSQL (the gallery manager of a worker; same pets and probes as above)`,
+    "",
+    table(
+      ["enrolled pets", "image rows: templates / search keys", "gallery load from the database (search keys)", "identify p50 / p95 (shortlist's templates read from the database)", "rank-1", "identify right after another process enrolled a pet"],
+      [[num(g.pets), `${num(g.templateRows)}: ${mib(g.templateBytes)} / ${mib(g.searchKeyBytes)}`, `${ms(g.loadMs)} (${num(g.pets / (g.loadMs / 1000))} pets/s)`, `${ms(g.p50)} / ${ms(g.p95)}`, pct(g.rank1), ms(g.afterChangeMs)]],
+    ),
+  ].join("\n");
+}
+
+async function main(): Promise<void> {
+  const started = Date.now();
+  if (values["no-build"]) process.env.CONTRACT_SKIP_BUILD = "1";
+  const needsServer = ["api", "uploads", "jobs"].some((s) => only.has(s));
+  if (needsServer) {
+    log("next build");
+    await buildOnce();
+  }
+  const quiet = { LOG_LEVEL: "error" };
+
+  const api: { mode: string; api: ApiFigures }[] = [];
+  const jobs: { mode: string; jobs: JobFigures }[] = [];
+  if (only.has("api") || only.has("uploads") || only.has("jobs")) {
+    await withPostgres("pg", (databaseUrl) =>
+      withServer({ databaseUrl, env: quiet }, async (server) => {
+        if (only.has("api")) {
+          log("API, PostgreSQL mode");
+          api.push({ mode: "PostgreSQL", api: await benchApi(server, load, databaseUrl) });
+        }
+        if (only.has("uploads")) {
+          log("uploads");
+          const account = await ops(server.env, "account:create", "--name", "Bench uploads");
+          sections.service.push(uploadSection(await benchUploads(apiClient(server.baseUrl, account.apiKey as string), Number(values.uploads), 4)));
+        }
+        if (only.has("jobs")) {
+          log("jobs, in-process runner");
+          jobs.push({ mode: "PostgreSQL, in-process runner", jobs: await benchJobs(server, Number(values.jobs)) });
+        }
+      }),
+    );
+  }
+  if (only.has("api")) {
+    log("API, PGlite mode");
+    await withServer({ env: quiet }, async (server) => void api.push({ mode: "PGlite", api: await benchApi(server, load) }));
+    sections.service.unshift(apiSection(api));
+  }
+  if (only.has("jobs")) {
+    await ensureRedis();
+    const prefix = testQueuePrefix();
+    try {
+      await withPostgres("workers", (databaseUrl) =>
+        withServer({ databaseUrl, env: { ...quiet, REDIS_URL, JOB_QUEUE_PREFIX: prefix } }, async (server) => {
+          const worker = startWorker({ ...process.env, DATABASE_URL: databaseUrl, REDIS_URL, JOB_QUEUE_PREFIX: prefix, DATA_DIR: server.dataDir, LOG_LEVEL: "error" });
+          try {
+            log("jobs, BullMQ worker process");
+            jobs.push({ mode: "PostgreSQL + Redis, one worker process", jobs: await benchJobs(server, Number(values.jobs)) });
+          } finally {
+            await worker.kill("SIGTERM");
+          }
+        }),
+      );
+    } finally {
+      await deleteRedisKeys(prefix);
+    }
+    sections.service.push(jobSection(jobs));
+  }
+  const dataset = {
+    genuine: Number(values.genuine),
+    distractorSubjects: Number(values["distractor-subjects"]),
+    difficulty: "normal" as const,
+    cacheDir: path.join(os.tmpdir(), "rhinarium-bench-cache"),
+    log,
+  };
+  if (only.has("identification")) {
+    const { results, poolTemplates, subjects } = await benchIdentification({ ...dataset, sizes: values.pets.split(",").map(Number) });
+    sections.identification.push(identificationSection(results, poolTemplates, subjects));
+  }
+  if (only.has("gallery")) {
+    sections.gallery.push(galleryLoadSection(await benchGalleryLoad(Number(values["db-pets"]), dataset)));
+  }
+  await shutdownEngine();
+
+  const load1 = os.loadavg()[0];
+  const header = `Measured ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC on ${os.availableParallelism()} × ${os.cpus()[0]?.model ?? "cpu"}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, by \`npm run bench -- ${process.argv.slice(2).join(" ")}\` (${((Date.now() - started) / 60_000).toFixed(1)} min; load average at the end ${load1.toFixed(1)}: other processes shared the machine).`;
+  for (const [block, parts] of Object.entries(sections)) {
+    if (parts.length === 0) continue;
+    const report = [header, ...parts].join("\n\n");
+    console.log(`${report}\n`);
+    if (values.write) writeIntoDocs(block, report);
+  }
+}
+
+/**
+ * Replaces the generated figures between one pair of markers of docs/benchmarks.md
+ * (`<!-- bench:service:start -->`, `bench:identification`, `bench:gallery`), keeping the prose around them.
+ */
+function writeIntoDocs(block: string, report: string): void {
+  const file = path.join(process.cwd(), "docs", "benchmarks.md");
+  const start = `<!-- bench:${block}:start -->`;
+  const end = `<!-- bench:${block}:end -->`;
+  let text = fs.existsSync(file) ? fs.readFileSync(file, "utf8") : "# Benchmarks\n";
+  if (!text.includes(start)) text += `\n${start}\n${end}\n`;
+  const before = text.slice(0, text.indexOf(start) + start.length);
+  const after = text.slice(text.indexOf(end));
+  fs.writeFileSync(file, `${before}\n${report}\n${after}`);
+}
+
+main().then(
+  () => process.exit(0),
+  (error) => {
+    console.error(error);
+    process.exit(1);
+  },
+);
