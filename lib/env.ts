@@ -16,6 +16,9 @@ const envSchema = z.object({
   // workers elsewhere (issue 5) to run; jobs then wait until a process with a runner resumes them.
   JOB_RUNNER: z.enum(["embedded", "none"]).default("embedded"),
   LOG_LEVEL: z.enum(["silent", "error", "info"]).default("info"),
+  // Per API key: steady requests per second, and the burst a key may spend at once (429 beyond).
+  API_RATE_LIMIT_PER_SECOND: z.coerce.number().positive().default(50),
+  API_RATE_LIMIT_BURST: z.coerce.number().int().min(1).default(100),
 });
 
 export type Env = z.infer<typeof envSchema> & { dataDir: string };

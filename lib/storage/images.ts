@@ -19,7 +19,14 @@ export function imageRelativePath(accountId: string, sessionId: string, kind: Im
 export async function writeImageFile(relativePath: string, bytes: Uint8Array): Promise<void> {
   const full = path.join(dataDir(), relativePath);
   await fs.mkdir(path.dirname(full), { recursive: true });
-  await fs.writeFile(full, bytes);
+  try {
+    await fs.writeFile(full, bytes);
+  } catch (error) {
+    // A deletion emptied and removed the session folder between the mkdir and the write: once more.
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+    await fs.mkdir(path.dirname(full), { recursive: true });
+    await fs.writeFile(full, bytes);
+  }
 }
 
 export async function readImageFile(relativePath: string): Promise<Uint8Array> {
