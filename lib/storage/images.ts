@@ -18,14 +18,16 @@ export function imageRelativePath(accountId: string, sessionId: string, kind: Im
 
 export async function writeImageFile(relativePath: string, bytes: Uint8Array): Promise<void> {
   const full = path.join(dataDir(), relativePath);
-  await fs.mkdir(path.dirname(full), { recursive: true });
-  try {
-    await fs.writeFile(full, bytes);
-  } catch (error) {
-    // A deletion emptied and removed the session folder between the mkdir and the write: once more.
-    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
-    await fs.mkdir(path.dirname(full), { recursive: true });
-    await fs.writeFile(full, bytes);
+  // A deletion (or a refused upload's clean-up) may remove the emptied session folder between the
+  // mkdir and the write, or during the mkdir: then both again.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await fs.mkdir(path.dirname(full), { recursive: true });
+      await fs.writeFile(full, bytes);
+      return;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT" || attempt >= 5) throw error;
+    }
   }
 }
 
