@@ -49,16 +49,17 @@ export async function sweepOrphanImages(db: Db, options: { graceMs: number }): P
   return result;
 }
 
-/** Uploads take well under a second from file write to row insert; this leaves a wide margin. */
-export const ORPHAN_GRACE_MS = 10 * 60_000;
 const SWEEP_INTERVAL_MS = 60 * 60_000;
 
 /**
  * At start-up, before the server serves: with the embedded database this process is the only
  * writer (the owner lock), so every unreferenced file is an orphan; with PostgreSQL other web
- * processes may be mid-upload, so only files past the grace period go. Then hourly, with the grace.
+ * processes may be mid-upload, so only files past the grace period (ORPHAN_IMAGE_GRACE_SECONDS,
+ * 10 minutes by default: uploads take well under a second from file to row) go. Then hourly, with
+ * the grace.
  */
 export async function startOrphanSweeps(db: Db, exclusiveWriter: boolean): Promise<() => void> {
+  const graceMs = readEnv().ORPHAN_IMAGE_GRACE_SECONDS * 1000;
   const sweep = async (graceMs: number) => {
     try {
       const result = await sweepOrphanImages(db, { graceMs });
@@ -67,8 +68,8 @@ export async function startOrphanSweeps(db: Db, exclusiveWriter: boolean): Promi
       logError("orphan-sweep-failed", error);
     }
   };
-  await sweep(exclusiveWriter ? 0 : ORPHAN_GRACE_MS);
-  const timer = setInterval(() => void sweep(ORPHAN_GRACE_MS), SWEEP_INTERVAL_MS);
+  await sweep(exclusiveWriter ? 0 : graceMs);
+  const timer = setInterval(() => void sweep(graceMs), SWEEP_INTERVAL_MS);
   timer.unref();
   return () => clearInterval(timer);
 }
