@@ -25,7 +25,10 @@ function prng(seed: number) {
 }
 
 interface Ledger {
+  /** Requests that got an answer. */
   requests: number;
+  /** Requests that got none: refused while the server was down, or cut by the kill. */
+  unanswered: number;
   serverErrors: string[];
   pets: Set<string>;
   deleted: Set<string>;
@@ -41,8 +44,11 @@ function isNetworkError(error: unknown): boolean {
 async function registrationWorker(env: ModeServer, key: string, fx: { noses: Buffer[]; appearance: Buffer }, ledger: Ledger, stop: () => boolean) {
   const api = apiCaller(() => env.server.baseUrl, key);
   const counted = async <T extends { status: number }>(what: string, p: Promise<T>): Promise<T> => {
+    const res = await p.catch((error: unknown) => {
+      ledger.unanswered++;
+      throw error;
+    });
     ledger.requests++;
-    const res = await p;
     if (res.status >= 500) ledger.serverErrors.push(`${what}: ${res.status}`);
     return res;
   };
@@ -93,13 +99,13 @@ function crashSuite(mode: "pglite" | "postgres") {
   });
 
   it(`keeps every acknowledged write through ${KILLS} SIGKILLs at random points of registrations under load`, async () => {
-    const ledger: Ledger = { requests: 0, serverErrors: [], pets: new Set(), deleted: new Set(), images: new Map(), jobs: new Map() };
+    const ledger: Ledger = { requests: 0, unanswered: 0, serverErrors: [], pets: new Set(), deleted: new Set(), images: new Map(), jobs: new Map() };
     const random = prng(Number(process.env.FAULT_SEED ?? 6));
     let stopped = false;
     const workers = Array.from({ length: WORKERS }, () => registrationWorker(env, key, fx, ledger, () => stopped));
     let orphansSwept = 0;
     for (let k = 0; k < KILLS; k++) {
-      await new Promise((r) => setTimeout(r, 1000 + random() * 3000));
+      await new Promise((r) => setTimeout(r, 2000 + random() * 4000));
       await env.restart({}, "SIGKILL");
       for (const m of env.server.log().matchAll(/"orphan-images-removed".*?"removed":(\d+)/g)) orphansSwept += Number(m[1]);
     }
@@ -136,7 +142,7 @@ function crashSuite(mode: "pglite" | "postgres") {
     // A file for every row, a row for every file.
     expect(onDisk.sort()).toEqual(images.map((r) => r.filePath).sort());
     console.log(
-      `[faults ${mode}] ${KILLS} SIGKILLs, ${ledger.requests} requests, ${ledger.pets.size} pets (${ledger.deleted.size} deleted), ${ledger.images.size} images and ${ledger.jobs.size} jobs acknowledged, jobs ${JSON.stringify(outcomes)}, 5xx ${ledger.serverErrors.length}, lost ${lost.length}, orphans swept at restarts ${orphansSwept}`,
+      `[faults ${mode}] ${KILLS} SIGKILLs, ${ledger.requests} requests answered (${ledger.unanswered} unanswered while down), ${ledger.pets.size} pets (${ledger.deleted.size} deleted), ${ledger.images.size} images and ${ledger.jobs.size} jobs acknowledged, jobs ${JSON.stringify(outcomes)}, 5xx ${ledger.serverErrors.length}, lost ${lost.length}, orphans swept at restarts ${orphansSwept}`,
     );
   }, 600_000);
 }
