@@ -105,7 +105,11 @@ function crashSuite(mode: "pglite" | "postgres") {
     const workers = Array.from({ length: WORKERS }, () => registrationWorker(env, key, fx, ledger, () => stopped));
     let orphansSwept = 0;
     for (let k = 0; k < KILLS; k++) {
-      await new Promise((r) => setTimeout(r, 2000 + random() * 4000));
+      // A restarted server first warms its engine workers (seconds on a busy machine): the kill comes
+      // once registrations are flowing again, at a random point 0.5-3.5 s after the next stored image.
+      const images = ledger.images.size;
+      for (let waited = 0; ledger.images.size === images && waited < 120_000; waited += 100) await new Promise((r) => setTimeout(r, 100));
+      await new Promise((r) => setTimeout(r, 500 + random() * 3000));
       await env.restart({}, "SIGKILL");
       for (const m of env.server.log().matchAll(/"orphan-images-removed".*?"removed":(\d+)/g)) orphansSwept += Number(m[1]);
     }
