@@ -7,6 +7,8 @@ import { buildOnce } from "@/lib/test-support/server";
 // one after another. Every count is checked against the database and the disk, not only the answers.
 
 const PARALLEL = 5;
+/** Reading a PGlite database restarts the server: seconds, more on a busy machine. */
+const RACE_TEST_TIMEOUT_MS = 180_000;
 
 function raceSuite(mode: "pglite" | "postgres") {
   let env: ModeServer;
@@ -23,11 +25,11 @@ function raceSuite(mode: "pglite" | "postgres") {
     const account = await env.account("Races");
     accountId = account.accountId;
     api = apiCaller(() => env.server.baseUrl, account.apiKey);
-  });
+  }, RACE_TEST_TIMEOUT_MS);
 
   afterAll(async () => {
     await env?.close();
-  });
+  }, RACE_TEST_TIMEOUT_MS);
 
   async function finishedSession(purpose: string, petId: string | undefined, count: number) {
     const id = await api.createSession(purpose, petId);
@@ -48,7 +50,7 @@ function raceSuite(mode: "pglite" | "postgres") {
               (SELECT count(*)::int FROM "CaptureSession" WHERE "petId" = '${pet}' AND "usedAt" IS NOT NULL) AS used`,
     );
     expect(counts).toEqual({ jobs: 1, used: 1 });
-  });
+  }, RACE_TEST_TIMEOUT_MS);
 
   it(`consumes one capture session exactly once under ${PARALLEL} concurrent starts (others 20014)`, async () => {
     const pet = await api.createPet();
@@ -65,7 +67,7 @@ function raceSuite(mode: "pglite" | "postgres") {
     const ids = await Promise.all(Array.from({ length: PARALLEL }, () => api.call("POST", "/v2/pets:identify", { sessionId: probe })));
     expect(ids.filter((r) => r.status === 202)).toHaveLength(1);
     expect(ids.filter((r) => codeOf(r) === "SERVICEB2B20014")).toHaveLength(PARALLEL - 1);
-  });
+  }, RACE_TEST_TIMEOUT_MS);
 
   it("keeps the per-session image cap under concurrent uploads, with a file for every row and a row for every file", async () => {
     const pet = await api.createPet();
@@ -78,7 +80,7 @@ function raceSuite(mode: "pglite" | "postgres") {
     const rows = await env.sql<{ filePath: string }>(`SELECT "filePath" FROM "AppearanceImage" WHERE "sessionId" = '${session}'`);
     expect(rows.map((r) => r.filePath).sort()).toEqual(files.sort());
     expect(files).toHaveLength(5);
-  });
+  }, RACE_TEST_TIMEOUT_MS);
 
   it("uploads racing a job start: each upload is either refused (20014) or stored and part of the session, never lost", async () => {
     const pet = await api.createPet();
@@ -99,7 +101,7 @@ function raceSuite(mode: "pglite" | "postgres") {
     expect(fingerprints).toHaveLength(5 + accepted.length);
     for (const id of accepted) expect(fingerprints.map((r) => r.id)).toContain(id);
     expect(files.sort()).toEqual(rows.map((r) => r.filePath).sort());
-  });
+  }, RACE_TEST_TIMEOUT_MS);
 
   it("deletes racing uploads and each other: one 204, no duplicate, no orphaned file, no row left", async () => {
     for (let round = 0; round < 4; round++) {
@@ -127,7 +129,7 @@ function raceSuite(mode: "pglite" | "postgres") {
     const referenced = new Set(rows.map((r) => r.v));
     const orphans = onDisk.filter((f) => !referenced.has(f));
     expect(orphans).toEqual([]);
-  });
+  }, RACE_TEST_TIMEOUT_MS);
 }
 
 beforeAll(async () => {

@@ -163,7 +163,7 @@ function securitySuite(mode: "pglite" | "postgres") {
       const dump = JSON.stringify(rows) + JSON.stringify(await env.sql(`SELECT * FROM "User"`));
       for (const secret of [owner.apiKey, intruder.apiKey, password]) expect(dump).not.toContain(secret.slice(3, 20));
       expect(rows.length).toBeGreaterThanOrEqual(2);
-    });
+    }, 180_000);
 
     it("rate limits per key with 429 10429 and Retry-After; other keys are not affected", async () => {
       // This suite's server allows 5 per second with a burst of 150: spend the burst, then some.
@@ -180,7 +180,7 @@ function securitySuite(mode: "pglite" | "postgres") {
       expect((await fetch(`${env.server.baseUrl}/v2/pets`, { headers: { "x-service-api-key": owner.apiKey } })).status).toBe(200);
       await new Promise((r) => setTimeout(r, retryAfter * 1000));
       expect((await fetch(`${env.server.baseUrl}/v2/pets`, { headers: { "x-service-api-key": intruder.apiKey } })).status).toBe(200);
-    });
+    }, 120_000);
 
     it("never serves an uploaded image file, with or without a key, by any path", async () => {
       const api = apiCaller(() => env.server.baseUrl, owner.apiKey);
@@ -207,7 +207,7 @@ function securitySuite(mode: "pglite" | "postgres") {
           expect(bytes.subarray(0, 3).equals(Buffer.from([0xff, 0xd8, 0xff])), candidate).toBe(false);
         }
       }
-    });
+    }, 180_000);
   }
 }
 
