@@ -10,7 +10,7 @@ import { startTcpProxy } from "@/lib/test-support/tcp-proxy";
 // database cut off under the server. After a crash every acknowledged write is there, every job
 // ends, and no image file is orphaned; an outage answers 503 and heals by itself.
 
-const KILLS = Number(process.env.FAULT_KILLS ?? 3);
+const KILLS = Number(process.env.FAULT_KILLS ?? 2);
 const WORKERS = 3;
 
 /** A seeded generator, so that a failing kill schedule can be replayed (FAULT_SEED). */

@@ -23,7 +23,7 @@ import {
 
 const RUNS = process.env.HOSTILE_RUNS
   ? { pglite: Number(process.env.HOSTILE_RUNS), postgres: Number(process.env.HOSTILE_RUNS) }
-  : { pglite: 700, postgres: 300 };
+  : { pglite: 500, postgres: 200 };
 const HANG_MS = 30_000;
 /** Growth of the server's resident memory over the run that would mean a leak or an unbounded buffer. */
 const MAX_RSS_GROWTH_MB = 400;
