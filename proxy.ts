@@ -1,16 +1,20 @@
 import { NextResponse } from "next/server";
 import { withAuth, type NextRequestWithAuth } from "next-auth/middleware";
+import { malformedPathResponse } from "@/lib/api/malformed-path";
 import { contentSecurityPolicy, newNonce } from "@/lib/auth/content-security-policy";
 import { authSecret, SIGN_IN_PATH } from "@/lib/auth/secret";
 
-// Next 16's proxy (formerly middleware), for pages:
-// - a per-request nonce Content-Security-Policy (lib/auth/content-security-policy.ts);
-// - only signed-in users (a valid, unexpired session token) reach /dashboard; others go to the
-//   sign-in page. Roles and account scope are checked again by each page, action and image request
-//   on the server, not here. The API (/v2) has its own key check and is not matched.
+// Next 16's proxy (formerly middleware).
+// - /v2: refuse paths Next itself cannot decode, in the API's error shape (lib/api/malformed-path.ts);
+//   everything else goes to the route, which authenticates by key.
+// - Pages: a per-request nonce Content-Security-Policy (lib/auth/content-security-policy.ts), and only
+//   signed-in users (a valid, unexpired session token) reach /dashboard; others go to the sign-in page.
+//   Roles and account scope are checked again by each page, action and image request on the server.
 export async function proxy(req: NextRequestWithAuth) {
+  const { pathname } = req.nextUrl;
+  if (pathname === "/v2" || pathname.startsWith("/v2/")) return malformedPathResponse(pathname) ?? NextResponse.next();
   const csp = contentSecurityPolicy(newNonce());
-  if (req.nextUrl.pathname.startsWith("/dashboard")) {
+  if (pathname.startsWith("/dashboard")) {
     const refused = await withAuth(req, { secret: authSecret(), pages: { signIn: SIGN_IN_PATH } });
     if (refused) {
       refused.headers.set("Content-Security-Policy", csp);
@@ -25,5 +29,5 @@ export async function proxy(req: NextRequestWithAuth) {
 }
 
 export const config = {
-  matcher: ["/((?!v2/|api/|_next/static|_next/image|favicon.ico).*)"],
+  matcher: ["/v2/:path*", "/((?!v2/|api/|_next/static|_next/image|favicon.ico).*)"],
 };

@@ -1,9 +1,6 @@
 import { defineConfig } from "vitest/config";
 import path from "node:path";
 
-// Test files run in forks that inherit this: buildOnce (lib/test-support/server.ts) builds once per run.
-process.env.RHINARIUM_TEST_RUN_STARTED ??= String(Date.now());
-
 export default defineConfig({
   resolve: { alias: { "@": path.resolve(import.meta.dirname) } },
   test: {

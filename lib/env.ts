@@ -34,6 +34,12 @@ const envSchema = z.object({
     .regex(/^s3:\/\/[^/?]+/, "must look like s3://bucket[/prefix]?endpoint=...&region=...")
     .optional()
     .or(z.literal("").transform(() => undefined)),
+  // Per API key: steady requests per second, and the burst a key may spend at once (429 beyond).
+  API_RATE_LIMIT_PER_SECOND: z.coerce.number().positive().default(50),
+  API_RATE_LIMIT_BURST: z.coerce.number().int().min(1).default(100),
+  // An unreferenced image file younger than this may be an upload in flight in another web process
+  // (PostgreSQL mode); older ones are orphans of a crash and are removed (lib/storage/orphan-sweep.ts).
+  ORPHAN_IMAGE_GRACE_SECONDS: z.coerce.number().int().min(0).default(600),
 });
 
 export type Env = z.infer<typeof envSchema> & { dataDir: string };

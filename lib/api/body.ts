@@ -27,7 +27,14 @@ export async function readCappedBody(req: Request, kind: "json" | "multipart"): 
   let total = 0;
   const reader = req.body.getReader();
   for (;;) {
-    const { done, value } = await reader.read();
+    let chunk: ReadableStreamReadResult<Uint8Array>;
+    try {
+      chunk = await reader.read();
+    } catch {
+      // The client closed the connection before sending the length it declared.
+      throw new ApiError("ValidationError", { [kind === "json" ? "body" : "file"]: ["the request body ended before its declared length"] });
+    }
+    const { done, value } = chunk;
     if (done) break;
     total += value.byteLength;
     if (total > limit) {

@@ -9,6 +9,9 @@ import { adminSql, buildOnce, ensurePostgres, ops, PG_ADMIN_URL, startServer, ty
 // The contract, driven over HTTP against the production build (`next start`), in both database
 // modes. Responses are parsed with strict schemas: an extra field on the wire fails the test.
 
+/** Tests that restart the server: each start is seconds, and more on a machine busy with other builds. */
+const RESTARTING_TEST_TIMEOUT_MS = 180_000;
+
 const errorBodySchema = z.strictObject({
   errors: z
     .array(z.strictObject({ code: z.string().regex(/^SERVICEB2B\d{5}$/), details: z.record(z.string(), z.array(z.string())).optional() }))
@@ -344,7 +347,7 @@ function contractSuite(mode: "pglite" | "postgres") {
     expect(statusOnly.parse(await pollJob("fingerprint-addition-jobs", jobId)).data.status).toBe("SUCCESS");
     // The refused sessions were not consumed: once the addition finished, another may start.
     expect((await call("POST", `/v2/pets/${pet}:addFingerprints`, { json: { sessionId: sessions[3] } })).status).toBe(202);
-  });
+  }, RESTARTING_TEST_TIMEOUT_MS);
 
   it("consumes a session once under concurrent starts (20014)", async () => {
     const session = await capturedSession({ species: "DOG", purpose: "PET_VERIFICATION", petId: enrolledPet }, fx.probe[0]);
@@ -509,7 +512,7 @@ function contractSuite(mode: "pglite" | "postgres") {
       expect((await call("GET", `/v2/pets/${pet}`)).status).toBe(200);
       // A second server on the same data folder would corrupt it: it stops at start-up instead.
       await expect(startServer({ dataDir: server.dataDir })).rejects.toThrow(/owned by server process/);
-    });
+    }, RESTARTING_TEST_TIMEOUT_MS);
   }
 }
 

@@ -3,7 +3,7 @@
 
 interface ErrorCodeEntry {
   digits: string;
-  status: 400 | 401 | 402 | 403 | 404 | 500;
+  status: 400 | 401 | 402 | 403 | 404 | 429 | 500 | 503;
   description: string;
   /** False for codes the contract lists but this service can never produce (see `why`). */
   reachable: boolean;
@@ -41,7 +41,15 @@ export const ERROR_CODES = {
   },
   // Additions of this service, for cases the contract has no code for (see the README, API notes).
   RouteNotFoundError: { digits: "10404", status: 404, reachable: true, description: "No endpoint has this method and path" },
+  RateLimitExceededError: {
+    digits: "10429", status: 429, reachable: true,
+    description: "Too many requests with this API key; wait the Retry-After header's seconds, then retry",
+  },
   InternalServerError: { digits: "10500", status: 500, reachable: true, description: "Unexpected failure; retry with exponential backoff" },
+  ServiceUnavailableError: {
+    digits: "10503", status: 503, reachable: true,
+    description: "The database is unreachable for now; retry with exponential backoff (Retry-After gives a first delay)",
+  },
 } as const satisfies Record<string, ErrorCodeEntry>;
 
 export type ErrorName = keyof typeof ERROR_CODES;

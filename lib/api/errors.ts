@@ -7,6 +7,8 @@ export class ApiError extends Error {
   constructor(
     readonly errorName: ErrorName,
     readonly details?: ValidationDetails,
+    /** Sent as the Retry-After header (429, 503). */
+    readonly retryAfterSeconds?: number,
   ) {
     super(errorName);
   }
@@ -16,7 +18,8 @@ export function validationError(field: string, message: string): ApiError {
   return new ApiError("ValidationError", { [field]: [message] });
 }
 
-export function errorResponse(name: ErrorName, details?: ValidationDetails): Response {
+export function errorResponse(name: ErrorName, details?: ValidationDetails, retryAfterSeconds?: number): Response {
   const error = details ? { code: wireCode(name), details } : { code: wireCode(name) };
-  return Response.json({ errors: [error] }, { status: httpStatus(name) });
+  const headers = retryAfterSeconds !== undefined ? { "retry-after": String(retryAfterSeconds) } : undefined;
+  return Response.json({ errors: [error] }, { status: httpStatus(name), headers });
 }

@@ -2,14 +2,49 @@ import { z } from "zod";
 import { findActiveApiKey, touchApiKey } from "@/lib/accounts/api-keys";
 import { getDb } from "@/lib/db";
 import type { Db } from "@/lib/db/connect";
+import { readEnv } from "@/lib/env";
+import { isDatabaseUnavailable } from "@/lib/db/unavailable";
 import { logError } from "@/lib/log";
 import { parseJsonBody, parseMultipartBody, readCappedBody } from "./body";
 import type { Endpoint } from "./endpoint";
 import { ApiError, errorResponse, type ValidationDetails } from "./errors";
 import { recordApiCall } from "./metering";
+import { createRateLimiter } from "./rate-limit";
 import type { createRouter } from "./router";
 
 export const API_KEY_HEADER = "x-service-api-key";
+/** The first retry delay suggested with a 503 (the client's own backoff then takes over). */
+const UNAVAILABLE_RETRY_AFTER_SECONDS = 1;
+
+// One limiter per process, kept on globalThis like the database client.
+const state = globalThis as unknown as { __rhinariumRateLimiter?: ReturnType<typeof createRateLimiter> };
+
+function rateLimiter() {
+  if (!state.__rhinariumRateLimiter) {
+    const env = readEnv();
+    state.__rhinariumRateLimiter = createRateLimiter({ perSecond: env.API_RATE_LIMIT_PER_SECOND, burst: env.API_RATE_LIMIT_BURST });
+  }
+  return state.__rhinariumRateLimiter;
+}
+
+/**
+ * PostgreSQL text cannot hold U+0000: a NUL anywhere in the input would fail in the database as a
+ * 500. No valid id, enum or JSON text needs one, so it is a validation error at the door. Iterative:
+ * a 64 KiB body can nest 30,000 levels deep, so a nested NUL is reported under its top-level field.
+ */
+function findNulFields(root: unknown, rootName: string): string[] {
+  const found: string[] = [];
+  const stack: [unknown, string][] = [[root, rootName]];
+  while (stack.length > 0) {
+    const [value, at] = stack.pop()!;
+    if (typeof value === "string") {
+      if (value.includes("\u0000")) found.push(at);
+    } else if (value && typeof value === "object" && typeof (value as Blob).arrayBuffer !== "function") {
+      for (const [k, v] of Object.entries(value)) stack.push([v, at === "" ? k : at]);
+    }
+  }
+  return [...new Set(found)];
+}
 
 function collectIssues(details: ValidationDetails, source: string, error: z.ZodError): void {
   for (const issue of error.issues) {
@@ -30,6 +65,9 @@ async function validateInput(req: Request, endpoint: Endpoint, params: Record<st
     raw.body = endpoint.bodyKind === "json" ? parseJsonBody(bytes) : await parseMultipartBody(req, bytes);
   }
   const details: ValidationDetails = {};
+  const nulFields = (["query", "params", "body"] as const).flatMap((source) => findNulFields(raw[source], ""));
+  for (const field of nulFields) (details[field || "body"] ??= []).push("must not contain NUL characters");
+  if (nulFields.length > 0) throw new ApiError("ValidationError", details);
   const input: Record<string, unknown> = {};
   for (const source of ["query", "params", "body"] as const) {
     const schema = endpoint[source];
@@ -60,6 +98,8 @@ export async function handleApiRequest(req: Request, router: ReturnType<typeof c
     record.accountId = key.accountId;
     record.apiKeyId = key.id;
     void touchApiKey(db, key).catch((error) => logError("api-key-touch-failed", error));
+    const rate = rateLimiter().take(key.id);
+    if (!rate.allowed) throw new ApiError("RateLimitExceededError", undefined, rate.retryAfterSeconds);
     if (key.account.suspended) throw new ApiError("AccountApiAccessSuspended");
     // Authenticated before the 404 so that an unauthenticated caller cannot map the surface.
     if (!match) throw new ApiError("RouteNotFoundError");
@@ -69,7 +109,10 @@ export async function handleApiRequest(req: Request, router: ReturnType<typeof c
     response = status === 204 ? new Response(null, { status }) : Response.json({ success: true, data }, { status });
   } catch (error) {
     if (error instanceof ApiError) {
-      response = errorResponse(error.errorName, error.details);
+      response = errorResponse(error.errorName, error.details, error.retryAfterSeconds);
+    } else if (isDatabaseUnavailable(error)) {
+      logError("api-database-unavailable", error, { method: req.method, path: pathname });
+      response = errorResponse("ServiceUnavailableError", undefined, UNAVAILABLE_RETRY_AFTER_SECONDS);
     } else {
       logError("api-unhandled-error", error, { method: req.method, path: pathname });
       response = errorResponse("InternalServerError");

@@ -10,7 +10,13 @@ import type { Endpoint } from "./endpoint";
 // as docs/openapi.json (a test keeps the two equal).
 
 /** Errors any authenticated call can answer with. */
-const COMMON_ERRORS: ErrorName[] = ["InvalidApiKeyException", "AccountApiAccessSuspended", "InternalServerError"];
+const COMMON_ERRORS: ErrorName[] = [
+  "InvalidApiKeyException",
+  "AccountApiAccessSuspended",
+  "RateLimitExceededError",
+  "InternalServerError",
+  "ServiceUnavailableError",
+];
 
 type JsonSchema = Record<string, unknown>;
 

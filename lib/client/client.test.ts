@@ -45,6 +45,15 @@ describe("RhinariumClient", () => {
     expect(calls).toHaveLength(3);
   });
 
+  it("waits the Retry-After of a 429, then retries", async () => {
+    const limited = () => Response.json({ errors: [{ code: "SERVICEB2B10429" }] }, { status: 429, headers: { "retry-after": "1" } });
+    const { fetchFn, calls } = fakeFetch([limited, ok([])]);
+    const started = performance.now();
+    expect(await client(fetchFn).listPets()).toEqual([]);
+    expect(calls).toHaveLength(2);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(990);
+  });
+
   it("does not retry 4xx and exposes the contract's error code", async () => {
     const { fetchFn, calls } = fakeFetch([err(404, "SERVICEB2B20000")]);
     const error = await client(fetchFn).getPet("x").catch((e: unknown) => e);

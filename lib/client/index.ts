@@ -1,5 +1,5 @@
 // Typed client of the /v2 API, with the contract's client behaviour: retry with exponential backoff
-// on 5xx (and network failures), and job polling at 2–3 s with a bounded wait.
+// on 5xx (and network failures), after Retry-After on 429, and job polling at 2–3 s with a bounded wait.
 // Types come from the same zod schemas that validate requests on the server.
 import type { z } from "zod";
 import type { createCaptureSessionBodySchema } from "@/lib/capture-sessions/schemas";
@@ -85,6 +85,13 @@ export class RhinariumClient {
       } catch (error) {
         if (attempt >= this.opts.retries) throw error;
       }
+      if (res && res.status === 429 && attempt < this.opts.retries) {
+        // Rate limited: wait what the server asks (Retry-After, whole seconds), at least the backoff.
+        const asked = Number(res.headers.get("retry-after")) * 1000;
+        await res.body?.cancel();
+        await sleep(Math.max(Number.isFinite(asked) ? asked : 0, this.backoffMs(attempt)));
+        continue;
+      }
       if (res && res.status < 500) {
         if (res.status === 204) return undefined as T;
         const payload = (await res.json()) as { success?: boolean; data?: T; errors?: ApiErrorItem[] };
@@ -95,9 +102,12 @@ export class RhinariumClient {
         const payload = (await res.json().catch(() => ({}))) as { errors?: ApiErrorItem[] };
         throw new RhinariumApiError(res.status, payload.errors ?? []);
       }
-      const backoff = Math.min(this.opts.maxBackoffMs, this.opts.initialBackoffMs * 2 ** attempt);
-      await sleep(backoff * (0.8 + Math.random() * 0.4));
+      await sleep(this.backoffMs(attempt));
     }
+  }
+
+  private backoffMs(attempt: number): number {
+    return Math.min(this.opts.maxBackoffMs, this.opts.initialBackoffMs * 2 ** attempt) * (0.8 + Math.random() * 0.4);
   }
 
   createPet(input: CreatePetInput) {

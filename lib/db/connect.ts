@@ -7,6 +7,11 @@ import pg from "pg";
 import type { SqlMigrationAwareDriverAdapterFactory } from "@prisma/driver-adapter-utils";
 import { PrismaClient } from "@/lib/generated/prisma/client";
 import type { Env } from "@/lib/env";
+import { logError } from "@/lib/log";
+
+const POOL_CONNECT_TIMEOUT_MS = 5_000;
+/** Far above any query of this service; a query outliving it is a database that stopped answering. */
+const POOL_QUERY_TIMEOUT_MS = 30_000;
 
 export type Db = InstanceType<typeof PrismaClient>;
 
@@ -44,7 +49,17 @@ export async function withMigrationFactory<T>(
 export async function openDatabase(env: Env): Promise<OpenDatabase> {
   if (env.DATABASE_URL) {
     // Our own pool, so that close() ends every connection, including the schema engine's.
-    const pool = new pg.Pool({ connectionString: env.DATABASE_URL, max: 10 });
+    // During a database outage a request fails within the connect timeout (503, retried by the
+    // client) instead of hanging; an idle connection the server drops is an 'error' event that
+    // must be handled, or Node ends the process on it.
+    const pool = new pg.Pool({
+      connectionString: env.DATABASE_URL,
+      max: 10,
+      connectionTimeoutMillis: POOL_CONNECT_TIMEOUT_MS,
+      query_timeout: POOL_QUERY_TIMEOUT_MS,
+      keepAlive: true,
+    });
+    pool.on("error", (error) => logError("database-idle-connection-lost", error));
     const factory = new PrismaPg(pool);
     const prisma = new PrismaClient({ adapter: factory });
     return {

@@ -1,4 +1,5 @@
 import type { Db } from "@/lib/db/connect";
+import { isDatabaseUnavailable } from "@/lib/db/unavailable";
 import { logError, logInfo } from "@/lib/log";
 import { runJob } from "./run-job";
 
@@ -15,9 +16,14 @@ export interface JobQueue {
 /** A job that kept a process from finishing it this many times is failed rather than retried. */
 export const MAX_JOB_ATTEMPTS = 3;
 
+/** Backoff for a job the database outage interrupted: 1 s doubling to 30 s, until the database is back. */
+const RETRY_FIRST_MS = 1000;
+const RETRY_MAX_MS = 30_000;
+
 export class InProcessJobQueue implements JobQueue {
   private readonly waiting: string[] = [];
   private readonly running = new Set<Promise<void>>();
+  private readonly retries = new Map<string, { count: number; timer: NodeJS.Timeout }>();
   private closed = false;
 
   constructor(
@@ -34,14 +40,35 @@ export class InProcessJobQueue implements JobQueue {
   async close(): Promise<void> {
     this.closed = true;
     this.waiting.length = 0;
+    for (const { timer } of this.retries.values()) clearTimeout(timer);
+    this.retries.clear();
     await Promise.allSettled([...this.running]);
+  }
+
+  /** The job stays PENDING in the database; this process runs it again after a backoff. */
+  private retryLater(jobId: string, error: unknown): void {
+    if (this.closed) return;
+    const count = (this.retries.get(jobId)?.count ?? 0) + 1;
+    const delay = Math.min(RETRY_MAX_MS, RETRY_FIRST_MS * 2 ** (count - 1));
+    logError("job-waiting-for-database", error, { jobId, retryInMs: delay });
+    const timer = setTimeout(() => this.enqueue(jobId), delay);
+    timer.unref();
+    this.retries.set(jobId, { count, timer });
+  }
+
+  private forgetRetry(jobId: string): void {
+    this.retries.delete(jobId);
   }
 
   private pump(): void {
     while (!this.closed && this.running.size < this.concurrency && this.waiting.length > 0) {
       const jobId = this.waiting.shift()!;
       const run = runJob(this.db, jobId)
-        .catch((error) => logError("job-run-failed", error, { jobId }))
+        .then(() => this.forgetRetry(jobId))
+        .catch((error) => {
+          if (isDatabaseUnavailable(error)) this.retryLater(jobId, error);
+          else logError("job-run-failed", error, { jobId });
+        })
         .finally(() => {
           this.running.delete(run);
           this.pump();

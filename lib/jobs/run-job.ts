@@ -1,4 +1,5 @@
 import type { Db } from "@/lib/db/connect";
+import { isDatabaseUnavailable } from "@/lib/db/unavailable";
 import type { Prisma } from "@/lib/generated/prisma/client";
 import type { QualityReport } from "@/lib/biometrics";
 import { recordGalleryChanges } from "@/lib/galleries/gallery-changes";
@@ -132,6 +133,8 @@ export async function runJob(db: Db, jobId: string): Promise<void> {
   try {
     outcome = await runners[job.kind](db, job);
   } catch (error) {
+    // The database going away is not the job's fault: the queue runs it again once it is back.
+    if (isDatabaseUnavailable(error)) throw error;
     // An engine or storage failure still finishes the job: a job never stays PENDING forever.
     outcome = { status: "FAILED", reason: { code: "INTERNAL_ERROR", message: error instanceof Error ? error.message : String(error) } };
   }

@@ -74,8 +74,13 @@ export async function updatePet(db: Db, accountId: string, petId: string, input:
  */
 export async function deletePet(db: Db, accountId: string, petId: string): Promise<void> {
   const files = await db.$transaction(async (tx) => {
-    const pet = await tx.pet.findFirst({ where: { id: petId, accountId }, select: { id: true } });
-    if (!pet) throw new ApiError("NoSuchPetException");
+    // Pet first, then its sessions: the order job starts take them in, so the two cannot deadlock.
+    // A concurrent deletion of the same pet waits here and then finds no row (20000). With the
+    // sessions locked, an upload in flight either committed (its file is listed below) or waits,
+    // then finds its session gone and removes its own file.
+    const locked = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM "Pet" WHERE id = ${petId} AND "accountId" = ${accountId} FOR UPDATE`;
+    if (locked.length === 0) throw new ApiError("NoSuchPetException");
+    await tx.$executeRaw`SELECT 1 FROM "CaptureSession" WHERE "petId" = ${petId} FOR UPDATE`;
     // Every process's galleries drop the pet before their next identification.
     await recordGalleryChanges(tx, accountId, [petId]);
     const owned = { accountId, OR: [{ petId }, { session: { petId } }] };

@@ -6,13 +6,14 @@ import { DeferredJobQueue, InProcessJobQueue, resumePendingJobs, setJobQueue } f
 import { shutdownEngine } from "@/lib/jobs/engine-port";
 import { logError, logInfo } from "@/lib/log";
 import { startOpsServer } from "@/lib/ops/ops-server";
+import { startOrphanSweeps } from "@/lib/storage/orphan-sweep";
 
 const state = globalThis as unknown as { __rhinariumStarted?: Promise<void> };
 
 /**
  * Server start-up (called from instrumentation.ts): open the database (migrations, default plans),
- * start the job queue and resume what a crash left PENDING, open the loopback ops port, and close it
- * all on SIGTERM/SIGINT.
+ * start the job queue and resume what a crash left PENDING, remove image files a crash orphaned,
+ * open the loopback ops port, and close it all on SIGTERM/SIGINT.
  */
 export function startServer(): Promise<void> {
   state.__rhinariumStarted ??= (async () => {
@@ -23,6 +24,7 @@ export function startServer(): Promise<void> {
     const queue = env.REDIS_URL ? new BullJobQueue(env) : runsJobs ? new InProcessJobQueue(db) : new DeferredJobQueue();
     setJobQueue(queue);
     if (runsJobs) await resumePendingJobs(db, queue);
+    const stopSweeps = await startOrphanSweeps(db, !env.DATABASE_URL);
     const ops = env.DATABASE_URL ? null : await startOpsServer(env, db);
     let stopping = false;
     const stop = async (signal: string) => {
@@ -31,6 +33,7 @@ export function startServer(): Promise<void> {
       logInfo("server-stopping", { signal });
       try {
         ops?.close();
+        stopSweeps();
         await queue.close();
         await shutdownEngine();
         await closeDb();

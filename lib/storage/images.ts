@@ -25,8 +25,17 @@ export class DiskImageStore implements ImageStore {
 
   async write(key: string, bytes: Uint8Array): Promise<void> {
     const full = this.pathOf(key);
-    await fs.mkdir(path.dirname(full), { recursive: true });
-    await fs.writeFile(full, bytes);
+    // A deletion (or a refused upload's clean-up) may remove the emptied session folder between the
+    // mkdir and the write, or during the mkdir: then both again.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await fs.mkdir(path.dirname(full), { recursive: true });
+        await fs.writeFile(full, bytes);
+        return;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "ENOENT" || attempt >= 5) throw error;
+      }
+    }
   }
 
   async read(key: string): Promise<Uint8Array> {

@@ -14,29 +14,35 @@ const root = process.cwd();
 export const PG_ADMIN_URL = process.env.TEST_PG_ADMIN_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 
 /**
- * `next build` once per test run, shared by every test file that starts servers (they run in parallel
- * forks: a lock folder makes the others wait, then find the build newer than the run's start, set by
- * vitest.config.ts); skipped when the suite was told the build is fresh (CONTRACT_SKIP_BUILD=1).
+ * `next build` once per test run, however many test files ask (unless the suite was told the build
+ * is fresh, CONTRACT_SKIP_BUILD=1). Test files run in worker processes of one vitest process: the
+ * first to ask builds under a folder lock and stamps the build with that parent's pid; the others
+ * wait for the lock and find the stamp.
  */
 export async function buildOnce(): Promise<void> {
-  const buildId = path.join(root, ".next", "BUILD_ID");
-  if (process.env.CONTRACT_SKIP_BUILD === "1" && fs.existsSync(buildId)) return;
-  const lock = path.join(root, ".next-build.lock");
-  const runStarted = Number(process.env.RHINARIUM_TEST_RUN_STARTED ?? Date.now());
+  if (process.env.CONTRACT_SKIP_BUILD === "1" && fs.existsSync(path.join(root, ".next", "BUILD_ID"))) return;
+  const stamp = path.join(root, ".next", "test-run-build");
+  const lock = path.join(root, ".next-test-build.lock");
+  const runId = String(process.ppid);
+  const fresh = () => fs.existsSync(stamp) && fs.readFileSync(stamp, "utf8") === runId && fs.existsSync(path.join(root, ".next", "BUILD_ID"));
+  if (fresh()) return;
+  const deadline = Date.now() + 10 * 60_000;
   for (;;) {
     try {
       fs.mkdirSync(lock);
       break;
     } catch {
       // A lock older than any build is left by a killed run.
-      const held = fs.statSync(lock, { throwIfNoEntry: false });
-      if (held && Date.now() - held.mtimeMs > 10 * 60_000) fs.rmSync(lock, { recursive: true, force: true });
-      await new Promise((r) => setTimeout(r, 1000));
+      const age = Date.now() - (fs.statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
+      if (age > 5 * 60_000) fs.rmSync(lock, { recursive: true, force: true });
+      if (Date.now() > deadline) throw new Error("timed out waiting for another test file's next build");
+      await new Promise((r) => setTimeout(r, 500));
     }
   }
   try {
-    if (fs.existsSync(buildId) && fs.statSync(buildId).mtimeMs > runStarted) return;
+    if (fresh()) return;
     await run("npx", ["next", "build"], { cwd: root, env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" }, maxBuffer: 64 * 1024 * 1024 });
+    fs.writeFileSync(stamp, runId);
   } finally {
     fs.rmSync(lock, { recursive: true, force: true });
   }
@@ -55,6 +61,8 @@ export function freePort(): Promise<number> {
 
 export interface TestServer {
   baseUrl: string;
+  /** The server process (`next start` runs the server in this process). */
+  pid: number;
   dataDir: string;
   env: NodeJS.ProcessEnv;
   log: () => string;
@@ -62,7 +70,14 @@ export interface TestServer {
 }
 
 export async function startServer(
-  options: { dataDir?: string; databaseUrl?: string; port?: number; jobRunner?: "embedded" | "none"; env?: Record<string, string> } = {},
+  options: {
+    dataDir?: string;
+    databaseUrl?: string;
+    port?: number;
+    jobRunner?: "embedded" | "none";
+    /** Extra variables, e.g. API_RATE_LIMIT_PER_SECOND or LOG_LEVEL. */
+    env?: Record<string, string>;
+  } = {},
 ): Promise<TestServer> {
   const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), "rhinarium-contract-"));
   const port = options.port ?? (await freePort());
@@ -102,6 +117,7 @@ export async function startServer(
   }
   return {
     baseUrl,
+    pid: child.pid!,
     dataDir,
     env,
     log: () => output,

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import sharp from "sharp";
 import type { Db } from "@/lib/db/connect";
+import type { Prisma } from "@/lib/generated/prisma/client";
 import { ApiError, validationError } from "@/lib/api/errors";
 import { MAX_UPLOAD_BYTES } from "@/lib/api/body";
 import { getLiveSessionOrThrow } from "@/lib/capture-sessions/sessions";
@@ -12,6 +13,8 @@ export const MAX_FINGERPRINTS_PER_SESSION = 30;
 export const MAX_APPEARANCES_PER_SESSION = 5;
 const MAX_APPEARANCE_PIXELS = 40_000_000;
 
+type Tx = Prisma.TransactionClient | Db;
+
 async function readJpegOrThrow(file: Blob): Promise<Uint8Array> {
   if (file.size > MAX_UPLOAD_BYTES) throw validationError("file", `must be at most ${MAX_UPLOAD_BYTES} bytes`);
   const bytes = new Uint8Array(await file.arrayBuffer());
@@ -22,7 +25,7 @@ async function readJpegOrThrow(file: Blob): Promise<Uint8Array> {
 }
 
 /** An upload is accepted only into a live, unused session, below the per-session cap. */
-async function getOpenSessionOrThrow(db: Db, accountId: string, sessionId: string, kind: ImageKind) {
+async function getOpenSessionOrThrow(db: Tx, accountId: string, sessionId: string, kind: ImageKind) {
   const session = await getLiveSessionOrThrow(db, accountId, sessionId);
   if (session.usedAt) throw new ApiError("CaptureSessionAlreadyUsedError");
   const count =
@@ -34,12 +37,27 @@ async function getOpenSessionOrThrow(db: Db, accountId: string, sessionId: strin
   return session;
 }
 
-async function storeThenInsert<T>(relativePath: string, bytes: Uint8Array, insert: () => Promise<T>): Promise<T> {
-  await writeImageFile(relativePath, bytes);
+/**
+ * Writes the file, then inserts its row in a transaction that locks the session row and checks the
+ * session again. A job start (which claims the session) or a pet deletion (which locks the pet's
+ * sessions first) either came before, and the upload is refused (20014, 20010) with its file
+ * removed, or waits for it, and then sees the image: an acknowledged image is always part of what
+ * the job reads or what the deletion removes, and the per-session cap holds under concurrent uploads.
+ */
+async function storeImage<T>(
+  db: Db,
+  image: { accountId: string; sessionId: string; kind: ImageKind; relativePath: string; bytes: Uint8Array },
+  insert: (tx: Tx) => Promise<T>,
+): Promise<T> {
+  await writeImageFile(image.relativePath, image.bytes);
   try {
-    return await insert();
+    return await db.$transaction(async (tx) => {
+      await tx.$executeRaw`SELECT 1 FROM "CaptureSession" WHERE id = ${image.sessionId} FOR UPDATE`;
+      await getOpenSessionOrThrow(tx, image.accountId, image.sessionId, image.kind);
+      return insert(tx);
+    });
   } catch (error) {
-    await removeImageFiles([relativePath]);
+    await removeImageFiles([image.relativePath]);
     throw error;
   }
 }
@@ -57,8 +75,8 @@ export async function uploadFingerprint(db: Db, accountId: string, sessionId: st
   if (!analysis.ok) throw validationError("file", analysis.rejection.message);
   const id = randomUUID();
   const filePath = imageRelativePath(accountId, sessionId, "fingerprint", id);
-  return storeThenInsert(filePath, bytes, () =>
-    db.fingerprintImage.create({
+  return storeImage(db, { accountId, sessionId, kind: "fingerprint", relativePath: filePath, bytes }, (tx) =>
+    tx.fingerprintImage.create({
       data: {
         id,
         accountId,
@@ -92,8 +110,8 @@ export async function uploadAppearance(db: Db, accountId: string, sessionId: str
   }
   const id = randomUUID();
   const filePath = imageRelativePath(accountId, sessionId, "appearance", id);
-  return storeThenInsert(filePath, bytes, () =>
-    db.appearanceImage.create({
+  return storeImage(db, { accountId, sessionId, kind: "appearance", relativePath: filePath, bytes }, (tx) =>
+    tx.appearanceImage.create({
       data: { id, accountId, sessionId, filePath, byteSize: bytes.byteLength, ...size },
       select: { id: true },
     }),

@@ -1,0 +1,45 @@
+import net from "node:net";
+
+/**
+ * A TCP proxy between the server and PostgreSQL, for outage tests that must not stop the machine's
+ * shared cluster. `cut("refuse")` drops every connection and refuses new ones (a stopped database);
+ * `cut("blackhole")` drops them and accepts new ones that never answer (a network partition).
+ */
+export async function startTcpProxy(targetPort: number, targetHost = "127.0.0.1") {
+  let mode: "open" | "refuse" | "blackhole" = "open";
+  const sockets = new Set<net.Socket>();
+  const track = (s: net.Socket) => {
+    sockets.add(s);
+    s.on("close", () => sockets.delete(s));
+    s.on("error", () => s.destroy());
+  };
+  const server = net.createServer((client) => {
+    track(client);
+    if (mode === "refuse") return client.destroy();
+    if (mode === "blackhole") return; // accepted, never answered
+    const upstream = net.connect(targetPort, targetHost);
+    track(upstream);
+    client.pipe(upstream).pipe(client);
+    client.on("close", () => upstream.destroy());
+    upstream.on("close", () => client.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as net.AddressInfo).port;
+  return {
+    port,
+    cut(how: "refuse" | "blackhole" = "refuse") {
+      mode = how;
+      for (const s of sockets) s.destroy();
+    },
+    restore() {
+      // Since the cut every connection was refused or blackholed: none carries a live session. The
+      // blackholed ones are dropped, as a healed partition would reset them.
+      if (mode === "blackhole") for (const s of sockets) s.destroy();
+      mode = "open";
+    },
+    async close() {
+      for (const s of sockets) s.destroy();
+      await new Promise((r) => server.close(r));
+    },
+  };
+}
