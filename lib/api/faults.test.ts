@@ -2,7 +2,7 @@ import fs from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RhinariumClient } from "@/lib/client";
 import { apiCaller, codeOf, imageFilesOnDisk, modeServer, type ModeServer } from "@/lib/test-support/api";
-import { appearanceJpeg, noseCapture } from "@/lib/test-support/nose-images";
+import { appearanceJpeg, noseCapture, prng } from "@/lib/test-support/nose-images";
 import { adminSql, buildOnce, ensurePostgres, freePort, ops, PG_ADMIN_URL, startServer, type TestServer } from "@/lib/test-support/server";
 import { startTcpProxy } from "@/lib/test-support/tcp-proxy";
 
@@ -12,17 +12,6 @@ import { startTcpProxy } from "@/lib/test-support/tcp-proxy";
 
 const KILLS = Number(process.env.FAULT_KILLS ?? 2);
 const WORKERS = 3;
-
-/** A seeded generator, so that a failing kill schedule can be replayed (FAULT_SEED). */
-function prng(seed: number) {
-  let s = seed >>> 0 || 1;
-  return () => {
-    s ^= s << 13;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    return (s >>> 0) / 0x1_0000_0000;
-  };
-}
 
 interface Ledger {
   /** Requests that got an answer. */
@@ -100,6 +89,7 @@ function crashSuite(mode: "pglite" | "postgres") {
 
   it(`keeps every acknowledged write through ${KILLS} SIGKILLs at random points of registrations under load`, async () => {
     const ledger: Ledger = { requests: 0, unanswered: 0, serverErrors: [], pets: new Set(), deleted: new Set(), images: new Map(), jobs: new Map() };
+    // Seeded, so that a failing kill schedule can be replayed (FAULT_SEED).
     const random = prng(Number(process.env.FAULT_SEED ?? 6));
     let stopped = false;
     const workers = Array.from({ length: WORKERS }, () => registrationWorker(env, key, fx, ledger, () => stopped));
