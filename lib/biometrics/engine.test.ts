@@ -16,7 +16,7 @@ import {
   shutdownEngine,
 } from "./index";
 import { deserializeSearchKey } from "./search-key";
-import { analyseImage, identifyPet, verifyPet, type ImageAnalysis } from "./operations";
+import { analyseImage, identifyAmong, verifyPet, type ImageAnalysis } from "./operations";
 import { DECISION_THRESHOLD } from "./scoring";
 import { deserializeTemplate, serializeTemplate, TemplateFormatError, templateVersionOf } from "./template";
 import { TEMPLATE_VERSION } from "./parameters";
@@ -91,11 +91,11 @@ describe("1:1 verification (3 probe vs 5 enrolled images)", () => {
 
 describe("1:N identification on hard captures", () => {
   it("finds each probe's pet first and nobody for a stranger", () => {
-    const gallery = [0, 1, 2].map((s) => ({ petId: `pet-${s}`, templates: templatesOf(hardAnalyses[s]).slice(0, 5) }));
-    for (const s of [0, 1, 2]) {
-      expect(identifyPet(templatesOf(hardAnalyses[s]).slice(5), gallery).candidates[0]?.petId, `subject ${s}`).toBe(`pet-${s}`);
-    }
-    expect(identifyPet(templatesOf(hardAnalyses[3]).slice(5), gallery).candidates).toEqual([]);
+    const decoded = (s: number) => templatesOf(hardAnalyses[s]).map(deserializeTemplate);
+    const gallery = [0, 1, 2].map((s) => ({ petId: `pet-${s}`, templates: decoded(s).slice(0, 5) }));
+    const outcomes = identifyAmong([0, 1, 2, 3].map((s) => decoded(s).slice(5)), gallery);
+    for (const s of [0, 1, 2]) expect(outcomes[s].candidates[0]?.petId, `subject ${s}`).toBe(`pet-${s}`);
+    expect(outcomes[3].candidates).toEqual([]);
   });
 });
 

@@ -1,3 +1,4 @@
+import { GalleryNotLoadedError } from "./gallery-not-loaded";
 import { InvertedIndex } from "./inverted-index";
 import { SHORTLIST_SIZE } from "./parameters";
 import { computeProbeLookups, deserializeSearchKey, type SearchKey } from "./search-key";
@@ -55,13 +56,6 @@ export function searchKeyFrom(bytes: Uint8Array): SearchKey {
 
 /** The galleries a worker thread holds, by key. A worker that is replaced starts with none. */
 const galleries = new Map<string, Gallery>();
-
-export class GalleryNotLoadedError extends Error {
-  constructor(key: string) {
-    super(`gallery ${key} is not loaded in this engine worker`);
-    this.name = "GalleryNotLoadedError";
-  }
-}
 
 export function galleryUpsertPet(key: string, petId: string, templates: Uint8Array[]): void {
   let gallery = galleries.get(key);

@@ -4,6 +4,7 @@
  */
 import { EnginePool, EngineTaskError } from "./engine-pool";
 import { sortCandidates } from "./candidates";
+import { GalleryNotLoadedError } from "./gallery-not-loaded";
 import type { GalleryPet, IdentificationOutcome, ImageAnalysis, VerificationOutcome } from "./operations";
 
 export { isJpeg } from "./decode";
@@ -20,6 +21,7 @@ export {
 } from "./parameters";
 export { explainQualityFailure, type FailureExplanation } from "./failure-advice";
 export { DECISION_THRESHOLD } from "./scoring";
+export { GalleryNotLoadedError } from "./gallery-not-loaded";
 export { searchKeyOfTemplate, templateVersionOf } from "./template";
 
 let pool: EnginePool | null = null;
@@ -37,19 +39,6 @@ export function analyseImage(jpeg: Uint8Array): Promise<ImageAnalysis> {
 /** 1:1: a probe set (≥ 3 templates) against a pet's enrolled set (≥ 5). */
 export function verifyPet(probe: Uint8Array[], enrolled: Uint8Array[]): Promise<VerificationOutcome> {
   return enginePool().run("verifyPet", probe, enrolled);
-}
-
-/** 1:N: the pets at or above the decision threshold, best first. */
-export function identifyPet(probe: Uint8Array[], gallery: GalleryPet[]): Promise<IdentificationOutcome> {
-  return enginePool().run("identifyPet", probe, gallery);
-}
-
-/** Thrown by identifyInGallery when the gallery is not in the engine (never loaded, or its worker was replaced). */
-export class GalleryNotLoadedError extends Error {
-  constructor(readonly galleryKey: string) {
-    super(`gallery ${galleryKey} is not loaded in the engine`);
-    this.name = "GalleryNotLoadedError";
-  }
 }
 
 /*
@@ -94,7 +83,7 @@ export async function identifyInGallery(
 ): Promise<IdentificationOutcome> {
   const engine = enginePool();
   const shortlist = await engine.runSticky(galleryKey, "galleryShortlist", galleryKey, probe).catch((error: unknown) => {
-    if (error instanceof EngineTaskError && error.message.startsWith("GalleryNotLoadedError")) throw new GalleryNotLoadedError(galleryKey);
+    if (error instanceof EngineTaskError && error.message.startsWith(GalleryNotLoadedError.errorName)) throw new GalleryNotLoadedError(galleryKey);
     throw error;
   });
   const pets = shortlist.petIds.length > 0 ? await loadTemplates(shortlist.petIds) : [];

@@ -191,7 +191,7 @@ export class InvertedIndex {
           if (distance > HAMMING_THRESHOLD) continue;
           const row = rows[j];
           if (stamps[row] === stamp || rowPet[row] < 0) continue;
-          if (stamps[row] === 0 || stamps[row] < 0) touched.push(row);
+          if (stamps[row] === 0) touched.push(row);
           stamps[row] = stamp;
           histograms[row * ANGLE_BINS + (((angle - angles[j]) & 255) >> ANGLE_SHIFT)] += weight * HAMMING_WEIGHT[distance];
         }

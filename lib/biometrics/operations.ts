@@ -63,24 +63,22 @@ export function verifyPet(probe: Uint8Array[], enrolled: Uint8Array[]): Verifica
   };
 }
 
-export function identifyPet(probe: Uint8Array[], gallery: GalleryPet[]): IdentificationOutcome {
-  return identifyAmong(
-    probe.map(deserializeTemplate),
-    gallery.map((pet) => ({ petId: pet.petId, templates: pet.templates.map(deserializeTemplate) })),
-  );
-}
-
-/** 1:N on decoded templates: the gallery's first stage, then full matching of its shortlist. */
-export function identifyAmong(probe: NoseTemplate[], pets: { petId: string; templates: NoseTemplate[] }[]): IdentificationOutcome {
+/**
+ * 1:N of each probe set among decoded templates (the evaluation's path): one gallery built for all
+ * probes, its first stage, then full matching of each shortlist.
+ */
+export function identifyAmong(probes: NoseTemplate[][], pets: { petId: string; templates: NoseTemplate[] }[]): IdentificationOutcome[] {
   const gallery = new Gallery();
   const byId = new Map(pets.map((pet) => [pet.petId, pet.templates]));
   for (const pet of pets) gallery.upsert(pet.petId, pet.templates.map((t) => t.searchKey));
-  const shortlist = gallery.shortlist(probe);
-  const ranking = rankCandidates(probe, shortlist.petIds.map((petId) => ({ petId, templates: byId.get(petId) ?? [] })));
-  return {
-    candidates: ranking.candidates,
-    details: { searched: shortlist.searched, shortlisted: shortlist.petIds.length, compared: shortlist.petIds.length, bestRaw: ranking.bestRaw },
-  };
+  return probes.map((probe) => {
+    const shortlist = gallery.shortlist(probe);
+    const ranking = rankCandidates(probe, shortlist.petIds.map((petId) => ({ petId, templates: byId.get(petId) ?? [] })));
+    return {
+      candidates: ranking.candidates,
+      details: { searched: shortlist.searched, shortlisted: shortlist.petIds.length, compared: shortlist.petIds.length, bestRaw: ranking.bestRaw },
+    };
+  });
 }
 
 export interface CandidateRanking {

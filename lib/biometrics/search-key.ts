@@ -3,14 +3,24 @@ import { assignWords, projectDescriptors, signatureIn, VOCABULARY_FORMAT } from 
 
 /**
  * An image's entry in the 1:N inverted index: for its INDEXED_KEYPOINTS strongest keypoints, the visual
- * word, the 64-bit Hamming signature within the word, and the orientation (256 steps a turn). About 1.3 KB
- * an image, so galleries load keys rather than whole templates. Persisted form: "RHSK", format, count,
- * then signatures (2 x uint32 each), words (uint16), angles (uint8).
+ * word, the 64-bit Hamming signature within the word, and the orientation (256 steps a turn). 11 bytes
+ * a keypoint (≈ 3.3 KB an image), so galleries load keys rather than whole templates. Persisted form:
+ * "RHSK", format, count, then signatures (2 x uint32 each), words (uint16), angles (uint8).
  */
 export interface SearchKey {
   readonly words: Uint16Array;
   readonly signatures: Uint32Array;
   readonly angles: Uint8Array;
+}
+
+/** A probe image's lookups: each keypoint under its QUERY_WORDS nearest words, with a signature per word. */
+export interface ProbeLookups {
+  count: number;
+  /** count x QUERY_WORDS. */
+  words: Uint16Array;
+  /** count x QUERY_WORDS x 2. */
+  signatures: Uint32Array;
+  angles: Uint8Array;
 }
 
 const MAGIC = 0x4b534852; // "RHSK"
@@ -25,42 +35,31 @@ export function angleStep(radians: number): number {
   return Math.round((radians / (2 * Math.PI)) * 256) & 255;
 }
 
-export function computeSearchKey(keypoints: Float32Array, descriptors: Int8Array): SearchKey {
-  const count = Math.min(INDEXED_KEYPOINTS, keypoints.length / 4);
-  const indexed = descriptors.subarray(0, count * DESCRIPTOR_DIMS);
-  const words = assignWords(indexed, 1);
-  const projections = projectDescriptors(indexed);
-  const signatures = new Uint32Array(count * 2);
+/** The `limit` strongest keypoints, each under its `wordsPerKeypoint` nearest words with a signature in each. */
+function wordsAndSignatures(keypoints: Float32Array, descriptors: Int8Array, limit: number, wordsPerKeypoint: number): ProbeLookups {
+  const count = Math.min(limit, keypoints.length / 4);
+  const strongest = descriptors.subarray(0, count * DESCRIPTOR_DIMS);
+  const words = assignWords(strongest, wordsPerKeypoint);
+  const projections = projectDescriptors(strongest);
+  const signatures = new Uint32Array(count * wordsPerKeypoint * 2);
   const angles = new Uint8Array(count);
   for (let i = 0; i < count; i++) {
-    signatureIn(projections, i, words[i], signatures, i * 2);
-    angles[i] = angleStep(keypoints[i * 4 + 3]);
-  }
-  return { words, signatures, angles };
-}
-
-/** A probe image's lookups: each indexed keypoint under its QUERY_WORDS nearest words, with a signature per word. */
-export interface ProbeLookups {
-  count: number;
-  /** count x QUERY_WORDS. */
-  words: Uint16Array;
-  /** count x QUERY_WORDS x 2. */
-  signatures: Uint32Array;
-  angles: Uint8Array;
-}
-
-export function computeProbeLookups(keypoints: Float32Array, descriptors: Int8Array): ProbeLookups {
-  const count = Math.min(PROBE_KEYPOINTS, keypoints.length / 4);
-  const indexed = descriptors.subarray(0, count * DESCRIPTOR_DIMS);
-  const words = assignWords(indexed, QUERY_WORDS);
-  const projections = projectDescriptors(indexed);
-  const signatures = new Uint32Array(count * QUERY_WORDS * 2);
-  const angles = new Uint8Array(count);
-  for (let i = 0; i < count; i++) {
-    for (let w = 0; w < QUERY_WORDS; w++) signatureIn(projections, i, words[i * QUERY_WORDS + w], signatures, (i * QUERY_WORDS + w) * 2);
+    for (let w = 0; w < wordsPerKeypoint; w++) {
+      const at = i * wordsPerKeypoint + w;
+      signatureIn(projections, i, words[at], signatures, at * 2);
+    }
     angles[i] = angleStep(keypoints[i * 4 + 3]);
   }
   return { count, words, signatures, angles };
+}
+
+export function computeSearchKey(keypoints: Float32Array, descriptors: Int8Array): SearchKey {
+  const { words, signatures, angles } = wordsAndSignatures(keypoints, descriptors, INDEXED_KEYPOINTS, 1);
+  return { words, signatures, angles };
+}
+
+export function computeProbeLookups(keypoints: Float32Array, descriptors: Int8Array): ProbeLookups {
+  return wordsAndSignatures(keypoints, descriptors, PROBE_KEYPOINTS, QUERY_WORDS);
 }
 
 export function serializeSearchKey(key: SearchKey, out = new Uint8Array(searchKeyByteLength(key.words.length))): Uint8Array {

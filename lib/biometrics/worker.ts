@@ -6,7 +6,6 @@ import * as operations from "./operations";
 export const WORKER_OPERATIONS = {
   analyseImage: operations.analyseImage,
   verifyPet: operations.verifyPet,
-  identifyPet: operations.identifyPet,
   scoreImagePair: operations.scoreImagePair,
   rankShortlist: operations.rankShortlist,
   // Stateful: a gallery lives in one worker, so these always run through EnginePool.runSticky.

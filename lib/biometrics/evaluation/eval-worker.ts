@@ -38,7 +38,7 @@ function handle(request: EvalRequest): unknown {
       return comparePairs(request.pairs);
     case "identify": {
       const gallery = request.gallery.map((pet) => ({ petId: pet.petId, templates: usable(pet.images) }));
-      return request.probes.map((probe) => identifyAmong(usable(probe), gallery));
+      return identifyAmong(request.probes.map(usable), gallery);
     }
   }
 }
