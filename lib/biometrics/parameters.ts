@@ -106,7 +106,7 @@ export const MIN_USABLE_PROBE_IMAGES = 2;
 
 /**
  * 1:N is a cascade: the inverted index below ranks a gallery's pets by weighted, orientation-consistent
- * word votes (true pet first 85 %, in the top 10 92 %, top 40 97 % of hard probes among 180 pets), and
+ * word votes (true pet first 83 %, in the top 10 91 %, top 40 96 % of hard probes among 180 pets), and
  * the best SHORTLIST_SIZE are compared in full by the geometric matcher (≈ 45 ms each on one core).
  */
 export const SHORTLIST_SIZE = 16;
