@@ -85,4 +85,5 @@ for (const size of sizes) {
     `${gallery.size} | ${Math.round(gallery.bytes / gallery.size)} | ${buildSeconds.toFixed(1)} | ` +
       `${quantile(latencies, 0.5).toFixed(0)} / ${quantile(latencies, 0.95).toFixed(0)} | ${found.map(pct).join(" / ")}`,
   );
+  gallery.dispose();
 }

@@ -37,6 +37,11 @@ export class Gallery {
     return this.index.remove(petId);
   }
 
+  /** Returns the index's memory to the thread's kernel heap; the gallery is empty afterwards. */
+  dispose(): void {
+    this.index.dispose();
+  }
+
   shortlist(probe: readonly NoseTemplate[], limit = SHORTLIST_SIZE): GalleryShortlist {
     const hits = this.index.search(probe.map((t) => computeProbeLookups(t.keypoints, t.descriptors)), limit);
     return { petIds: hits.map((hit) => hit.petId), searched: this.index.size };
@@ -68,6 +73,7 @@ export function galleryRemovePet(key: string, petId: string): boolean {
 }
 
 export function galleryDrop(key: string): void {
+  galleries.get(key)?.dispose();
   galleries.delete(key);
 }
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { prng } from "@/lib/test-support/nose-images";
 import { InvertedIndex } from "./inverted-index";
+import { kernelHeap } from "./simd/posting-kernel";
 import { ANGLE_BINS, INDEXED_KEYPOINTS, QUERY_WORDS, VOCABULARY_WORDS } from "./parameters";
 import { deserializeSearchKey, serializeSearchKey, type ProbeLookups, type SearchKey } from "./search-key";
 
@@ -73,6 +74,26 @@ describe("inverted index", () => {
     for (let p = 0; p < 200; p++) index.upsert(`pet-${p}`, [randomKey(p, INDEXED_KEYPOINTS)]);
     // 13 bytes a posting (row, 64-bit signature, angle), lists grown by doubling, plus per-image scratch.
     expect(index.bytes / 200).toBeLessThan(INDEXED_KEYPOINTS * 13 * 2 + 200);
+  });
+});
+
+describe("inverted index memory", () => {
+  it("returns its postings on dispose: the next index of the same size reuses them", () => {
+    const build = () => {
+      const index = new InvertedIndex();
+      for (let p = 0; p < 100; p++) index.upsert(`pet-${p}`, [randomKey(p + 500, INDEXED_KEYPOINTS)]);
+      index.search([probeOf(randomKey(510))], 3);
+      return index;
+    };
+    const first = build();
+    expect(first.search([probeOf(randomKey(520))], 1)[0].petId).toBe("pet-20");
+    first.dispose();
+    expect(first.size).toBe(0);
+    const reserved = kernelHeap.reservedBytes;
+    const second = build();
+    expect(kernelHeap.reservedBytes).toBe(reserved);
+    expect(second.search([probeOf(randomKey(520))], 1)[0].petId).toBe("pet-20");
+    second.dispose();
   });
 });
 

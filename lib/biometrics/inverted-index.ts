@@ -1,78 +1,69 @@
+import { finishProbeImage, kernelHeap, kernelViews, scanPostingList, setHammingWeights } from "./simd/posting-kernel";
 import { ANGLE_BINS, HAMMING_SIGMA, HAMMING_THRESHOLD, QUERY_WORDS, VOCABULARY_WORDS } from "./parameters";
 import type { ProbeLookups, SearchKey } from "./search-key";
 
-/** One visual word's postings: the enrolled images (rows) holding a keypoint in the word, with its signature and angle. */
-class PostingList {
-  length = 0;
-  rows = new Int32Array(0);
-  low = new Uint32Array(0);
-  high = new Uint32Array(0);
-  angles = new Uint8Array(0);
+/**
+ * Posting blocks: a list's first block holds FIRST_BLOCK postings, each next one twice as many up to
+ * LAST_BLOCK, so that a small gallery's 8,192 lists stay small and a large one's are long runs.
+ * Layout in posting-kernel.wat.
+ */
+const FIRST_BLOCK = 4;
+const LAST_BLOCK = 256;
+const BLOCK_HEADER = 8;
+const blockBytes = (capacity: number) => BLOCK_HEADER + 13 * capacity;
 
-  push(row: number, low: number, high: number, angle: number): void {
-    if (this.length === this.rows.length) this.grow(Math.max(8, this.length * 2));
-    this.rows[this.length] = row;
-    this.low[this.length] = low;
-    this.high[this.length] = high;
-    this.angles[this.length] = angle;
-    this.length++;
-  }
-
-  /** Keeps the postings whose row maps to a new row (>= 0), renumbered. */
-  compact(newRow: Int32Array): void {
-    let kept = 0;
-    for (let i = 0; i < this.length; i++) {
-      const row = newRow[this.rows[i]];
-      if (row < 0) continue;
-      this.rows[kept] = row;
-      this.low[kept] = this.low[i];
-      this.high[kept] = this.high[i];
-      this.angles[kept] = this.angles[i];
-      kept++;
-    }
-    this.length = kept;
-    this.grow(kept);
-  }
-
-  get bytes(): number {
-    return this.rows.byteLength + this.low.byteLength + this.high.byteLength + this.angles.byteLength;
-  }
-
-  private grow(capacity: number): void {
-    const resize = <T extends Int32Array | Uint32Array | Uint8Array>(old: T, make: (n: number) => T): T => {
-      const next = make(capacity);
-      next.set(old.subarray(0, Math.min(this.length, capacity)) as never);
-      return next;
-    };
-    this.rows = resize(this.rows, (n) => new Int32Array(n));
-    this.low = resize(this.low, (n) => new Uint32Array(n));
-    this.high = resize(this.high, (n) => new Uint32Array(n));
-    this.angles = resize(this.angles, (n) => new Uint8Array(n));
-  }
-}
-
-/** Vote weight by Hamming distance (0 beyond the threshold). */
+/** Vote weight by Hamming distance (0 beyond the threshold), as f32 values. */
 const HAMMING_WEIGHT = Float32Array.from({ length: 65 }, (_, h) => (h <= HAMMING_THRESHOLD ? Math.exp(-(h * h) / (HAMMING_SIGMA * HAMMING_SIGMA)) : 0));
+setHammingWeights(HAMMING_WEIGHT);
 const ANGLE_SHIFT = 8 - Math.log2(ANGLE_BINS);
-/** Set bits of every 16-bit value: two lookups count a 32-bit word. */
-const POPCOUNT16 = Uint8Array.from({ length: 65536 }, (_, v) => {
-  let bits = 0;
-  for (let x = v; x; x &= x - 1) bits++;
-  return bits;
-});
+const BINS_LOG2 = Math.log2(ANGLE_BINS);
 
 export interface PetScore {
   petId: string;
   score: number;
 }
 
+/** A region of kernel memory holding `capacity` elements of `elementBytes`. */
+class KernelArray {
+  address = 0;
+  capacity = 0;
+
+  constructor(private readonly elementBytes: number) {}
+
+  get bytes(): number {
+    return this.capacity * this.elementBytes;
+  }
+
+  /** Makes room for `capacity` elements: keeps the contents (`keep`) or starts zeroed. */
+  ensure(capacity: number, keep: boolean): void {
+    if (capacity <= this.capacity) return;
+    const next = kernelHeap.alloc(capacity * this.elementBytes);
+    if (keep && this.address) kernelViews().u8.copyWithin(next, this.address, this.address + this.bytes);
+    this.release();
+    this.address = next;
+    this.capacity = capacity;
+  }
+
+  release(): void {
+    if (this.address) kernelHeap.free(this.address, this.bytes);
+    this.address = 0;
+    this.capacity = 0;
+  }
+}
+
 /**
- * The inverted file over enrolled images' search keys, grouped by pet. Adding is O(keypoints); removing
- * marks the pet's images dead, and the postings are compacted once a quarter of them are dead.
+ * The inverted file over enrolled images' search keys, grouped by pet. The postings live in this
+ * thread's kernel memory, where posting-kernel.wat scans them. Adding is O(keypoints); removing marks
+ * the pet's images dead, and the postings are compacted once a quarter of them are dead. `dispose()`
+ * returns the memory; an index that is dropped without it leaks its postings.
  */
 export class InvertedIndex {
-  private readonly lists = Array.from({ length: VOCABULARY_WORDS }, () => new PostingList());
-  private rowPet = new Int32Array(1024);
+  private readonly heads = new Int32Array(VOCABULARY_WORDS);
+  private readonly tails = new Int32Array(VOCABULARY_WORDS);
+  private readonly lengths = new Int32Array(VOCABULARY_WORDS);
+  private blockBytes = 0;
+  /** Image row → pet number, -1 once removed (read by the kernel). */
+  private readonly rowPet = new KernelArray(4);
   private rowPostings = new Int32Array(1024);
   private rowCount = 0;
   private readonly petIds: string[] = [];
@@ -81,9 +72,14 @@ export class InvertedIndex {
   private livePets = 0;
   private livePostings = 0;
   private deadPostings = 0;
-  // Per-search scratch, sized to the rows.
-  private histograms = new Float32Array(0);
-  private stamps = new Int32Array(0);
+  // Per-search scratch: per image row (stamps, orientation histograms, touched rows) and per pet.
+  private readonly stamps = new KernelArray(4);
+  private readonly histograms = new KernelArray(4 * ANGLE_BINS);
+  private readonly touched = new KernelArray(4);
+  private readonly petBest = new KernelArray(8);
+  private readonly petTouched = new KernelArray(4);
+  private bestProbe = new Float64Array(0);
+  private secondProbe = new Float64Array(0);
   private stamp = 0;
 
   get size(): number {
@@ -91,8 +87,8 @@ export class InvertedIndex {
   }
 
   get bytes(): number {
-    const rows = this.rowPet.byteLength + this.rowPostings.byteLength + this.histograms.byteLength + this.stamps.byteLength;
-    return this.lists.reduce((sum, list) => sum + list.bytes, 0) + rows;
+    const kernel = [this.rowPet, this.stamps, this.histograms, this.touched, this.petBest, this.petTouched];
+    return this.blockBytes + kernel.reduce((sum, array) => sum + array.bytes, 0) + this.rowPostings.byteLength;
   }
 
   has(petId: string): boolean {
@@ -115,7 +111,7 @@ export class InvertedIndex {
       const row = this.newRow(pet, key.words.length);
       rows.push(row);
       for (let i = 0; i < key.words.length; i++) {
-        this.lists[key.words[i]].push(row, key.signatures[i * 2], key.signatures[i * 2 + 1], key.angles[i]);
+        this.push(key.words[i], row, key.signatures[i * 2], key.signatures[i * 2 + 1], key.angles[i]);
       }
       this.livePostings += key.words.length;
     }
@@ -127,9 +123,10 @@ export class InvertedIndex {
     const pet = this.petIndex.get(petId);
     const rows = pet === undefined ? null : this.petRows[pet];
     if (pet === undefined || rows === null) return false;
+    const { i32 } = kernelViews();
     let postings = 0;
     for (const row of rows) {
-      this.rowPet[row] = -1;
+      i32[(this.rowPet.address >>> 2) + row] = -1;
       postings += this.rowPostings[row];
     }
     this.petRows[pet] = null;
@@ -140,6 +137,17 @@ export class InvertedIndex {
     return true;
   }
 
+  /** Returns every byte of kernel memory the index holds; the index is empty afterwards. */
+  dispose(): void {
+    for (let word = 0; word < VOCABULARY_WORDS; word++) this.freeList(word);
+    for (const array of [this.rowPet, this.stamps, this.histograms, this.touched, this.petBest, this.petTouched]) array.release();
+    this.petIds.length = 0;
+    this.petIndex.clear();
+    this.petRows.length = 0;
+    this.rowCount = 0;
+    this.livePets = this.livePostings = this.deadPostings = 0;
+  }
+
   /**
    * Each probe image votes for enrolled images: a probe keypoint gives each enrolled image at most one
    * vote (its first signature match), weighted by Hamming distance and word rarity, binned by the change
@@ -148,98 +156,141 @@ export class InvertedIndex {
    * (the rule of the full matcher). The `limit` best pets, best first.
    */
   search(probe: readonly ProbeLookups[], limit: number): PetScore[] {
+    if (limit <= 0 || probe.length === 0) return [];
     this.ensureScratch();
     const idf = this.idfSquared();
-    const perProbe = probe.map((lookups) => this.scoreProbeImage(lookups, idf));
-    const session = new Map<number, number[]>();
-    perProbe.forEach((bestByPet, p) => {
-      for (const [pet, score] of bestByPet) {
-        let scores = session.get(pet);
-        if (!scores) session.set(pet, (scores = new Array<number>(probe.length).fill(0)));
-        scores[p] = score;
-      }
-    });
-    const ranked: PetScore[] = [];
-    for (const [pet, scores] of session) {
-      const top = scores.sort((a, b) => b - a).slice(0, 2);
-      ranked.push({ petId: this.petIds[pet], score: top.reduce((a, b) => a + b, 0) / top.length });
+    const scored: number[] = [];
+    for (const lookups of probe) this.scoreProbeImage(lookups, idf, scored);
+    const divisor = Math.min(2, probe.length);
+    const best: PetScore[] = [];
+    for (const pet of scored) {
+      const score = (this.bestProbe[pet] + this.secondProbe[pet]) / divisor;
+      this.bestProbe[pet] = this.secondProbe[pet] = 0;
+      insertRanked(best, { petId: this.petIds[pet], score }, limit);
     }
-    ranked.sort((a, b) => b.score - a.score || (a.petId < b.petId ? -1 : 1));
-    return ranked.slice(0, limit);
+    return best;
   }
 
-  private scoreProbeImage(lookups: ProbeLookups, idf: Float32Array): Map<number, number> {
-    const touched: number[] = [];
-    const { histograms, stamps, rowPet } = this;
+  /** Votes of one probe image; each pet's score goes into its two best probe-image scores. */
+  private scoreProbeImage(lookups: ProbeLookups, idf: Float32Array, scored: number[]): void {
+    const { heads, stamps, histograms, rowPet, touched } = this;
+    let touchedCount = 0;
     for (let i = 0; i < lookups.count; i++) {
       const stamp = ++this.stamp;
-      const angle = lookups.angles[i];
       for (let w = 0; w < QUERY_WORDS; w++) {
-        const word = lookups.words[i * QUERY_WORDS + w];
-        const list = this.lists[word];
-        const qLow = lookups.signatures[(i * QUERY_WORDS + w) * 2];
-        const qHigh = lookups.signatures[(i * QUERY_WORDS + w) * 2 + 1];
-        const weight = idf[word];
-        const { rows, low, high, angles } = list;
-        // The signature test first: it reads the lists in order and rejects ~95 % of postings.
-        for (let j = 0; j < list.length; j++) {
-          const x = low[j] ^ qLow;
-          const lowBits = POPCOUNT16[x & 0xffff] + POPCOUNT16[x >>> 16];
-          if (lowBits > HAMMING_THRESHOLD) continue;
-          const y = high[j] ^ qHigh;
-          const distance = lowBits + POPCOUNT16[y & 0xffff] + POPCOUNT16[y >>> 16];
-          if (distance > HAMMING_THRESHOLD) continue;
-          const row = rows[j];
-          if (stamps[row] === stamp || rowPet[row] < 0) continue;
-          if (stamps[row] === 0) touched.push(row);
-          stamps[row] = stamp;
-          histograms[row * ANGLE_BINS + (((angle - angles[j]) & 255) >> ANGLE_SHIFT)] += weight * HAMMING_WEIGHT[distance];
-        }
+        const at = i * QUERY_WORDS + w;
+        const word = lookups.words[at];
+        if (heads[word] === 0) continue;
+        touchedCount = scanPostingList(
+          heads[word],
+          lookups.signatures[at * 2],
+          lookups.signatures[at * 2 + 1],
+          lookups.angles[i],
+          idf[word],
+          stamp,
+          HAMMING_THRESHOLD,
+          ANGLE_SHIFT,
+          BINS_LOG2,
+          stamps.address,
+          histograms.address,
+          rowPet.address,
+          touched.address,
+          touchedCount,
+        );
       }
     }
-    const bestByPet = new Map<number, number>();
-    for (const row of touched) {
-      const base = row * ANGLE_BINS;
-      let best = 0;
-      for (let b = 0; b < ANGLE_BINS; b++) best = Math.max(best, histograms[base + b] + histograms[base + ((b + 1) % ANGLE_BINS)]);
-      histograms.fill(0, base, base + ANGLE_BINS);
-      stamps[row] = 0;
-      const pet = rowPet[row];
-      if (best > (bestByPet.get(pet) ?? 0)) bestByPet.set(pet, best);
+    const pets = finishProbeImage(touched.address, touchedCount, histograms.address, stamps.address, rowPet.address, BINS_LOG2, this.petBest.address, this.petTouched.address);
+    const { i32, f64 } = kernelViews();
+    const petTouched = this.petTouched.address >>> 2;
+    const petBest = this.petBest.address >>> 3;
+    for (let k = 0; k < pets; k++) {
+      const pet = i32[petTouched + k];
+      const score = f64[petBest + pet];
+      f64[petBest + pet] = 0;
+      if (this.bestProbe[pet] === 0) scored.push(pet);
+      if (score > this.bestProbe[pet]) {
+        this.secondProbe[pet] = this.bestProbe[pet];
+        this.bestProbe[pet] = score;
+      } else if (score > this.secondProbe[pet]) {
+        this.secondProbe[pet] = score;
+      }
     }
-    return bestByPet;
   }
 
   /** Squared inverse document frequency of each word, from the current posting counts. */
   private idfSquared(): Float32Array {
     const total = this.livePostings + this.deadPostings + 1;
-    return Float32Array.from(this.lists, (list) => Math.log(total / (list.length + 1)) ** 2);
+    return Float32Array.from(this.lengths, (length) => Math.log(total / (length + 1)) ** 2);
+  }
+
+  private push(word: number, row: number, low: number, high: number, angle: number): void {
+    let block = this.tails[word];
+    let views = kernelViews();
+    if (block === 0 || views.u16[(block + 4) >>> 1] === views.u16[(block + 6) >>> 1]) {
+      const capacity = block === 0 ? FIRST_BLOCK : Math.min(LAST_BLOCK, views.u16[(block + 6) >>> 1] * 2);
+      const next = kernelHeap.alloc(blockBytes(capacity));
+      this.blockBytes += blockBytes(capacity);
+      views = kernelViews();
+      views.u16[(next + 6) >>> 1] = capacity;
+      if (block === 0) this.heads[word] = next;
+      else views.i32[block >>> 2] = next;
+      this.tails[word] = block = next;
+    }
+    const count = views.u16[(block + 4) >>> 1];
+    const capacity = views.u16[(block + 6) >>> 1];
+    const signature = (block + BLOCK_HEADER + 8 * count) >>> 2;
+    views.u32[signature] = low;
+    views.u32[signature + 1] = high;
+    views.i32[((block + BLOCK_HEADER + 8 * capacity) >>> 2) + count] = row;
+    views.u8[block + BLOCK_HEADER + 12 * capacity + count] = angle;
+    views.u16[(block + 4) >>> 1] = count + 1;
+    this.lengths[word]++;
+  }
+
+  /** Frees a word's blocks and empties its list. */
+  private freeList(word: number): void {
+    let block = this.heads[word];
+    while (block !== 0) {
+      const { i32, u16 } = kernelViews();
+      const next = i32[block >>> 2];
+      const bytes = blockBytes(u16[(block + 6) >>> 1]);
+      kernelHeap.free(block, bytes);
+      this.blockBytes -= bytes;
+      block = next;
+    }
+    this.heads[word] = this.tails[word] = this.lengths[word] = 0;
   }
 
   private newRow(pet: number, postings: number): number {
-    if (this.rowCount === this.rowPet.length) {
-      const grow = (old: Int32Array) => {
-        const grown = new Int32Array(old.length * 2);
-        grown.set(old);
-        return grown;
-      };
-      this.rowPet = grow(this.rowPet);
-      this.rowPostings = grow(this.rowPostings);
+    if (this.rowCount === this.rowPostings.length) {
+      const grown = new Int32Array(this.rowPostings.length * 2);
+      grown.set(this.rowPostings);
+      this.rowPostings = grown;
     }
-    this.rowPet[this.rowCount] = pet;
+    this.rowPet.ensure(this.rowPostings.length, true);
+    kernelViews().i32[(this.rowPet.address >>> 2) + this.rowCount] = pet;
     this.rowPostings[this.rowCount] = postings;
     return this.rowCount++;
   }
 
   private ensureScratch(): void {
-    if (this.stamps.length < this.rowCount) {
-      const capacity = this.rowPet.length;
-      this.stamps = new Int32Array(capacity);
-      this.histograms = new Float32Array(capacity * ANGLE_BINS);
+    const rows = this.rowPet.capacity;
+    if (this.stamps.capacity < rows) {
+      this.stamps.ensure(rows, false);
+      this.histograms.ensure(rows, false);
+      this.touched.ensure(rows, false);
       this.stamp = 0;
     }
+    const pets = Math.max(1, this.petIds.length);
+    if (this.petBest.capacity < pets) {
+      const capacity = Math.max(1024, pets * 2);
+      this.petBest.ensure(capacity, false);
+      this.petTouched.ensure(capacity, false);
+      this.bestProbe = new Float64Array(capacity);
+      this.secondProbe = new Float64Array(capacity);
+    }
     if (this.stamp > 2_000_000_000) {
-      this.stamps.fill(0);
+      kernelViews().i32.fill(0, this.stamps.address >>> 2, (this.stamps.address >>> 2) + rows);
       this.stamp = 0;
     }
   }
@@ -247,22 +298,56 @@ export class InvertedIndex {
   private compact(): void {
     const newRow = new Int32Array(this.rowCount).fill(-1);
     let next = 0;
-    for (let row = 0; row < this.rowCount; row++) if (this.rowPet[row] >= 0) newRow[row] = next++;
-    for (const list of this.lists) list.compact(newRow);
-    const rowPet = new Int32Array(Math.max(1024, next));
-    const rowPostings = new Int32Array(rowPet.length);
+    let views = kernelViews();
+    const rowPet = this.rowPet.address >>> 2;
+    for (let row = 0; row < this.rowCount; row++) if (views.i32[rowPet + row] >= 0) newRow[row] = next++;
+    for (let word = 0; word < VOCABULARY_WORDS; word++) {
+      let block = this.heads[word];
+      this.heads[word] = this.tails[word] = this.lengths[word] = 0;
+      while (block !== 0) {
+        views = kernelViews();
+        const count = views.u16[(block + 4) >>> 1];
+        const capacity = views.u16[(block + 6) >>> 1];
+        for (let j = 0; j < count; j++) {
+          views = kernelViews();
+          const row = newRow[views.i32[((block + BLOCK_HEADER + 8 * capacity) >>> 2) + j]];
+          if (row < 0) continue;
+          const signature = (block + BLOCK_HEADER + 8 * j) >>> 2;
+          this.push(word, row, views.u32[signature], views.u32[signature + 1], views.u8[block + BLOCK_HEADER + 12 * capacity + j]);
+        }
+        // Freed only once read: the pushes above may take the freed block of the same size.
+        const following = kernelViews().i32[block >>> 2];
+        kernelHeap.free(block, blockBytes(capacity));
+        this.blockBytes -= blockBytes(capacity);
+        block = following;
+      }
+    }
+    const rowPostings = new Int32Array(Math.max(1024, next));
+    const pets = new Int32Array(next);
+    views = kernelViews();
     for (let row = 0; row < this.rowCount; row++) {
       if (newRow[row] < 0) continue;
-      rowPet[newRow[row]] = this.rowPet[row];
       rowPostings[newRow[row]] = this.rowPostings[row];
+      pets[newRow[row]] = views.i32[rowPet + row];
     }
+    this.rowPet.release();
+    this.rowPet.ensure(rowPostings.length, false);
+    kernelViews().i32.set(pets, this.rowPet.address >>> 2);
     for (const rows of this.petRows) if (rows) rows.forEach((row, i) => (rows[i] = newRow[row]));
-    this.rowPet = rowPet;
     this.rowPostings = rowPostings;
     this.rowCount = next;
-    this.livePostings = this.lists.reduce((sum, list) => sum + list.length, 0);
+    this.livePostings = this.lengths.reduce((sum, length) => sum + length, 0);
     this.deadPostings = 0;
-    this.stamps = new Int32Array(0);
-    this.histograms = new Float32Array(0);
+    for (const array of [this.stamps, this.histograms, this.touched]) array.release();
   }
+}
+
+/** Keeps `ranked` the `limit` best scores, best first (ties by pet id, for determinism). */
+function insertRanked(ranked: PetScore[], entry: PetScore, limit: number): void {
+  const before = (a: PetScore, b: PetScore) => a.score > b.score || (a.score === b.score && a.petId < b.petId);
+  if (ranked.length === limit && !before(entry, ranked[limit - 1])) return;
+  let at = ranked.length;
+  while (at > 0 && before(entry, ranked[at - 1])) at--;
+  ranked.splice(at, 0, entry);
+  if (ranked.length > limit) ranked.pop();
 }

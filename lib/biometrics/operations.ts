@@ -70,15 +70,19 @@ export function verifyPet(probe: Uint8Array[], enrolled: Uint8Array[]): Verifica
 export function identifyAmong(probes: NoseTemplate[][], pets: { petId: string; templates: NoseTemplate[] }[]): IdentificationOutcome[] {
   const gallery = new Gallery();
   const byId = new Map(pets.map((pet) => [pet.petId, pet.templates]));
-  for (const pet of pets) gallery.upsert(pet.petId, pet.templates.map((t) => t.searchKey));
-  return probes.map((probe) => {
-    const shortlist = gallery.shortlist(probe);
-    const ranking = rankCandidates(probe, shortlist.petIds.map((petId) => ({ petId, templates: byId.get(petId) ?? [] })));
-    return {
-      candidates: ranking.candidates,
-      details: { searched: shortlist.searched, shortlisted: shortlist.petIds.length, compared: shortlist.petIds.length, bestRaw: ranking.bestRaw },
-    };
-  });
+  try {
+    for (const pet of pets) gallery.upsert(pet.petId, pet.templates.map((t) => t.searchKey));
+    return probes.map((probe) => {
+      const shortlist = gallery.shortlist(probe);
+      const ranking = rankCandidates(probe, shortlist.petIds.map((petId) => ({ petId, templates: byId.get(petId) ?? [] })));
+      return {
+        candidates: ranking.candidates,
+        details: { searched: shortlist.searched, shortlisted: shortlist.petIds.length, compared: shortlist.petIds.length, bestRaw: ranking.bestRaw },
+      };
+    });
+  } finally {
+    gallery.dispose();
+  }
 }
 
 export interface CandidateRanking {

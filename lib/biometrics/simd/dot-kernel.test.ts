@@ -1,7 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { assembleDotKernel } from "./assemble";
 import { dotProductMatrix, dotProducts } from "./dot-kernel";
-import { DOT_KERNEL_WASM_BASE64 } from "./dot-kernel-wasm";
 
 function randomDescriptors(count: number, dims: number, seed: number): Int8Array {
   const values = new Int8Array(count * dims);
@@ -12,12 +10,6 @@ function randomDescriptors(count: number, dims: number, seed: number): Int8Array
   }
   return values;
 }
-
-describe("dot kernel build", () => {
-  it("is the committed build of dot-kernel.wat (run `npm run build:wasm` after editing it)", async () => {
-    expect(Buffer.from(await assembleDotKernel()).toString("base64")).toBe(DOT_KERNEL_WASM_BASE64);
-  });
-});
 
 describe("dotProducts (SIMD kernel)", () => {
   it("matches scalar dot products, also after the resident vectors change", () => {

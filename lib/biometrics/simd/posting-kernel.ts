@@ -1,0 +1,112 @@
+import { POSTING_KERNEL_WASM_BASE64 } from "./posting-kernel-wasm";
+
+const PAGE_BYTES = 65_536;
+/** wasm32 addresses: one thread's posting memory cannot exceed 4 GiB (about 150,000 pets). */
+const MAX_BYTES = 2 ** 32;
+/** Addresses below this hold the Hamming weight table (65 f64); 0 also means "no block". */
+const RESERVED_BYTES = 1024;
+
+const instance = new WebAssembly.Instance(new WebAssembly.Module(Buffer.from(POSTING_KERNEL_WASM_BASE64, "base64")), {});
+const memory = instance.exports.memory as WebAssembly.Memory;
+
+/** See posting-kernel.wat. Every address is a byte offset in this thread's kernel memory. */
+export const scanPostingList = instance.exports.scan as (
+  block: number,
+  queryLow: number,
+  queryHigh: number,
+  angle: number,
+  weight: number,
+  stamp: number,
+  threshold: number,
+  angleShift: number,
+  binsLog2: number,
+  stamps: number,
+  histograms: number,
+  rowPet: number,
+  touched: number,
+  touchedCount: number,
+) => number;
+
+export const finishProbeImage = instance.exports.finish as (
+  touched: number,
+  touchedCount: number,
+  histograms: number,
+  stamps: number,
+  rowPet: number,
+  binsLog2: number,
+  petBest: number,
+  petTouched: number,
+) => number;
+
+/** Views of the kernel memory; a grown memory replaces its buffer, so they are re-made on demand. */
+export interface KernelViews {
+  u8: Uint8Array;
+  u16: Uint16Array;
+  i32: Int32Array;
+  u32: Uint32Array;
+  f64: Float64Array;
+}
+
+let views: KernelViews | null = null;
+
+export function kernelViews(): KernelViews {
+  const buffer = memory.buffer;
+  if (!views || views.u8.buffer !== buffer) {
+    views = { u8: new Uint8Array(buffer), u16: new Uint16Array(buffer), i32: new Int32Array(buffer), u32: new Uint32Array(buffer), f64: new Float64Array(buffer) };
+  }
+  return views;
+}
+
+/** Writes the vote weight of each Hamming distance (0..64) where the kernel reads it. */
+export function setHammingWeights(weights: ArrayLike<number>): void {
+  kernelViews().f64.set(Array.from(weights), 0);
+}
+
+const align8 = (bytes: number) => (bytes + 7) & ~7;
+
+/**
+ * The one allocator of this thread's kernel memory, shared by every gallery the thread holds. Freed
+ * regions are kept by size and reused for the same size (posting blocks and scratch arrays come in a
+ * few sizes); the memory itself never shrinks, as WebAssembly memories cannot.
+ */
+class KernelHeap {
+  private top = RESERVED_BYTES;
+  private readonly freed = new Map<number, number[]>();
+
+  /** Bytes of kernel memory ever handed out (freed regions included: they are reused, not returned). */
+  get reservedBytes(): number {
+    return this.top;
+  }
+
+  /** A zeroed region of at least `bytes`, 8-byte aligned. */
+  alloc(bytes: number): number {
+    const size = align8(bytes);
+    const reused = this.freed.get(size)?.pop();
+    if (reused !== undefined) {
+      kernelViews().u8.fill(0, reused, reused + size);
+      return reused;
+    }
+    const address = this.top;
+    this.reserve(address + size);
+    this.top += size;
+    return address;
+  }
+
+  free(address: number, bytes: number): void {
+    const size = align8(bytes);
+    let list = this.freed.get(size);
+    if (!list) this.freed.set(size, (list = []));
+    list.push(address);
+  }
+
+  private reserve(end: number): void {
+    const have = memory.buffer.byteLength;
+    if (end <= have) return;
+    if (end > MAX_BYTES) throw new RangeError("1:N index memory exhausted in this engine thread (4 GiB)");
+    // Grow by at least an eighth, so that a gallery built pet by pet grows O(log n) times.
+    const wanted = Math.min(MAX_BYTES, Math.max(end, have + have / 8));
+    memory.grow(Math.ceil((wanted - have) / PAGE_BYTES));
+  }
+}
+
+export const kernelHeap = new KernelHeap();

@@ -1,0 +1,114 @@
+;; The 1:N first stage's inner loops (lib/biometrics/inverted-index.ts), over posting lists held in this
+;; module's memory. A posting list is a chain of blocks; a block of capacity c is laid out as
+;;   [0] next block (i32, 0 = last)   [4] postings held (u16)   [6] capacity c (u16)
+;;   [8] c signatures (i64)   [8 + 8c] c image rows (i32)   [8 + 12c] c orientations (u8)
+;; The vote weight of each Hamming distance 0..64 is an f64 table at address 0, written by the host.
+;; Arithmetic is in f64 with f32 storage, as the JavaScript it replaced, so votes are bit-identical.
+(module
+  (memory (export "memory") 1)
+
+  ;; One probe keypoint's lookup in one list: every posting within `threshold` bits of the query
+  ;; signature votes for its image (at most once per `stamp`, live images only) in the orientation bin
+  ;; of the angle change. Newly touched rows are appended at `touched`; returns the new touched count.
+  (func (export "scan")
+    (param $block i32) (param $qlo i32) (param $qhi i32) (param $angle i32) (param $weight f64)
+    (param $stamp i32) (param $threshold i32) (param $angleShift i32) (param $binsLog2 i32)
+    (param $stamps i32) (param $hist i32) (param $rowPet i32) (param $touched i32) (param $nTouched i32)
+    (result i32)
+    (local $q i64) (local $n i32) (local $cap i32) (local $sigs i32) (local $rows i32) (local $angles i32)
+    (local $j i32) (local $d i32) (local $row i32) (local $sp i32) (local $s i32) (local $hp i32)
+    (local.set $q (i64.or (i64.extend_i32_u (local.get $qlo)) (i64.shl (i64.extend_i32_u (local.get $qhi)) (i64.const 32))))
+    (block $end
+      (loop $blocks
+        (br_if $end (i32.eqz (local.get $block)))
+        (local.set $n (i32.load16_u offset=4 (local.get $block)))
+        (local.set $cap (i32.load16_u offset=6 (local.get $block)))
+        (local.set $sigs (i32.add (local.get $block) (i32.const 8)))
+        (local.set $rows (i32.add (local.get $sigs) (i32.shl (local.get $cap) (i32.const 3))))
+        (local.set $angles (i32.add (local.get $rows) (i32.shl (local.get $cap) (i32.const 2))))
+        (local.set $j (i32.const 0))
+        (block $done
+          (loop $postings
+            (br_if $done (i32.ge_u (local.get $j) (local.get $n)))
+            (local.set $d (i32.wrap_i64 (i64.popcnt (i64.xor (local.get $q)
+              (i64.load (i32.add (local.get $sigs) (i32.shl (local.get $j) (i32.const 3))))))))
+            (if (i32.le_u (local.get $d) (local.get $threshold))
+              (then
+                (local.set $row (i32.load (i32.add (local.get $rows) (i32.shl (local.get $j) (i32.const 2)))))
+                (local.set $sp (i32.add (local.get $stamps) (i32.shl (local.get $row) (i32.const 2))))
+                (local.set $s (i32.load (local.get $sp)))
+                (if (i32.and
+                      (i32.ne (local.get $s) (local.get $stamp))
+                      (i32.ge_s (i32.load (i32.add (local.get $rowPet) (i32.shl (local.get $row) (i32.const 2)))) (i32.const 0)))
+                  (then
+                    (if (i32.eqz (local.get $s))
+                      (then
+                        (i32.store (i32.add (local.get $touched) (i32.shl (local.get $nTouched) (i32.const 2))) (local.get $row))
+                        (local.set $nTouched (i32.add (local.get $nTouched) (i32.const 1)))))
+                    (i32.store (local.get $sp) (local.get $stamp))
+                    (local.set $hp (i32.add (local.get $hist) (i32.shl
+                      (i32.add
+                        (i32.shl (local.get $row) (local.get $binsLog2))
+                        (i32.shr_u
+                          (i32.and (i32.sub (local.get $angle) (i32.load8_u (i32.add (local.get $angles) (local.get $j)))) (i32.const 255))
+                          (local.get $angleShift)))
+                      (i32.const 2))))
+                    (f32.store (local.get $hp) (f32.demote_f64 (f64.add
+                      (f64.promote_f32 (f32.load (local.get $hp)))
+                      (f64.mul (local.get $weight) (f64.load (i32.shl (local.get $d) (i32.const 3)))))))))))
+            (local.set $j (i32.add (local.get $j) (i32.const 1)))
+            (br $postings)))
+        (local.set $block (i32.load (local.get $block)))
+        (br $blocks)))
+    (local.get $nTouched))
+
+  ;; After one probe image: each touched row scores its best pair of adjacent orientation bins; its
+  ;; histogram and stamp are cleared; its pet keeps the best row score (f64 at `petBest`). Pets that
+  ;; got their first score are appended at `petTouched`; returns how many.
+  (func (export "finish")
+    (param $touched i32) (param $n i32) (param $hist i32) (param $stamps i32) (param $rowPet i32)
+    (param $binsLog2 i32) (param $petBest i32) (param $petTouched i32)
+    (result i32)
+    (local $i i32) (local $row i32) (local $base i32) (local $bins i32) (local $b i32)
+    (local $best f64) (local $pp i32) (local $old f64) (local $m i32)
+    (local.set $bins (i32.shl (i32.const 1) (local.get $binsLog2)))
+    (local.set $m (i32.const 0))
+    (local.set $i (i32.const 0))
+    (block $done
+      (loop $rows
+        (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
+        (local.set $row (i32.load (i32.add (local.get $touched) (i32.shl (local.get $i) (i32.const 2)))))
+        (local.set $base (i32.add (local.get $hist) (i32.shl (i32.shl (local.get $row) (local.get $binsLog2)) (i32.const 2))))
+        (local.set $best (f64.const 0))
+        (local.set $b (i32.const 0))
+        (block $binsDone
+          (loop $eachBin
+            (br_if $binsDone (i32.ge_u (local.get $b) (local.get $bins)))
+            (local.set $best (f64.max (local.get $best) (f64.add
+              (f64.promote_f32 (f32.load (i32.add (local.get $base) (i32.shl (local.get $b) (i32.const 2)))))
+              (f64.promote_f32 (f32.load (i32.add (local.get $base)
+                (i32.shl (i32.and (i32.add (local.get $b) (i32.const 1)) (i32.sub (local.get $bins) (i32.const 1))) (i32.const 2))))))))
+            (local.set $b (i32.add (local.get $b) (i32.const 1)))
+            (br $eachBin)))
+        (local.set $b (i32.const 0))
+        (block $clearDone
+          (loop $clear
+            (br_if $clearDone (i32.ge_u (local.get $b) (local.get $bins)))
+            (f32.store (i32.add (local.get $base) (i32.shl (local.get $b) (i32.const 2))) (f32.const 0))
+            (local.set $b (i32.add (local.get $b) (i32.const 1)))
+            (br $clear)))
+        (i32.store (i32.add (local.get $stamps) (i32.shl (local.get $row) (i32.const 2))) (i32.const 0))
+        (local.set $pp (i32.add (local.get $petBest)
+          (i32.shl (i32.load (i32.add (local.get $rowPet) (i32.shl (local.get $row) (i32.const 2)))) (i32.const 3))))
+        (local.set $old (f64.load (local.get $pp)))
+        (if (f64.gt (local.get $best) (local.get $old))
+          (then
+            (if (f64.eq (local.get $old) (f64.const 0))
+              (then
+                (i32.store (i32.add (local.get $petTouched) (i32.shl (local.get $m) (i32.const 2)))
+                  (i32.load (i32.add (local.get $rowPet) (i32.shl (local.get $row) (i32.const 2)))))
+                (local.set $m (i32.add (local.get $m) (i32.const 1)))))
+            (f64.store (local.get $pp) (local.get $best))))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $rows)))
+    (local.get $m)))
