@@ -157,7 +157,7 @@ export async function benchIdentification(options: IdentificationBenchOptions): 
   for (const size of [...options.sizes].sort((a, b) => a - b)) {
     const started = performance.now();
     const added = pets;
-    const pending: Promise<void>[] = [];
+    const batch: { petId: string; templates: Uint8Array[] }[] = [];
     for (; pets < size; pets++) {
       let petId: string;
       if (pets < usable.length) {
@@ -166,11 +166,11 @@ export async function benchIdentification(options: IdentificationBenchOptions): 
         petId = `d${pets}`;
         distractors.set(petId, distractorMix(rng, pool.length));
       }
-      // Search keys, as the gallery manager loads them from the database.
-      pending.push(engine.galleryUpsertPet(key, petId, templatesOfPet(petId).map(searchKeyOf)));
-      if (pending.length >= 256) await Promise.all(pending.splice(0));
+      // Search keys in batches, as the gallery manager loads them from the database.
+      batch.push({ petId, templates: templatesOfPet(petId).map(searchKeyOf) });
+      if (batch.length >= 500) await engine.galleryUpsertPets(key, batch.splice(0));
     }
-    await Promise.all(pending);
+    await engine.galleryUpsertPets(key, batch);
     const upsertPerSecond = (pets - added) / ((performance.now() - started) / 1000);
     const stats = await engine.galleryStats(key);
     const rssBytes = process.memoryUsage().rss - rssBefore;

@@ -36,7 +36,8 @@ function workerEntryPath(): string {
 }
 
 /** FNV-1a: a stable slot for a sticky key. */
-function hashKey(key: string): number {
+/** FNV-1a: spreads keys (gallery keys, pet ids) over the pool's slots. */
+export function hashKey(key: string): number {
   let hash = 0x811c9dc5;
   for (let i = 0; i < key.length; i++) hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193) >>> 0;
   return hash;
@@ -67,7 +68,12 @@ export class EnginePool {
 
   /** Runs on the worker that owns `key`, so that state the worker keeps for the key is there. */
   runSticky<K extends OperationName>(key: string, op: K, ...args: Parameters<WorkerOperations[K]>): Promise<Result<K>> {
-    return this.enqueue(this.sticky[hashKey(key) % this.size], op, args);
+    return this.runOnSlot(hashKey(key) % this.size, op, ...args);
+  }
+
+  /** Runs on slot `slot`'s worker (0 ≤ slot < size): state kept per slot, as a gallery's shards. */
+  runOnSlot<K extends OperationName>(slot: number, op: K, ...args: Parameters<WorkerOperations[K]>): Promise<Result<K>> {
+    return this.enqueue(this.sticky[slot], op, args);
   }
 
   /** Tasks waiting for a worker (not yet running). */

@@ -1,15 +1,9 @@
 import { GalleryNotLoadedError } from "./gallery-not-loaded";
+import type { GalleryShortlist } from "./gallery-shortlist";
 import { InvertedIndex } from "./inverted-index";
 import { SHORTLIST_SIZE } from "./parameters";
 import { computeProbeLookups, deserializeSearchKey, type SearchKey } from "./search-key";
 import { deserializeTemplate, searchKeyOfTemplate, templateVersionOf, type NoseTemplate } from "./template";
-
-/** What a gallery's first stage returns: the pets worth matching in full, best first. */
-export interface GalleryShortlist {
-  petIds: string[];
-  /** Pets in the gallery when it was searched. */
-  searched: number;
-}
 
 /**
  * One account's (or search pool's) enrolled pets, held in memory for 1:N: only their images' search
@@ -44,7 +38,7 @@ export class Gallery {
 
   shortlist(probe: readonly NoseTemplate[], limit = SHORTLIST_SIZE): GalleryShortlist {
     const hits = this.index.search(probe.map((t) => computeProbeLookups(t.keypoints, t.descriptors)), limit);
-    return { petIds: hits.map((hit) => hit.petId), searched: this.index.size };
+    return { petIds: hits.map((hit) => hit.petId), scores: hits.map((hit) => hit.score), searched: this.index.size };
   }
 }
 
@@ -62,10 +56,11 @@ export function searchKeyFrom(bytes: Uint8Array): SearchKey {
 /** The galleries a worker thread holds, by key. A worker that is replaced starts with none. */
 const galleries = new Map<string, Gallery>();
 
-export function galleryUpsertPet(key: string, petId: string, templates: Uint8Array[]): void {
+/** Creates the gallery if needed (also for no pets: an empty shard is a loaded one), then adds or replaces each pet. */
+export function galleryUpsertPets(key: string, pets: { petId: string; templates: Uint8Array[] }[]): void {
   let gallery = galleries.get(key);
   if (!gallery) galleries.set(key, (gallery = new Gallery()));
-  gallery.upsert(petId, templates.map(searchKeyFrom));
+  for (const pet of pets) gallery.upsert(pet.petId, pet.templates.map(searchKeyFrom));
 }
 
 export function galleryRemovePet(key: string, petId: string): boolean {

@@ -2,7 +2,9 @@
  * The nose-print engine's public interface. Every heavy call runs in a worker-thread pool sized to the
  * cores; the calling thread (e.g. the web server) only posts bytes and awaits the result.
  */
-import { EnginePool, EngineTaskError } from "./engine-pool";
+import { EnginePool, EngineTaskError, hashKey } from "./engine-pool";
+import { mergeShortlists } from "./gallery-shortlist";
+import { SHORTLIST_SIZE } from "./parameters";
 import { sortCandidates } from "./candidates";
 import { GalleryNotLoadedError } from "./gallery-not-loaded";
 import type { GalleryPet, IdentificationOutcome, ImageAnalysis, VerificationOutcome } from "./operations";
@@ -42,39 +44,59 @@ export function verifyPet(probe: Uint8Array[], enrolled: Uint8Array[]): Promise<
 }
 
 /*
- * 1:N galleries: one per account (or search pool and species), held inside one engine worker thread
- * (chosen by the key) so searching never runs on the caller's event loop. A gallery keeps only the
- * compact first-stage data; full templates of the shortlist come from the caller (e.g. the database).
- * A worker that crashes is replaced empty: galleryStats then says loaded: false (or fewer pets than the
- * caller added) and identifyInGallery throws GalleryNotLoadedError; the caller reloads.
+ * 1:N galleries: one per account (or search pool and species), sharded over the engine's worker
+ * threads by pet id, so that one search runs on every core at once and the gallery's memory is spread
+ * over the threads (each holds at most 4 GiB of postings), and searching never runs on the caller's
+ * event loop. A gallery keeps only the compact first-stage data; full templates of the shortlist come
+ * from the caller (e.g. the database). A worker that crashes is replaced empty: galleryStats then says
+ * loaded: false and identifyInGallery throws GalleryNotLoadedError; the caller reloads.
  */
 
+/** The slot whose worker holds a pet's shard of every gallery. */
+function shardOf(petId: string, engine: EnginePool): number {
+  return hashKey(petId) % engine.size;
+}
+
+const everySlot = (engine: EnginePool) => Array.from({ length: engine.size }, (_, slot) => slot);
+
 /**
- * Adds a pet to a gallery (creating the gallery), or replaces its images; no images removes it. Each
- * image is its whole template or, cheaper to store and load, `searchKeyOfTemplate(template)`.
+ * Adds pets to a gallery (creating it), or replaces their images; a pet with no images is removed.
+ * Each image is its whole template or, cheaper to store and load, `searchKeyOfTemplate(template)`.
+ * Every shard is sent its part (possibly none), so that every shard of a loaded gallery exists.
  */
+export async function galleryUpsertPets(galleryKey: string, pets: GalleryPet[]): Promise<void> {
+  const engine = enginePool();
+  const shares = everySlot(engine).map((slot) => pets.filter((pet) => shardOf(pet.petId, engine) === slot));
+  await Promise.all(shares.map((share, slot) => engine.runOnSlot(slot, "galleryUpsertPets", galleryKey, share)));
+}
+
 export function galleryUpsertPet(galleryKey: string, petId: string, templates: Uint8Array[]): Promise<void> {
-  return enginePool().runSticky(galleryKey, "galleryUpsertPet", galleryKey, petId, templates);
+  return galleryUpsertPets(galleryKey, [{ petId, templates }]);
 }
 
 /** Removes a pet from a gallery; resolves whether it was there. */
 export function galleryRemovePet(galleryKey: string, petId: string): Promise<boolean> {
-  return enginePool().runSticky(galleryKey, "galleryRemovePet", galleryKey, petId);
+  const engine = enginePool();
+  return engine.runOnSlot(shardOf(petId, engine), "galleryRemovePet", galleryKey, petId);
 }
 
-export function galleryDrop(galleryKey: string): Promise<void> {
-  return enginePool().runSticky(galleryKey, "galleryDrop", galleryKey);
+export async function galleryDrop(galleryKey: string): Promise<void> {
+  const engine = enginePool();
+  await Promise.all(everySlot(engine).map((slot) => engine.runOnSlot(slot, "galleryDrop", galleryKey)));
 }
 
-/** Whether the gallery is loaded, its pets, and the bytes its first stage holds. */
-export function galleryStats(galleryKey: string): Promise<{ loaded: boolean; pets: number; bytes: number }> {
-  return enginePool().runSticky(galleryKey, "galleryStats", galleryKey);
+/** Whether the gallery is loaded (every shard), its pets, and the bytes its first stage holds. */
+export async function galleryStats(galleryKey: string): Promise<{ loaded: boolean; pets: number; bytes: number }> {
+  const engine = enginePool();
+  const shards = await Promise.all(everySlot(engine).map((slot) => engine.runOnSlot(slot, "galleryStats", galleryKey)));
+  if (!shards.every((shard) => shard.loaded)) return { loaded: false, pets: 0, bytes: 0 };
+  return { loaded: true, pets: shards.reduce((sum, s) => sum + s.pets, 0), bytes: shards.reduce((sum, s) => sum + s.bytes, 0) };
 }
 
 /**
- * 1:N in a gallery: the first stage shortlists in the gallery's worker, `loadTemplates` supplies the
- * shortlisted pets' full templates, and full matching is shared out over the pool. Pets that
- * loadTemplates leaves out (deleted meanwhile) are skipped.
+ * 1:N in a gallery: every shard's first stage runs at once in its worker and the best SHORTLIST_SIZE
+ * of their shortlists are kept; `loadTemplates` supplies those pets' full templates, and full matching
+ * is shared out over the pool. Pets that loadTemplates leaves out (deleted meanwhile) are skipped.
  */
 export async function identifyInGallery(
   galleryKey: string,
@@ -82,10 +104,15 @@ export async function identifyInGallery(
   loadTemplates: (petIds: string[]) => Promise<GalleryPet[]>,
 ): Promise<IdentificationOutcome> {
   const engine = enginePool();
-  const shortlist = await engine.runSticky(galleryKey, "galleryShortlist", galleryKey, probe).catch((error: unknown) => {
-    if (error instanceof EngineTaskError && error.message.startsWith(GalleryNotLoadedError.errorName)) throw new GalleryNotLoadedError(galleryKey);
-    throw error;
-  });
+  const shards = await Promise.all(
+    everySlot(engine).map((slot) =>
+      engine.runOnSlot(slot, "galleryShortlist", galleryKey, probe).catch((error: unknown) => {
+        if (error instanceof EngineTaskError && error.message.startsWith(GalleryNotLoadedError.errorName)) throw new GalleryNotLoadedError(galleryKey);
+        throw error;
+      }),
+    ),
+  );
+  const shortlist = mergeShortlists(shards, SHORTLIST_SIZE);
   const pets = shortlist.petIds.length > 0 ? await loadTemplates(shortlist.petIds) : [];
   const shares = Array.from({ length: Math.min(engine.size, pets.length) }, (_, i) => pets.filter((_, j) => j % engine.size === i));
   const rankings = await Promise.all(shares.map((share) => engine.run("rankShortlist", probe, share)));

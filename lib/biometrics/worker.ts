@@ -8,8 +8,8 @@ export const WORKER_OPERATIONS = {
   verifyPet: operations.verifyPet,
   scoreImagePair: operations.scoreImagePair,
   rankShortlist: operations.rankShortlist,
-  // Stateful: a gallery lives in one worker, so these always run through EnginePool.runSticky.
-  galleryUpsertPet: gallery.galleryUpsertPet,
+  // Stateful: each worker holds one shard of a gallery, so these run through EnginePool.runOnSlot.
+  galleryUpsertPets: gallery.galleryUpsertPets,
   galleryRemovePet: gallery.galleryRemovePet,
   galleryDrop: gallery.galleryDrop,
   galleryStats: gallery.galleryStats,

@@ -5,7 +5,7 @@ import { enrolledSearchKeysByPet, enrolledTemplatesByPet } from "@/lib/jobs/temp
 import { logInfo } from "@/lib/log";
 
 /** The engine's gallery calls (lib/biometrics/index.ts): galleries live in its worker threads. */
-export type GalleryEngine = Pick<Engine, "galleryUpsertPet" | "galleryRemovePet" | "galleryDrop" | "galleryStats" | "identifyInGallery">;
+export type GalleryEngine = Pick<Engine, "galleryUpsertPets" | "galleryDrop" | "galleryStats" | "identifyInGallery">;
 
 /**
  * What one identification searches: the pets of one species in the account's search pool (poolId
@@ -170,7 +170,7 @@ export class GalleryManager {
         scope.accountId,
         batch.map((p) => p.id),
       );
-      await Promise.all([...byPet].map(([petId, templates]) => engine.galleryUpsertPet(key, petId, templates)));
+      await engine.galleryUpsertPets(key, [...byPet].map(([petId, templates]) => ({ petId, templates })));
       pets += byPet.size;
       after = batch[batch.length - 1].id;
     }
@@ -195,15 +195,18 @@ export class GalleryManager {
       ]);
       const petById = new Map(pets.map((p) => [p.id, p]));
       const engine = await this.engine();
-      const updates: Promise<unknown>[] = [];
-      for (const [key, scope] of account.scopes) {
-        for (const petId of petIds) {
-          const pet = petById.get(petId);
-          const enrolled = templates.get(petId) ?? [];
-          const belongs = !!pet && enrolled.length > 0 && pet.species === scope.species && (!scope.poolId || pet.poolId === scope.poolId);
-          updates.push(belongs ? engine.galleryUpsertPet(key, petId, enrolled) : engine.galleryRemovePet(key, petId));
-        }
-      }
+      const updates = [...account.scopes].map(([key, scope]) =>
+        engine.galleryUpsertPets(
+          key,
+          // A pet that no longer belongs gets no images, which takes it out.
+          petIds.map((petId) => {
+            const pet = petById.get(petId);
+            const enrolled = templates.get(petId) ?? [];
+            const belongs = !!pet && pet.species === scope.species && (!scope.poolId || pet.poolId === scope.poolId);
+            return { petId, templates: belongs ? enrolled : [] };
+          }),
+        ),
+      );
       await Promise.all(updates);
       account.cursor = changes[changes.length - 1].id;
     }
