@@ -12,8 +12,8 @@ export interface ApiCallRecord {
 }
 
 /** A buffer flushes when it holds this many rows, or this long after its first row, whichever comes first. */
-export const METERING_FLUSH_ROWS = 200;
-export const METERING_FLUSH_MS = 100;
+const METERING_FLUSH_ROWS = 200;
+const METERING_FLUSH_MS = 100;
 
 export interface ApiCallBuffer {
   add(call: ApiCallRecord): void;
