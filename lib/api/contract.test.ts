@@ -483,6 +483,18 @@ function contractSuite(mode: "pglite" | "postgres") {
     expect(usage).toContainEqual(expect.objectContaining({ route: "UNMATCHED", status: 404 }));
   });
 
+  it("keeps the usage rows still buffered when the server stops on SIGTERM", async () => {
+    const misses = async () => {
+      const { usage } = (await ops(server.env, "usage", accountA)) as { usage: { route: string; status: number; calls: number }[] };
+      return usage.find((u) => u.route === "GET /v2/pets/{petId}" && u.status === 404)?.calls ?? 0;
+    };
+    const before = await misses();
+    for (let i = 0; i < 3; i++) await call("GET", `/v2/pets/buffered-miss-${i}`);
+    // Stopped at once: the rows are at most 100 ms old, so the shutdown's flush is what writes them.
+    expect(await restart()).toBe(0);
+    expect(await misses()).toBe(before + 3);
+  }, RESTARTING_TEST_TIMEOUT_MS);
+
   if (mode === "postgres") {
     it("treats an expired session as missing (20010)", async () => {
       const pet = await createPet();

@@ -119,7 +119,7 @@ export async function handleApiRequest(req: Request, router: ReturnType<typeof c
     }
   }
   if (db) {
-    void recordApiCall(db, {
+    recordApiCall(db, {
       ...record,
       method: req.method,
       route: match ? `${match.endpoint.method} ${match.endpoint.path}` : "UNMATCHED",

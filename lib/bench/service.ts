@@ -2,7 +2,7 @@ import os from "node:os";
 import sharp from "sharp";
 import type { RhinariumClient } from "@/lib/client";
 import { findActiveApiKey } from "@/lib/accounts/api-keys";
-import { recordApiCall } from "@/lib/api/metering";
+import { flushApiCalls, recordApiCall } from "@/lib/api/metering";
 import { openDatabase } from "@/lib/db/connect";
 import { readEnv } from "@/lib/env";
 import { getEngine } from "@/lib/jobs/engine-port";
@@ -23,7 +23,7 @@ export interface ApiFigures {
 }
 
 /**
- * The database work of one `GET /v2/pets/{id}` (key lookup, pet read, metering insert) with the same
+ * The database work of one `GET /v2/pets/{id}` (key lookup, pet read, metering row, buffered as in the server) with the same
  * number of concurrent callers and no HTTP or Next.js: how much of the gap to the ceiling is the database.
  */
 async function databaseOnlyReads(databaseUrl: string, key: string, petId: string, load: { connections: number; seconds: number }): Promise<number> {
@@ -36,13 +36,14 @@ async function databaseOnlyReads(databaseUrl: string, key: string, petId: string
         while (performance.now() < until) {
           const apiKey = await findActiveApiKey(open.prisma, key);
           await getPetOrThrow(open.prisma, apiKey!.accountId, petId);
-          await recordApiCall(open.prisma, { accountId: apiKey!.accountId, apiKeyId: apiKey!.id, method: "GET", route: "bench", status: 200, latencyMs: 0 });
+          recordApiCall(open.prisma, { accountId: apiKey!.accountId, apiKeyId: apiKey!.id, method: "GET", route: "bench", status: 200, latencyMs: 0 });
           calls++;
         }
       }),
     );
     return calls / load.seconds;
   } finally {
+    await flushApiCalls();
     await open.close();
   }
 }

@@ -1,3 +1,4 @@
+import { flushApiCalls } from "@/lib/api/metering";
 import { closeDb, getDb } from "@/lib/db";
 import { releaseOwnerLock } from "@/lib/db/owner-lock";
 import { readEnv } from "@/lib/env";
@@ -36,6 +37,7 @@ export function startServer(): Promise<void> {
         stopSweeps();
         await queue.close();
         await shutdownEngine();
+        await flushApiCalls();
         await closeDb();
       } catch (error) {
         logError("server-stop-failed", error);
