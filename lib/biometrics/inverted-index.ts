@@ -17,6 +17,8 @@ const HAMMING_WEIGHT = Float32Array.from({ length: 65 }, (_, h) => (h <= HAMMING
 setHammingWeights(HAMMING_WEIGHT);
 const ANGLE_SHIFT = 8 - Math.log2(ANGLE_BINS);
 const BINS_LOG2 = Math.log2(ANGLE_BINS);
+/** A probe image that touched more than this fraction of the rows is finished by a sweep over all rows. */
+const SWEEP_FRACTION = 0.125;
 
 export interface PetScore {
   petId: string;
@@ -199,7 +201,18 @@ export class InvertedIndex {
         );
       }
     }
-    const pets = finishProbeImage(touched.address, touchedCount, histograms.address, stamps.address, rowPet.address, BINS_LOG2, this.petBest.address, this.petTouched.address);
+    const sweep = touchedCount > this.rowCount * SWEEP_FRACTION;
+    const pets = finishProbeImage(
+      touched.address,
+      sweep ? this.rowCount : touchedCount,
+      histograms.address,
+      stamps.address,
+      rowPet.address,
+      BINS_LOG2,
+      this.petBest.address,
+      this.petTouched.address,
+      sweep ? 1 : 0,
+    );
     const { i32, f64 } = kernelViews();
     const petTouched = this.petTouched.address >>> 2;
     const petBest = this.petBest.address >>> 3;

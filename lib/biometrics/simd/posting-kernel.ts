@@ -36,6 +36,7 @@ export const finishProbeImage = instance.exports.finish as (
   binsLog2: number,
   petBest: number,
   petTouched: number,
+  sweep: number,
 ) => number;
 
 /** Views of the kernel memory; a grown memory replaces its buffer, so they are re-made on demand. */
