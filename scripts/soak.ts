@@ -95,7 +95,10 @@ async function main() {
         return res;
       } catch (error) {
         errors++;
-        if (errorExamples.length < 5) errorExamples.push(`${kind} ${(error as Error).message}`);
+        // fetch's own message is only "fetch failed": the cause tells a client timeout
+        // (UND_ERR_HEADERS_TIMEOUT) from a connection the server closed (UND_ERR_SOCKET, ECONNRESET).
+        const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+        if (errorExamples.length < 5) errorExamples.push(`${kind} ${(error as Error).message} (${cause?.code ?? ""} ${cause?.message ?? ""})`);
         throw error;
       }
     };
