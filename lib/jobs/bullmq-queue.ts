@@ -1,10 +1,11 @@
 import os from "node:os";
 import { Redis } from "ioredis";
-import { Queue, Worker, type ConnectionOptions, type JobsOptions } from "bullmq";
+import { DelayedError, Queue, Worker, type ConnectionOptions, type JobsOptions } from "bullmq";
 import type { Db } from "@/lib/db/connect";
+import { isDatabaseUnavailable } from "@/lib/db/unavailable";
 import type { Env } from "@/lib/env";
 import { logError, logInfo } from "@/lib/log";
-import { MAX_JOB_ATTEMPTS, abandonJob, runJobUnlessAbandoned, type JobQueue } from "./job-queue";
+import { MAX_JOB_ATTEMPTS, abandonJob, databaseRetryDelayMs, runJobUnlessAbandoned, type JobQueue } from "./job-queue";
 
 // Jobs through BullMQ on Redis (REDIS_URL). The database row stays the truth (PENDING → SUCCESS |
 // FAILED); the queue only says which process runs it. A BullMQ job's id is the database job's id,
@@ -19,6 +20,8 @@ const QUEUE_NAME = "jobs";
 
 interface JobPayload {
   jobId: string;
+  /** Runs a database outage has interrupted so far (sets the next wait). */
+  databaseRetries?: number;
 }
 
 function connectionOf(env: Env, worker: boolean): ConnectionOptions {
@@ -119,10 +122,22 @@ export function startJobWorker(db: Db, env: Env): JobWorker {
   const concurrency = Number(process.env.ENGINE_WORKERS) || os.availableParallelism();
   const worker = new Worker<JobPayload>(
     QUEUE_NAME,
-    async (job) => {
+    async (job, token) => {
       logInfo("job-started", { jobId: job.data.jobId, pid: process.pid });
-      const outcome = await runJobUnlessAbandoned(db, job.data.jobId);
-      logInfo("job-finished", { jobId: job.data.jobId, pid: process.pid, outcome });
+      try {
+        const outcome = await runJobUnlessAbandoned(db, job.data.jobId);
+        logInfo("job-finished", { jobId: job.data.jobId, pid: process.pid, outcome });
+      } catch (error) {
+        if (!isDatabaseUnavailable(error)) throw error;
+        // Not the job's fault: it waits (delayed, no BullMQ attempt spent, the row still PENDING)
+        // and runs again once the database is back, as the embedded queue's retry does.
+        const retries = (job.data.databaseRetries ?? 0) + 1;
+        const delay = databaseRetryDelayMs(retries);
+        logError("job-waiting-for-database", error, { jobId: job.data.jobId, pid: process.pid, retryInMs: delay });
+        await job.updateData({ ...job.data, databaseRetries: retries });
+        await job.moveToDelayed(Date.now() + delay, token);
+        throw new DelayedError();
+      }
     },
     {
       connection: connectionOf(env, true),
@@ -136,7 +151,7 @@ export function startJobWorker(db: Db, env: Env): JobWorker {
   );
   worker.on("error", (error) => logError("job-worker-error", error));
   worker.on("failed", (job, error) => {
-    // The processor threw (the database was unreachable, say) on its last attempt: the row must not stay PENDING.
+    // The processor threw something other than a database outage on its last attempt: the row must not stay PENDING.
     if (!job || job.attemptsMade < (job.opts.attempts ?? 1)) return;
     abandonJob(db, job.data.jobId, { code: "QUEUE_FAILED", message: error.message }).catch((e) =>
       logError("job-abandon-failed", e, { jobId: job.data.jobId }),

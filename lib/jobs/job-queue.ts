@@ -20,6 +20,11 @@ export const MAX_JOB_ATTEMPTS = 3;
 const RETRY_FIRST_MS = 1000;
 const RETRY_MAX_MS = 30_000;
 
+/** The wait before the `count`-th run (from 1) of a job a database outage interrupted. */
+export function databaseRetryDelayMs(count: number): number {
+  return Math.min(RETRY_MAX_MS, RETRY_FIRST_MS * 2 ** (count - 1));
+}
+
 export class InProcessJobQueue implements JobQueue {
   private readonly waiting: string[] = [];
   private readonly running = new Set<Promise<void>>();
@@ -49,7 +54,7 @@ export class InProcessJobQueue implements JobQueue {
   private retryLater(jobId: string, error: unknown): void {
     if (this.closed) return;
     const count = (this.retries.get(jobId)?.count ?? 0) + 1;
-    const delay = Math.min(RETRY_MAX_MS, RETRY_FIRST_MS * 2 ** (count - 1));
+    const delay = databaseRetryDelayMs(count);
     logError("job-waiting-for-database", error, { jobId, retryInMs: delay });
     const timer = setTimeout(() => this.enqueue(jobId), delay);
     timer.unref();

@@ -94,6 +94,9 @@ async function runIdentification(db: Db, job: JobRow): Promise<Outcome> {
 async function finishJob(db: Db, job: JobRow, outcome: Outcome): Promise<void> {
   const enrols = outcome.status === "SUCCESS" && job.kind === "FINGERPRINT_ADDITION" && !!job.petId;
   await db.$transaction(async (tx) => {
+    // The pet row first, as a deletion takes it (pets.ts: pet, sessions, then the gallery lock): taking
+    // the gallery lock first deadlocked against a deletion of the pet in PostgreSQL (40P01, a 500).
+    if (job.kind === "FINGERPRINT_ADDITION" && job.petId) await tx.$executeRaw`SELECT 1 FROM "Pet" WHERE id = ${job.petId} FOR UPDATE`;
     // The pet's galleries change with its enrolled set, in this transaction (see recordGalleryChanges).
     if (enrols) await recordGalleryChanges(tx, job.accountId, [job.petId!]);
     const { count } = await tx.job.updateMany({

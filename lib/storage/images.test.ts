@@ -4,7 +4,9 @@ import path from "node:path";
 import { ListObjectsV2Command, S3Client } from "@aws-sdk/client-s3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startMoto, type MotoServer } from "@/lib/test-support/moto";
+import type { Db } from "@/lib/db/connect";
 import { DiskImageStore, imageRelativePath, imageStoreFromUrl, type ImageStore } from "./images";
+import { sweepOrphanImages } from "./orphan-sweep";
 
 // The one storage interface, against the disk and against a real S3-compatible server (moto).
 
@@ -33,6 +35,23 @@ function behavesAsAnImageStore(name: string, store: () => ImageStore) {
       expect((await store().read(other)).byteLength).toBe(bytes.byteLength);
       await store().remove([other]);
       await expect(store().read(other)).rejects.toThrow();
+    });
+
+    it("lists its images, and the orphan sweep removes those no row names once past the grace period", async () => {
+      const kept = imageRelativePath("acc-a", "sess-1", "fingerprint", "kept");
+      const orphans = [imageRelativePath("acc-a", "sess-1", "fingerprint", "orphan"), imageRelativePath("acc-b", "sess-2", "appearance", "orphan")];
+      for (const k of [kept, ...orphans]) await store().write(k, bytes);
+      const listed: string[] = [];
+      for await (const image of store().list()) listed.push(image.key);
+      expect(listed.sort()).toEqual([kept, ...orphans].sort());
+      // The rows of each account, as the sweep queries them (only `kept` has one).
+      const rows = (args: { where: { accountId: string } }) => Promise.resolve(args.where.accountId === "acc-a" ? [{ filePath: kept }] : []);
+      const db = { fingerprintImage: { findMany: rows }, appearanceImage: { findMany: rows } } as unknown as Db;
+      expect(await sweepOrphanImages(db, store(), { graceMs: 60_000 })).toEqual({ scanned: 3, removed: 0 });
+      expect(await sweepOrphanImages(db, store(), { graceMs: 0 })).toEqual({ scanned: 3, removed: 2 });
+      expect((await store().read(kept)).byteLength).toBe(bytes.byteLength);
+      for (const k of orphans) await expect(store().read(k)).rejects.toThrow();
+      await store().remove([kept]);
     });
   });
 }

@@ -18,6 +18,18 @@ export interface ImageStore {
   read(key: string): Promise<Uint8Array>;
   /** A key already gone is not an error. */
   remove(keys: string[]): Promise<void>;
+  /** Every stored image, one account's keys after another (the orphan sweep compares them with its rows). */
+  list(): AsyncIterable<StoredImage>;
+}
+
+export interface StoredImage {
+  key: string;
+  /** When it was written (file mtime, object LastModified). */
+  modifiedMs: number;
+}
+
+async function listDir(dir: string): Promise<string[]> {
+  return fs.readdir(dir).catch(() => []);
 }
 
 export class DiskImageStore implements ImageStore {
@@ -51,6 +63,19 @@ export class DiskImageStore implements ImageStore {
       await fs.rm(full, { force: true }).catch((error) => logError("image-remove-failed", error, { key }));
     }
     for (const folder of folders) await fs.rmdir(folder).catch(() => undefined);
+  }
+
+  async *list(): AsyncIterable<StoredImage> {
+    const imagesDir = path.join(this.root, "images");
+    for (const accountId of await listDir(imagesDir)) {
+      for (const sessionId of await listDir(path.join(imagesDir, accountId))) {
+        for (const name of await listDir(path.join(imagesDir, accountId, sessionId))) {
+          const key = path.posix.join("images", accountId, sessionId, name);
+          const stat = await fs.stat(this.pathOf(key)).catch(() => null);
+          if (stat?.isFile()) yield { key, modifiedMs: stat.mtimeMs };
+        }
+      }
+    }
   }
 
   private pathOf(key: string): string {

@@ -1,51 +1,52 @@
-import fs from "node:fs/promises";
 import path from "node:path";
 import type { Db } from "@/lib/db/connect";
 import { readEnv } from "@/lib/env";
 import { logError, logInfo } from "@/lib/log";
+import { getImageStore, type ImageStore } from "./images";
 
 // An image file is written before its row is inserted, and a deletion removes rows before files, so
 // a crash between the two steps (or a failed removal) can leave a file no row points at: invisible
-// and never served, but disk the account no longer owns. The sweep removes such files. A file
-// younger than the grace period may belong to an upload still in flight in another process and is
-// left for a later sweep.
+// and never served, but storage the account no longer owns. The sweep removes such files, on disk
+// or in the S3 store alike. A file younger than the grace period may belong to an upload still in
+// flight in another process and is left for a later sweep.
 
 export interface SweepResult {
   scanned: number;
   removed: number;
 }
 
-async function listDir(dir: string): Promise<string[]> {
-  return fs.readdir(dir).catch(() => []);
+async function referencedKeys(db: Db, accountId: string): Promise<Set<string>> {
+  const where = { accountId };
+  const [fingerprints, appearances] = await Promise.all([
+    db.fingerprintImage.findMany({ where, select: { filePath: true } }),
+    db.appearanceImage.findMany({ where, select: { filePath: true } }),
+  ]);
+  return new Set([...fingerprints, ...appearances].map((r) => path.posix.normalize(r.filePath)));
 }
 
-export async function sweepOrphanImages(db: Db, options: { graceMs: number }): Promise<SweepResult> {
-  const dataDir = readEnv().dataDir;
-  const imagesDir = path.join(dataDir, "images");
+export async function sweepOrphanImages(db: Db, store: ImageStore, options: { graceMs: number }): Promise<SweepResult> {
   const cutoff = Date.now() - options.graceMs;
   const result: SweepResult = { scanned: 0, removed: 0 };
-  for (const accountId of await listDir(imagesDir)) {
-    const where = { accountId };
-    const [fingerprints, appearances] = await Promise.all([
-      db.fingerprintImage.findMany({ where, select: { filePath: true } }),
-      db.appearanceImage.findMany({ where, select: { filePath: true } }),
-    ]);
-    const referenced = new Set([...fingerprints, ...appearances].map((r) => path.normalize(r.filePath)));
-    for (const sessionId of await listDir(path.join(imagesDir, accountId))) {
-      const sessionDir = path.join(imagesDir, accountId, sessionId);
-      for (const name of await listDir(sessionDir)) {
-        const full = path.join(sessionDir, name);
-        result.scanned++;
-        if (referenced.has(path.relative(dataDir, full))) continue;
-        const stat = await fs.stat(full).catch(() => null);
-        if (!stat || stat.mtimeMs > cutoff) continue;
-        await fs.rm(full, { force: true, recursive: true });
-        result.removed++;
-      }
-      await fs.rmdir(sessionDir).catch(() => undefined);
+  // The store lists one account's keys after another: only that account's rows are held at a time.
+  let account: string | undefined;
+  let referenced = new Set<string>();
+  let orphans: string[] = [];
+  const removeOrphans = async () => {
+    await store.remove(orphans);
+    result.removed += orphans.length;
+    orphans = [];
+  };
+  for await (const image of store.list()) {
+    result.scanned++;
+    const accountId = image.key.split("/")[1];
+    if (accountId !== account) {
+      await removeOrphans();
+      account = accountId;
+      referenced = await referencedKeys(db, accountId);
     }
-    await fs.rmdir(path.join(imagesDir, accountId)).catch(() => undefined);
+    if (!referenced.has(image.key) && image.modifiedMs <= cutoff) orphans.push(image.key);
   }
+  await removeOrphans();
   return result;
 }
 
@@ -62,7 +63,7 @@ export async function startOrphanSweeps(db: Db, exclusiveWriter: boolean): Promi
   const graceMs = readEnv().ORPHAN_IMAGE_GRACE_SECONDS * 1000;
   const sweep = async (graceMs: number) => {
     try {
-      const result = await sweepOrphanImages(db, { graceMs });
+      const result = await sweepOrphanImages(db, getImageStore(), { graceMs });
       if (result.removed > 0) logInfo("orphan-images-removed", { ...result });
     } catch (error) {
       logError("orphan-sweep-failed", error);

@@ -1,6 +1,6 @@
-import { DeleteObjectsCommand, GetObjectCommand, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
+import { DeleteObjectsCommand, GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import { logError } from "@/lib/log";
-import type { ImageStore } from "./images";
+import type { ImageStore, StoredImage } from "./images";
 
 /**
  * Images in an S3-compatible object store. STORAGE_URL names it:
@@ -52,6 +52,19 @@ export class S3ImageStore implements ImageStore {
         logError("image-remove-failed", error, { keys: batch.length });
       }
     }
+  }
+
+  /** Keys come back in lexicographic order, so one account's images come together. */
+  async *list(): AsyncIterable<StoredImage> {
+    let token: string | undefined;
+    do {
+      const page = await this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: this.objectKey("images/"), ContinuationToken: token }));
+      for (const object of page.Contents ?? []) {
+        if (!object.Key) continue;
+        yield { key: this.prefix ? object.Key.slice(this.prefix.length + 1) : object.Key, modifiedMs: object.LastModified?.getTime() ?? 0 };
+      }
+      token = page.NextContinuationToken;
+    } while (token);
   }
 
   private objectKey(key: string): string {

@@ -73,6 +73,8 @@ export interface WorkerProcess {
   /** Resolves with the first JSON log line that matches. */
   waitForLog(match: (line: Record<string, unknown>) => boolean, timeoutMs?: number): Promise<Record<string, unknown>>;
   kill(signal: NodeJS.Signals): Promise<void>;
+  /** Whether the process has ended (by itself or killed). */
+  exited(): boolean;
 }
 
 /** `npm run worker` as its own process. */
@@ -114,6 +116,7 @@ export function startWorker(env: NodeJS.ProcessEnv): WorkerProcess {
         waiters.push({ match, resolve: (line) => (clearTimeout(timer), resolve(line)) });
       });
     },
+    exited: () => child.exitCode !== null || child.signalCode !== null,
     async kill(signal) {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       await exited;

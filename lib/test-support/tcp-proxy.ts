@@ -1,9 +1,10 @@
 import net from "node:net";
 
 /**
- * A TCP proxy between the server and PostgreSQL, for outage tests that must not stop the machine's
- * shared cluster. `cut("refuse")` drops every connection and refuses new ones (a stopped database);
- * `cut("blackhole")` drops them and accepts new ones that never answer (a network partition).
+ * A TCP proxy between a process and a service (PostgreSQL, Redis), for outage tests that must not
+ * stop the machine's shared services. `cut("refuse")` drops every connection and refuses new ones (a
+ * stopped service); `cut("blackhole")` drops them and accepts new ones that never answer (a network
+ * partition).
  */
 export async function startTcpProxy(targetPort: number, targetHost = "127.0.0.1") {
   let mode: "open" | "refuse" | "blackhole" = "open";
