@@ -35,7 +35,6 @@ function workerEntryPath(): string {
   return process.env.ENGINE_WORKER_ENTRY ?? path.join(process.cwd(), "lib", "biometrics", "worker-entry.mjs");
 }
 
-/** FNV-1a: a stable slot for a sticky key. */
 /** FNV-1a: spreads keys (gallery keys, pet ids) over the pool's slots. */
 export function hashKey(key: string): number {
   let hash = 0x811c9dc5;

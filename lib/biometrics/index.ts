@@ -66,7 +66,8 @@ const everySlot = (engine: EnginePool) => Array.from({ length: engine.size }, (_
  */
 export async function galleryUpsertPets(galleryKey: string, pets: GalleryPet[]): Promise<void> {
   const engine = enginePool();
-  const shares = everySlot(engine).map((slot) => pets.filter((pet) => shardOf(pet.petId, engine) === slot));
+  const shares = everySlot(engine).map((): GalleryPet[] => []);
+  for (const pet of pets) shares[shardOf(pet.petId, engine)].push(pet);
   await Promise.all(shares.map((share, slot) => engine.runOnSlot(slot, "galleryUpsertPets", galleryKey, share)));
 }
 

@@ -1,4 +1,4 @@
-import { finishProbeImage, kernelHeap, kernelViews, scanPostingList, setHammingWeights } from "./simd/posting-kernel";
+import { finishProbeImage, kernelHeap, kernelViews, scanPostingList, setHammingWeights, type KernelViews } from "./simd/posting-kernel";
 import { ANGLE_BINS, HAMMING_SIGMA, HAMMING_THRESHOLD, QUERY_WORDS, VOCABULARY_WORDS } from "./parameters";
 import type { ProbeLookups, SearchKey } from "./search-key";
 
@@ -11,6 +11,18 @@ const FIRST_BLOCK = 4;
 const LAST_BLOCK = 256;
 const BLOCK_HEADER = 8;
 const blockBytes = (capacity: number) => BLOCK_HEADER + 13 * capacity;
+// A block's header fields (byte offsets) and postings, as the kernel reads them.
+const COUNT_FIELD = 4;
+const CAPACITY_FIELD = 6;
+const nextOf = (views: KernelViews, block: number) => views.i32[block >>> 2];
+const countOf = (views: KernelViews, block: number) => views.u16[(block + COUNT_FIELD) >>> 1];
+const capacityOf = (views: KernelViews, block: number) => views.u16[(block + CAPACITY_FIELD) >>> 1];
+/** Index (in u32 units) of posting j's signature: low word, then high word. */
+const signatureAt = (block: number, j: number) => (block + BLOCK_HEADER + 8 * j) >>> 2;
+/** Index (in i32 units) of posting j's image row. */
+const rowAt = (block: number, capacity: number, j: number) => ((block + BLOCK_HEADER + 8 * capacity) >>> 2) + j;
+/** Byte address of posting j's orientation. */
+const angleAt = (block: number, capacity: number, j: number) => block + BLOCK_HEADER + 12 * capacity + j;
 
 /** Vote weight by Hamming distance (0 beyond the threshold), as f32 values. */
 const HAMMING_WEIGHT = Float32Array.from({ length: 65 }, (_, h) => (h <= HAMMING_THRESHOLD ? Math.exp(-(h * h) / (HAMMING_SIGMA * HAMMING_SIGMA)) : 0));
@@ -239,39 +251,40 @@ export class InvertedIndex {
   private push(word: number, row: number, low: number, high: number, angle: number): void {
     let block = this.tails[word];
     let views = kernelViews();
-    if (block === 0 || views.u16[(block + 4) >>> 1] === views.u16[(block + 6) >>> 1]) {
-      const capacity = block === 0 ? FIRST_BLOCK : Math.min(LAST_BLOCK, views.u16[(block + 6) >>> 1] * 2);
+    if (block === 0 || countOf(views, block) === capacityOf(views, block)) {
+      const capacity = block === 0 ? FIRST_BLOCK : Math.min(LAST_BLOCK, capacityOf(views, block) * 2);
       const next = kernelHeap.alloc(blockBytes(capacity));
       this.blockBytes += blockBytes(capacity);
       views = kernelViews();
-      views.u16[(next + 6) >>> 1] = capacity;
+      views.u16[(next + CAPACITY_FIELD) >>> 1] = capacity;
       if (block === 0) this.heads[word] = next;
       else views.i32[block >>> 2] = next;
       this.tails[word] = block = next;
     }
-    const count = views.u16[(block + 4) >>> 1];
-    const capacity = views.u16[(block + 6) >>> 1];
-    const signature = (block + BLOCK_HEADER + 8 * count) >>> 2;
-    views.u32[signature] = low;
-    views.u32[signature + 1] = high;
-    views.i32[((block + BLOCK_HEADER + 8 * capacity) >>> 2) + count] = row;
-    views.u8[block + BLOCK_HEADER + 12 * capacity + count] = angle;
-    views.u16[(block + 4) >>> 1] = count + 1;
+    const count = countOf(views, block);
+    const capacity = capacityOf(views, block);
+    views.u32[signatureAt(block, count)] = low;
+    views.u32[signatureAt(block, count) + 1] = high;
+    views.i32[rowAt(block, capacity, count)] = row;
+    views.u8[angleAt(block, capacity, count)] = angle;
+    views.u16[(block + COUNT_FIELD) >>> 1] = count + 1;
     this.lengths[word]++;
   }
 
   /** Frees a word's blocks and empties its list. */
   private freeList(word: number): void {
-    let block = this.heads[word];
-    while (block !== 0) {
-      const { i32, u16 } = kernelViews();
-      const next = i32[block >>> 2];
-      const bytes = blockBytes(u16[(block + 6) >>> 1]);
-      kernelHeap.free(block, bytes);
-      this.blockBytes -= bytes;
-      block = next;
-    }
+    for (let block = this.heads[word]; block !== 0; ) block = this.freeBlock(block);
     this.heads[word] = this.tails[word] = this.lengths[word] = 0;
+  }
+
+  /** Returns a block to the heap; resolves the block that followed it. */
+  private freeBlock(block: number): number {
+    const views = kernelViews();
+    const next = nextOf(views, block);
+    const bytes = blockBytes(capacityOf(views, block));
+    kernelHeap.free(block, bytes);
+    this.blockBytes -= bytes;
+    return next;
   }
 
   private newRow(pet: number, postings: number): number {
@@ -319,20 +332,18 @@ export class InvertedIndex {
       this.heads[word] = this.tails[word] = this.lengths[word] = 0;
       while (block !== 0) {
         views = kernelViews();
-        const count = views.u16[(block + 4) >>> 1];
-        const capacity = views.u16[(block + 6) >>> 1];
+        const count = countOf(views, block);
+        const capacity = capacityOf(views, block);
         for (let j = 0; j < count; j++) {
+          // A push may grow the memory, which replaces the views.
           views = kernelViews();
-          const row = newRow[views.i32[((block + BLOCK_HEADER + 8 * capacity) >>> 2) + j]];
+          const row = newRow[views.i32[rowAt(block, capacity, j)]];
           if (row < 0) continue;
-          const signature = (block + BLOCK_HEADER + 8 * j) >>> 2;
-          this.push(word, row, views.u32[signature], views.u32[signature + 1], views.u8[block + BLOCK_HEADER + 12 * capacity + j]);
+          const signature = signatureAt(block, j);
+          this.push(word, row, views.u32[signature], views.u32[signature + 1], views.u8[angleAt(block, capacity, j)]);
         }
         // Freed only once read: the pushes above may take the freed block of the same size.
-        const following = kernelViews().i32[block >>> 2];
-        kernelHeap.free(block, blockBytes(capacity));
-        this.blockBytes -= blockBytes(capacity);
-        block = following;
+        block = this.freeBlock(block);
       }
     }
     const rowPostings = new Int32Array(Math.max(1024, next));
