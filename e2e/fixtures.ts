@@ -36,7 +36,11 @@ export async function signIn(page: Page, email: string, password = PASSWORD): Pr
   await page.waitForURL((url) => url.pathname.startsWith("/dashboard/"));
 }
 
-/** A full-page screenshot into docs/screenshots/, linked from the README. */
+/**
+ * A full-page screenshot. The README links the committed copies in docs/screenshots/, which are rewritten
+ * only on request (UPDATE_SCREENSHOTS=1), so a test run leaves the work tree clean.
+ */
 export async function screenshot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: path.join("docs", "screenshots", `${name}.png`), fullPage: true });
+  const folder = process.env.UPDATE_SCREENSHOTS === "1" ? path.join("docs", "screenshots") : path.join("test-results", "screenshots");
+  await page.screenshot({ path: path.join(folder, `${name}.png`), fullPage: true });
 }
