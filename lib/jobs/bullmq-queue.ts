@@ -125,7 +125,7 @@ export function startJobWorker(db: Db, env: Env): JobWorker {
     async (job, token) => {
       logInfo("job-started", { jobId: job.data.jobId, pid: process.pid });
       try {
-        const outcome = await runJobUnlessAbandoned(db, job.data.jobId);
+        const outcome = await runJobUnlessAbandoned(db, job.data.jobId, job.data.databaseRetries ?? 0);
         logInfo("job-finished", { jobId: job.data.jobId, pid: process.pid, outcome });
       } catch (error) {
         if (!isDatabaseUnavailable(error)) throw error;

@@ -117,12 +117,13 @@ export async function abandonJob(
 /**
  * What a queue worker does with a job it is handed, which may be a redelivery after a worker died
  * mid-job: run it, unless it has already been started MAX_JOB_ATTEMPTS times (it may be what kills
- * workers), in which case it fails.
+ * workers), in which case it fails. A run that a database outage interrupted counted as a start too, but
+ * it was not the job's fault: each of the `databaseInterruptions` the queue recorded allows one more.
  */
-export async function runJobUnlessAbandoned(db: Db, jobId: string): Promise<"ran" | "abandoned" | "gone"> {
+export async function runJobUnlessAbandoned(db: Db, jobId: string, databaseInterruptions = 0): Promise<"ran" | "abandoned" | "gone"> {
   const job = await db.job.findUnique({ where: { id: jobId }, select: { status: true, attempts: true } });
   if (!job || job.status !== "PENDING") return "gone";
-  if (job.attempts >= MAX_JOB_ATTEMPTS) {
+  if (job.attempts >= MAX_JOB_ATTEMPTS + databaseInterruptions) {
     await abandonJob(db, jobId);
     return "abandoned";
   }
