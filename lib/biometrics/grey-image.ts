@@ -1,3 +1,5 @@
+import { boxFilterCascade } from "./simd/blur-kernel";
+
 /** Below this sigma a three-box cascade is a poor Gaussian; the exact kernel is cheap there anyway. */
 const BOX_APPROXIMATION_MIN_SIGMA = 1.5;
 
@@ -56,52 +58,11 @@ function boxWidthsForGaussian(sigma: number, passes: number): number[] {
   return Array.from({ length: passes }, (_, i) => (i < lowerCount ? lower : upper));
 }
 
-/** Running-sum box filter along `length` values read with `stride`; edges clamped via a padded copy. */
-function boxLine(
-  src: Float32Array, dst: Float32Array, start: number, stride: number, length: number, radius: number, padded: Float32Array,
-): void {
-  const first = src[start];
-  const last = src[start + (length - 1) * stride];
-  for (let i = 0; i <= radius; i++) {
-    padded[i] = first;
-    padded[radius + 1 + length + i] = last;
-  }
-  for (let i = 0; i < length; i++) padded[radius + 1 + i] = src[start + i * stride];
-  const scale = 1 / (2 * radius + 1);
-  let acc = 0;
-  for (let i = 1; i <= 2 * radius + 1; i++) acc += padded[i];
-  for (let i = 0; i < length; i++) {
-    dst[start + i * stride] = acc * scale;
-    acc += padded[i + 2 * radius + 2] - padded[i + 1];
-  }
-}
-
-/**
- * Vertical box filter of every column at once, as running sums over whole rows: memory is read in
- * order, which is several times faster than walking each column with a stride.
- */
-function boxColumns(src: Float32Array, dst: Float32Array, width: number, height: number, radius: number, sums: Float64Array): void {
-  const scale = 1 / (2 * radius + 1);
-  const row = (y: number) => (y < 0 ? 0 : y >= height ? height - 1 : y) * width;
-  sums.fill(0);
-  for (let k = -radius; k <= radius; k++) {
-    const r = row(k);
-    for (let x = 0; x < width; x++) sums[x] += src[r + x];
-  }
-  for (let y = 0; y < height; y++) {
-    const out = y * width;
-    for (let x = 0; x < width; x++) dst[out + x] = sums[x] * scale;
-    const add = row(y + radius + 1);
-    const remove = row(y - radius);
-    for (let x = 0; x < width; x++) sums[x] += src[add + x] - src[remove + x];
-  }
-}
-
 /** Separable Gaussian blur with clamped edges: exact kernel for small sigmas, three box passes for larger. */
 export function gaussianBlur(image: GreyImage, sigma: number): GreyImage {
   const { width, height, data } = image;
-  const out = new Float32Array(width * height);
   if (sigma < BOX_APPROXIMATION_MIN_SIGMA) {
+    const out = new Float32Array(width * height);
     const kernel = gaussianKernel(sigma);
     const padded = new Float32Array(Math.max(width, height) + kernel.length);
     const temp = new Float32Array(width * height);
@@ -109,17 +70,8 @@ export function gaussianBlur(image: GreyImage, sigma: number): GreyImage {
     for (let x = 0; x < width; x++) convolveLine(temp, x, width, height, kernel, padded, out);
     return { width, height, data: out };
   }
-  const a = Float32Array.from(data);
-  const widths = boxWidthsForGaussian(sigma, 3);
-  const padded = new Float32Array(width + widths[widths.length - 1] + 2);
-  const sums = new Float64Array(width);
-  for (const boxWidth of widths) {
-    const radius = (boxWidth - 1) >> 1;
-    for (let y = 0; y < height; y++) boxLine(a, out, y * width, 1, width, radius, padded);
-    boxColumns(out, a, width, height, radius, sums);
-  }
-  out.set(a);
-  return { width, height, data: out };
+  const radii = boxWidthsForGaussian(sigma, 3).map((boxWidth) => (boxWidth - 1) >> 1);
+  return { width, height, data: boxFilterCascade(data, width, height, radii) };
 }
 
 /** Central-difference gradients (clamped at the border). */
