@@ -60,17 +60,25 @@ function buildScaleSpace(normalised: GreyImage): ScaleLevel[] {
   return levels;
 }
 
+/** Whether no pixel of `r` in the 3 x 3 block about `i` (the centre itself only if `withCentre`) reaches `value`. */
+function exceedsBlock(r: Float32Array, i: number, width: number, value: number, withCentre: boolean): boolean {
+  const above = i - width;
+  const below = i + width;
+  return !(
+    r[above - 1] >= value || r[above] >= value || r[above + 1] >= value ||
+    r[i - 1] >= value || (withCentre && r[i] >= value) || r[i + 1] >= value ||
+    r[below - 1] >= value || r[below] >= value || r[below + 1] >= value
+  );
+}
+
+/** A maximum over its 8 neighbours and the 3 x 3 blocks one scale above and below; its own level first, where most candidates fail. */
 function isLocalMaximum(levels: ScaleLevel[], level: number, i: number, width: number): boolean {
   const value = levels[level].response[i];
-  for (let l = Math.max(0, level - 1); l <= Math.min(levels.length - 1, level + 1); l++) {
-    const r = levels[l].response;
-    for (let dy = -width; dy <= width; dy += width) {
-      for (let dx = -1; dx <= 1; dx++) {
-        if ((l !== level || dy !== 0 || dx !== 0) && r[i + dy + dx] >= value) return false;
-      }
-    }
-  }
-  return true;
+  return (
+    exceedsBlock(levels[level].response, i, width, value, false) &&
+    (level === 0 || exceedsBlock(levels[level - 1].response, i, width, value, true)) &&
+    (level === levels.length - 1 || exceedsBlock(levels[level + 1].response, i, width, value, true))
+  );
 }
 
 function detectCandidates(levels: ScaleLevel[], smoothedGrey: GreyImage): Keypoint[] {
@@ -175,8 +183,11 @@ interface DescriptorSample {
   col: number;
   fu: number;
   fv: number;
-  /** Histogram offsets of the 2 x 2 cells (row-major: top left, top right, bottom left, bottom right); -1 outside the grid. */
-  cells: [number, number, number, number];
+  /** Histogram offsets of the 2 x 2 cells (top left, top right, bottom left, bottom right); -1 outside the grid. */
+  topLeft: number;
+  topRight: number;
+  bottomLeft: number;
+  bottomRight: number;
 }
 
 function cellOffset(row: number, col: number): number {
@@ -197,25 +208,23 @@ const DESCRIPTOR_SAMPLES: DescriptorSample[] = (() => {
       const cv = v + half - 0.5;
       const col = Math.floor(cu);
       const row = Math.floor(cv);
-      const cells: [number, number, number, number] = [
-        cellOffset(row, col),
-        cellOffset(row, col + 1),
-        cellOffset(row + 1, col),
-        cellOffset(row + 1, col + 1),
-      ];
-      samples.push({ u, v, weight: Math.exp(-(u * u + v * v) / (2 * half * half)), row, col, fu: cu - col, fv: cv - row, cells });
+      samples.push({
+        u,
+        v,
+        weight: Math.exp(-(u * u + v * v) / (2 * half * half)),
+        row,
+        col,
+        fu: cu - col,
+        fv: cv - row,
+        topLeft: cellOffset(row, col),
+        topRight: cellOffset(row, col + 1),
+        bottomLeft: cellOffset(row + 1, col),
+        bottomRight: cellOffset(row + 1, col + 1),
+      });
     }
   }
   return samples;
 })();
-
-/** Spread weight `w` over the two orientation bins about `o0 + fo` of the cell at `base` (none outside the grid). */
-function addToCell(histogram: Float32Array, base: number, o0: number, fo: number, w: number): void {
-  if (base < 0 || w === 0) return;
-  const bins = DESCRIPTOR_ORIENTATION_BINS;
-  histogram[base + (o0 % bins)] += w * (1 - fo);
-  histogram[base + ((o0 + 1) % bins)] += w * fo;
-}
 
 /** One descriptor's histogram, reused from keypoint to keypoint (it is cleared before each). */
 const descriptorHistogram = new Float32Array(DESCRIPTOR_DIMS);
@@ -240,11 +249,22 @@ function describe(level: ScaleLevel, keypoint: Keypoint, out: Int8Array, offset:
     const orientation = ((Math.atan2(gv, gu) + Math.PI) / (2 * Math.PI)) * bins;
     const o0 = Math.floor(orientation);
     const fo = orientation - o0;
-    const [topLeft, topRight, bottomLeft, bottomRight] = s.cells;
-    addToCell(histogram, topLeft, o0, fo, magnitude * (1 - s.fv) * (1 - s.fu));
-    addToCell(histogram, topRight, o0, fo, magnitude * (1 - s.fv) * s.fu);
-    addToCell(histogram, bottomLeft, o0, fo, magnitude * s.fv * (1 - s.fu));
-    addToCell(histogram, bottomRight, o0, fo, magnitude * s.fv * s.fu);
+    // The sample's magnitude spreads over the 2 x 2 cells about it and, in each, the two nearest bins.
+    const low = o0 % bins;
+    const high = (o0 + 1) % bins;
+    const cellWeights = [
+      magnitude * (1 - s.fv) * (1 - s.fu),
+      magnitude * (1 - s.fv) * s.fu,
+      magnitude * s.fv * (1 - s.fu),
+      magnitude * s.fv * s.fu,
+    ];
+    const bases = [s.topLeft, s.topRight, s.bottomLeft, s.bottomRight];
+    for (let c = 0; c < 4; c++) {
+      const w = cellWeights[c];
+      if (bases[c] < 0 || w === 0) continue;
+      histogram[bases[c] + low] += w * (1 - fo);
+      histogram[bases[c] + high] += w * fo;
+    }
   }
   normaliseDescriptor(histogram);
   for (let d = 0; d < DESCRIPTOR_DIMS; d++) out[offset + d] = Math.round(histogram[d] * DESCRIPTOR_QUANT);

@@ -4,6 +4,7 @@
 ;; when stored), and f64 arithmetic rounds identically in scalar code and in f64x2 lanes, so the results
 ;; are bit-identical. Pairs of outputs share an f64x2; where a row has an odd length the last pair's
 ;; second lane reads one value past the row (the caller leaves slack) and only its first lane is stored.
+;; Helpers are written out in place: V8 does not inline calls between WebAssembly functions here.
 ;;
 ;; `rows`, `columns`: box filter passes of the blur. Each output is a running sum kept in f64, started
 ;; from zero over the clamped window and then moved one step at a time by adding (entering - leaving),
@@ -132,16 +133,9 @@
             (br $along)))
         (local.set $y (i32.add (local.get $y) (i32.const 2)))
         (br $rows))))
-  ;; Stores the first lane of `v` (f64x2 rounded to f32) at `at`, and the second at `at` + 4 when `both`.
-  (func $storePair (param $at i32) (param $v v128) (param $both i32)
-    (local $narrow v128)
-    (local.set $narrow (f32x4.demote_f64x2_zero (local.get $v)))
-    (if (local.get $both)
-      (then (v128.store64_lane 0 (local.get $at) (local.get $narrow)))
-      (else (v128.store32_lane 0 (local.get $at) (local.get $narrow)))))
-
   ;; `padded` is scratch for one row plus the kernel's reach on both sides (and one value of slack).
   (func (export "convolveRows") (param $src i32) (param $dst i32) (param $padded i32) (param $kernel i32) (param $taps i32) (param $width i32) (param $height i32)
+    (local $narrow v128)
     (local $radius i32) (local $stride i32) (local $y i32) (local $row i32) (local $i i32) (local $x i32) (local $k i32) (local $acc v128)
     (local.set $radius (i32.shr_u (i32.sub (local.get $taps) (i32.const 1)) (i32.const 1)))
     (local.set $stride (i32.shl (local.get $width) (i32.const 2)))
@@ -174,14 +168,17 @@
                   (f64x2.splat (f64.promote_f32 (f32.load (i32.add (local.get $kernel) (i32.shl (local.get $k) (i32.const 2)))))))))
                 (local.set $k (i32.add (local.get $k) (i32.const 1)))
                 (br $tapsLoop)))
-            (call $storePair (i32.add (i32.add (local.get $dst) (i32.mul (local.get $y) (local.get $stride))) (i32.shl (local.get $x) (i32.const 2)))
-              (local.get $acc) (i32.lt_s (i32.add (local.get $x) (i32.const 1)) (local.get $width)))
+            (local.set $narrow (f32x4.demote_f64x2_zero (local.get $acc)))
+            (if (i32.lt_s (i32.add (local.get $x) (i32.const 1)) (local.get $width))
+              (then (v128.store64_lane 0 (i32.add (i32.add (local.get $dst) (i32.mul (local.get $y) (local.get $stride))) (i32.shl (local.get $x) (i32.const 2))) (local.get $narrow)))
+              (else (v128.store32_lane 0 (i32.add (i32.add (local.get $dst) (i32.mul (local.get $y) (local.get $stride))) (i32.shl (local.get $x) (i32.const 2))) (local.get $narrow))))
             (local.set $x (i32.add (local.get $x) (i32.const 2)))
             (br $along)))
         (local.set $y (i32.add (local.get $y) (i32.const 1)))
         (br $rows))))
 
   (func (export "convolveColumns") (param $src i32) (param $dst i32) (param $kernel i32) (param $taps i32) (param $width i32) (param $height i32)
+    (local $narrow v128)
     (local $radius i32) (local $stride i32) (local $lastRow i32) (local $y i32) (local $x i32) (local $k i32) (local $r i32) (local $acc v128)
     (local.set $radius (i32.shr_u (i32.sub (local.get $taps) (i32.const 1)) (i32.const 1)))
     (local.set $stride (i32.shl (local.get $width) (i32.const 2)))
@@ -206,8 +203,10 @@
                   (f64x2.splat (f64.promote_f32 (f32.load (i32.add (local.get $kernel) (i32.shl (local.get $k) (i32.const 2)))))))))
                 (local.set $k (i32.add (local.get $k) (i32.const 1)))
                 (br $tapsLoop)))
-            (call $storePair (i32.add (i32.add (local.get $dst) (i32.mul (local.get $y) (local.get $stride))) (i32.shl (local.get $x) (i32.const 2)))
-              (local.get $acc) (i32.lt_s (i32.add (local.get $x) (i32.const 1)) (local.get $width)))
+            (local.set $narrow (f32x4.demote_f64x2_zero (local.get $acc)))
+            (if (i32.lt_s (i32.add (local.get $x) (i32.const 1)) (local.get $width))
+              (then (v128.store64_lane 0 (i32.add (i32.add (local.get $dst) (i32.mul (local.get $y) (local.get $stride))) (i32.shl (local.get $x) (i32.const 2))) (local.get $narrow)))
+              (else (v128.store32_lane 0 (i32.add (i32.add (local.get $dst) (i32.mul (local.get $y) (local.get $stride))) (i32.shl (local.get $x) (i32.const 2))) (local.get $narrow))))
             (local.set $x (i32.add (local.get $x) (i32.const 2)))
             (br $along)))
         (local.set $y (i32.add (local.get $y) (i32.const 1)))
@@ -215,8 +214,9 @@
 
   ;; gx = (right - left) * 0.5 and gy = (down - up) * 0.5, neighbours clamped to the image.
   (func (export "gradients") (param $src i32) (param $gx i32) (param $gy i32) (param $width i32) (param $height i32)
+    (local $narrow v128)
     (local $stride i32) (local $y i32) (local $row i32) (local $up i32) (local $down i32) (local $x i32) (local $at i32)
-    (local $left i32) (local $right i32) (local $both i32) (local $halves v128)
+    (local $left i32) (local $right i32) (local $both i32) (local $halves v128) (local $lefts v128) (local $rights v128)
     (local.set $stride (i32.shl (local.get $width) (i32.const 2)))
     (local.set $halves (f64x2.splat (f64.const 0.5)))
     (local.set $y (i32.const 0))
@@ -233,27 +233,33 @@
             (br_if $alongDone (i32.ge_s (local.get $x) (local.get $width)))
             (local.set $at (i32.shl (local.get $x) (i32.const 2)))
             (local.set $both (i32.lt_s (i32.add (local.get $x) (i32.const 1)) (local.get $width)))
-            (call $storePair (i32.add (i32.add (local.get $gy) (local.get $row)) (local.get $at))
-              (f64x2.mul (f64x2.sub
+            (local.set $narrow (f32x4.demote_f64x2_zero (f64x2.mul (f64x2.sub
                 (f64x2.promote_low_f32x4 (v128.load64_zero (i32.add (i32.add (local.get $src) (local.get $down)) (local.get $at))))
                 (f64x2.promote_low_f32x4 (v128.load64_zero (i32.add (i32.add (local.get $src) (local.get $up)) (local.get $at)))))
-                (local.get $halves))
-              (local.get $both))
-            ;; The pair's left neighbours are x - 1 and x (x - 1 clamped at the first column), its right
-            ;; neighbours x + 1 and x + 2 (each clamped at the last column).
+                (local.get $halves))))
+            (if (local.get $both)
+              (then (v128.store64_lane 0 (i32.add (i32.add (local.get $gy) (local.get $row)) (local.get $at)) (local.get $narrow)))
+              (else (v128.store32_lane 0 (i32.add (i32.add (local.get $gy) (local.get $row)) (local.get $at)) (local.get $narrow))))
+            ;; The pair's left neighbours are x - 1 and x, its right neighbours x + 1 and x + 2; away from
+            ;; the first and last columns they are two adjacent pairs, at the edges each is clamped.
             (local.set $left (i32.add (i32.add (local.get $src) (local.get $row)) (local.get $at)))
             (local.set $right (i32.add (local.get $left) (i32.const 4)))
-            (call $storePair (i32.add (i32.add (local.get $gx) (local.get $row)) (local.get $at))
-              (f64x2.mul (f64x2.sub
-                (f64x2.replace_lane 1
+            (if (i32.and (i32.gt_s (local.get $x) (i32.const 0)) (i32.lt_s (i32.add (local.get $x) (i32.const 2)) (local.get $width)))
+              (then
+                (local.set $rights (f64x2.promote_low_f32x4 (v128.load64_zero (local.get $right))))
+                (local.set $lefts (f64x2.promote_low_f32x4 (v128.load64_zero (i32.sub (local.get $left) (i32.const 4))))))
+              (else
+                (local.set $rights (f64x2.replace_lane 1
                   (f64x2.splat (f64.promote_f32 (f32.load (select (local.get $right) (local.get $left) (i32.lt_s (i32.add (local.get $x) (i32.const 1)) (local.get $width))))))
                   (f64.promote_f32 (f32.load (select (i32.add (local.get $right) (i32.const 4)) (local.get $right)
-                    (i32.lt_s (i32.add (local.get $x) (i32.const 2)) (local.get $width))))))
-                (f64x2.replace_lane 1
+                    (i32.lt_s (i32.add (local.get $x) (i32.const 2)) (local.get $width)))))))
+                (local.set $lefts (f64x2.replace_lane 1
                   (f64x2.splat (f64.promote_f32 (f32.load (select (i32.sub (local.get $left) (i32.const 4)) (local.get $left) (i32.gt_s (local.get $x) (i32.const 0))))))
-                  (f64.promote_f32 (f32.load (local.get $left)))))
-                (local.get $halves))
-              (local.get $both))
+                  (f64.promote_f32 (f32.load (local.get $left)))))))
+            (local.set $narrow (f32x4.demote_f64x2_zero (f64x2.mul (f64x2.sub (local.get $rights) (local.get $lefts)) (local.get $halves))))
+            (if (local.get $both)
+              (then (v128.store64_lane 0 (i32.add (i32.add (local.get $gx) (local.get $row)) (local.get $at)) (local.get $narrow)))
+              (else (v128.store32_lane 0 (i32.add (i32.add (local.get $gx) (local.get $row)) (local.get $at)) (local.get $narrow))))
             (local.set $x (i32.add (local.get $x) (i32.const 2)))
             (br $along)))
         (local.set $y (i32.add (local.get $y) (i32.const 1)))
@@ -261,6 +267,7 @@
 
   ;; (dxx * dyy - dxy * dxy) * norm inside a one-pixel border, zero on it.
   (func (export "hessian") (param $src i32) (param $out i32) (param $width i32) (param $height i32) (param $norm f64)
+    (local $narrow v128)
     (local $stride i32) (local $y i32) (local $x i32) (local $i i32) (local $centre2 v128) (local $dxx v128) (local $dyy v128) (local $dxy v128)
     (local $norms v128)
     (local.set $stride (i32.shl (local.get $width) (i32.const 2)))
@@ -292,9 +299,10 @@
                   (f64x2.promote_low_f32x4 (v128.load64_zero (i32.sub (local.get $i) (i32.sub (local.get $stride) (i32.const 4))))))
                 (f64x2.promote_low_f32x4 (v128.load64_zero (i32.sub (local.get $i) (i32.add (local.get $stride) (i32.const 4))))))
               (f64x2.splat (f64.const 0.25))))
-            (call $storePair (i32.add (local.get $out) (i32.sub (local.get $i) (local.get $src)))
-              (f64x2.mul (f64x2.sub (f64x2.mul (local.get $dxx) (local.get $dyy)) (f64x2.mul (local.get $dxy) (local.get $dxy))) (local.get $norms))
-              (i32.lt_s (i32.add (local.get $x) (i32.const 1)) (i32.sub (local.get $width) (i32.const 1))))
+            (local.set $narrow (f32x4.demote_f64x2_zero (f64x2.mul (f64x2.sub (f64x2.mul (local.get $dxx) (local.get $dyy)) (f64x2.mul (local.get $dxy) (local.get $dxy))) (local.get $norms))))
+            (if (i32.lt_s (i32.add (local.get $x) (i32.const 1)) (i32.sub (local.get $width) (i32.const 1)))
+              (then (v128.store64_lane 0 (i32.add (local.get $out) (i32.sub (local.get $i) (local.get $src))) (local.get $narrow)))
+              (else (v128.store32_lane 0 (i32.add (local.get $out) (i32.sub (local.get $i) (local.get $src))) (local.get $narrow))))
             (local.set $x (i32.add (local.get $x) (i32.const 2)))
             (br $along)))
         (local.set $y (i32.add (local.get $y) (i32.const 1)))
