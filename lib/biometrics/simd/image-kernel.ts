@@ -14,6 +14,7 @@ const kernel = instance.exports as unknown as {
   convolveColumns: (src: number, dst: number, kernel: number, taps: number, width: number, height: number) => void;
   gradients: (src: number, gx: number, gy: number, width: number, height: number) => void;
   hessian: (src: number, out: number, width: number, height: number, norm: number) => void;
+  normaliseContrast: (src: number, dst: number, sums: number, squares: number, width: number, height: number, radius: number, minVariance: number) => void;
 };
 
 /** Byte offsets of `count` image-sized regions (the first holds the input) and of scratch space after them. */
@@ -71,5 +72,17 @@ export function hessianDeterminant(data: Float32Array, width: number, height: nu
   const { at: [image, out] } = regions(width, height, 2);
   copyIn(data, image);
   kernel.hessian(image, out, width, height, norm);
+  return copyOut(out, data.length);
+}
+
+/**
+ * Local contrast normalisation over a (2 radius + 1)-wide window clamped to the image:
+ * (v - mean) / sqrt(std^2 + minVariance), limited to [-3, 3].
+ */
+export function normaliseLocalContrast(data: Float32Array, width: number, height: number, radius: number, minVariance: number): Float32Array {
+  const tableBytes = (width + 1) * (height + 1) * 8;
+  const { at: [image, out], scratch } = regions(width, height, 2, 2 * tableBytes);
+  copyIn(data, image);
+  kernel.normaliseContrast(image, out, scratch, scratch + tableBytes, width, height, radius, minVariance);
   return copyOut(out, data.length);
 }
