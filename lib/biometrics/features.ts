@@ -228,6 +228,13 @@ const DESCRIPTOR_SAMPLES: DescriptorSample[] = (() => {
   return samples;
 })();
 
+/** Weight `w` into the bins `low` and `high` of the cell at `base` by the fraction `fo` (nothing outside the grid). */
+function spreadIntoCell(histogram: Float32Array, base: number, low: number, high: number, fo: number, w: number): void {
+  if (base < 0 || w === 0) return;
+  histogram[base + low] += w * (1 - fo);
+  histogram[base + high] += w * fo;
+}
+
 /** One descriptor's histogram, reused from keypoint to keypoint (it is cleared before each). */
 const descriptorHistogram = new Float32Array(DESCRIPTOR_DIMS);
 
@@ -255,19 +262,12 @@ function describe(level: ScaleLevel, keypoint: Keypoint, out: Int8Array, offset:
     // The sample's magnitude spreads over the 2 x 2 cells about it and, in each, the two nearest bins.
     const low = o0 % bins;
     const high = (o0 + 1) % bins;
-    const cellWeights = [
-      magnitude * (1 - s.fv) * (1 - s.fu),
-      magnitude * (1 - s.fv) * s.fu,
-      magnitude * s.fv * (1 - s.fu),
-      magnitude * s.fv * s.fu,
-    ];
-    const bases = [s.topLeft, s.topRight, s.bottomLeft, s.bottomRight];
-    for (let c = 0; c < 4; c++) {
-      const w = cellWeights[c];
-      if (bases[c] < 0 || w === 0) continue;
-      histogram[bases[c] + low] += w * (1 - fo);
-      histogram[bases[c] + high] += w * fo;
-    }
+    const upper = magnitude * (1 - s.fv);
+    const lower = magnitude * s.fv;
+    spreadIntoCell(histogram, s.topLeft, low, high, fo, upper * (1 - s.fu));
+    spreadIntoCell(histogram, s.topRight, low, high, fo, upper * s.fu);
+    spreadIntoCell(histogram, s.bottomLeft, low, high, fo, lower * (1 - s.fu));
+    spreadIntoCell(histogram, s.bottomRight, low, high, fo, lower * s.fu);
   }
   normaliseDescriptor(histogram);
   for (let d = 0; d < DESCRIPTOR_DIMS; d++) out[offset + d] = Math.round(histogram[d] * DESCRIPTOR_QUANT);
