@@ -161,10 +161,8 @@ function dominantAngle(level: ScaleLevel, keypoint: Keypoint): number {
     const y = keypoint.y + s.v * keypoint.sigma;
     sampleGradient(level, width, height, x, y, gradient);
     const { gx, gy } = gradient;
-    // atan2 lies in [-π, π], so the position is in [0, ORIENTATION_BINS] and an integer modulo of its
-    // floor picks the same bin as the floor of a floating modulo (which would be a slow fmod call).
-    const position = ((Math.atan2(gy, gx) + Math.PI) / (2 * Math.PI)) * ORIENTATION_BINS;
-    histogram[(Math.floor(position) | 0) % ORIENTATION_BINS] += s.weight * Math.sqrt(gx * gx + gy * gy);
+    const bin = (((Math.atan2(gy, gx) + Math.PI) / (2 * Math.PI)) * ORIENTATION_BINS) % ORIENTATION_BINS;
+    histogram[Math.floor(bin)] += s.weight * Math.sqrt(gx * gx + gy * gy);
   }
   let best = 0;
   for (let b = 1; b < ORIENTATION_BINS; b++) if (histogram[b] > histogram[best]) best = b;
@@ -180,18 +178,17 @@ interface DescriptorSample {
   u: number;
   v: number;
   weight: number;
-  /** Cell indices (row, col) of the first of the 2 x 2 cells the sample spreads into, and its weights. */
-  row: number;
-  col: number;
+  /** The sample's weights between the columns and between the rows of the 2 x 2 cells it spreads into. */
   fu: number;
   fv: number;
-  /** Histogram offsets of the 2 x 2 cells (top left, top right, bottom left, bottom right); -1 outside the grid. */
+  /** Histogram offsets of those cells (top left, top right, bottom left, bottom right); -1 outside the grid. */
   topLeft: number;
   topRight: number;
   bottomLeft: number;
   bottomRight: number;
 }
 
+/** Offset of a descriptor cell's bins in the histogram, or -1 for a cell outside the grid. */
 function cellOffset(row: number, col: number): number {
   if (row < 0 || row >= DESCRIPTOR_GRID || col < 0 || col >= DESCRIPTOR_GRID) return -1;
   return (row * DESCRIPTOR_GRID + col) * DESCRIPTOR_ORIENTATION_BINS;
@@ -214,8 +211,6 @@ const DESCRIPTOR_SAMPLES: DescriptorSample[] = (() => {
         u,
         v,
         weight: Math.exp(-(u * u + v * v) / (2 * half * half)),
-        row,
-        col,
         fu: cu - col,
         fv: cv - row,
         topLeft: cellOffset(row, col),
@@ -256,8 +251,7 @@ function describe(level: ScaleLevel, keypoint: Keypoint, out: Int8Array, offset:
     const gv = -gx * sin + gy * cos;
     const magnitude = Math.sqrt(gu * gu + gv * gv) * s.weight;
     const orientation = ((Math.atan2(gv, gu) + Math.PI) / (2 * Math.PI)) * bins;
-    // An integer (0..bins, as atan2 lies in [-π, π]), so the modulos below are integer ones, not fmod calls.
-    const o0 = Math.floor(orientation) | 0;
+    const o0 = Math.floor(orientation);
     const fo = orientation - o0;
     // The sample's magnitude spreads over the 2 x 2 cells about it and, in each, the two nearest bins.
     const low = o0 % bins;
