@@ -11,7 +11,7 @@
 ;; times `scale`. `columns` runs two columns per f64x2, `rows` two rows (one per lane).
 ;; `convolveRows`, `convolveColumns`: the exact-kernel blur, each output summing its taps in order from zero.
 ;; `gradients`: central differences, clamped at the border. `hessian`: scale-normalised determinant of the
-;; Hessian, zero on the border.
+;; Hessian, zero on the border. `normaliseContrast`: local contrast normalisation, one pixel at a time.
 (module
   (memory (export "memory") 1)
 
