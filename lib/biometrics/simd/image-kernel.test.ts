@@ -22,12 +22,28 @@ const reference = {
       acc += padded[i + 2 * radius + 2] - padded[i + 1];
     }
   },
+  boxColumns(src: Float32Array, dst: Float32Array, width: number, height: number, radius: number): void {
+    const scale = 1 / (2 * radius + 1);
+    const row = (y: number) => (y < 0 ? 0 : y >= height ? height - 1 : y) * width;
+    const sums = new Float64Array(width);
+    for (let k = -radius; k <= radius; k++) {
+      const r = row(k);
+      for (let x = 0; x < width; x++) sums[x] += src[r + x];
+    }
+    for (let y = 0; y < height; y++) {
+      const out = y * width;
+      for (let x = 0; x < width; x++) dst[out + x] = sums[x] * scale;
+      const add = row(y + radius + 1);
+      const remove = row(y - radius);
+      for (let x = 0; x < width; x++) sums[x] += src[add + x] - src[remove + x];
+    }
+  },
   boxCascade(data: Float32Array, width: number, height: number, radii: number[]): Float32Array {
     const a = Float32Array.from(data);
     const out = new Float32Array(data.length);
     for (const radius of radii) {
       for (let y = 0; y < height; y++) reference.boxLine(a, out, y * width, 1, width, radius);
-      for (let x = 0; x < width; x++) reference.boxLine(out, a, x, width, height, radius);
+      reference.boxColumns(out, a, width, height, radius);
     }
     return a;
   },
