@@ -1,8 +1,10 @@
 /**
- * npm run bench:engine [-- --subjects 50 --impostor-pairs 2000]
+ * npm run bench:engine [-- --subjects 50 --impostor-pairs 2000] [-- --only extraction]
  * Single-thread latency of the engine and a side-by-side run against the peer baseline (OpenCV SIFT +
  * ratio test + RANSAC, Debian's python3-opencv) on the same image pairs of a synthetic hard set.
  * Prints figures only; nothing is asserted (speed and accuracy live in benchmarks, not in tests).
+ * `--only extraction` times extraction alone (no hard set, no peer): quick enough to alternate with
+ * another checkout's run when comparing speed on a loaded machine.
  */
 import fs from "node:fs";
 import os from "node:os";
@@ -18,8 +20,13 @@ import { serializeTemplate, type NoseTemplate } from "../lib/biometrics/template
 import { generateDataset } from "../lib/synth/dataset";
 
 const { values } = parseArgs({
-  options: { subjects: { type: "string", default: "50" }, "impostor-pairs": { type: "string", default: "2000" } },
+  options: {
+    subjects: { type: "string", default: "50" },
+    "impostor-pairs": { type: "string", default: "2000" },
+    only: { type: "string" },
+  },
 });
+if (values.only !== undefined && values.only !== "extraction") throw new Error(`--only accepts "extraction", not "${values.only}"`);
 const subjects = Number(values.subjects);
 const impostorPairs = Number(values["impostor-pairs"]);
 const work = fs.mkdtempSync(path.join(os.tmpdir(), "rhinarium-bench-"));
@@ -82,6 +89,10 @@ async function main(): Promise<void> {
   console.log(`machine: ${os.cpus().length} x ${os.cpus()[0]?.model}, node ${process.version}; single thread unless stated`);
   const extraction = await timeExtraction();
   console.log(`extraction, 640 px image: median ${ms(extraction.median)}, p95 ${ms(extraction.p95)} (${extraction.images} images x 3)`);
+  if (values.only === "extraction") {
+    fs.rmSync(work, { recursive: true, force: true });
+    return;
+  }
 
   const set = await hardSet();
   const templates = new Map<string, NoseTemplate | null>();

@@ -1,4 +1,5 @@
-import { gaussianBlur, gradients, sampleBilinear, type GreyImage } from "./grey-image";
+import { gaussianBlur, gradients, type GreyImage } from "./grey-image";
+import { hessianDeterminant } from "./simd/image-kernel";
 import {
   BORDER_SIGMAS,
   DESCRIPTOR_CELL_SIGMAS,
@@ -41,20 +42,7 @@ export interface LocalFeatures {
 
 /** Scale-normalised determinant of the Hessian: positive at bright and dark blobs (beads, groove pits). */
 function hessianResponse(image: GreyImage, sigma: number): Float32Array {
-  const { width, height, data } = image;
-  const out = new Float32Array(width * height);
-  const norm = sigma * sigma * sigma * sigma;
-  for (let y = 1; y < height - 1; y++) {
-    for (let x = 1; x < width - 1; x++) {
-      const i = y * width + x;
-      const c = data[i];
-      const dxx = data[i + 1] - 2 * c + data[i - 1];
-      const dyy = data[i + width] - 2 * c + data[i - width];
-      const dxy = (data[i + width + 1] - data[i + width - 1] - data[i - width + 1] + data[i - width - 1]) * 0.25;
-      out[i] = (dxx * dyy - dxy * dxy) * norm;
-    }
-  }
-  return out;
+  return hessianDeterminant(image.data, image.width, image.height, sigma * sigma * sigma * sigma);
 }
 
 function buildScaleSpace(normalised: GreyImage): ScaleLevel[] {
@@ -72,17 +60,25 @@ function buildScaleSpace(normalised: GreyImage): ScaleLevel[] {
   return levels;
 }
 
+/** Whether no pixel of `r` in the 3 x 3 block about `i` (the centre itself only if `withCentre`) reaches `value`. */
+function exceedsBlock(r: Float32Array, i: number, width: number, value: number, withCentre: boolean): boolean {
+  const above = i - width;
+  const below = i + width;
+  return !(
+    r[above - 1] >= value || r[above] >= value || r[above + 1] >= value ||
+    r[i - 1] >= value || (withCentre && r[i] >= value) || r[i + 1] >= value ||
+    r[below - 1] >= value || r[below] >= value || r[below + 1] >= value
+  );
+}
+
+/** A maximum over its 8 neighbours and the 3 x 3 blocks one scale above and below; its own level first, where most candidates fail. */
 function isLocalMaximum(levels: ScaleLevel[], level: number, i: number, width: number): boolean {
   const value = levels[level].response[i];
-  for (let l = Math.max(0, level - 1); l <= Math.min(levels.length - 1, level + 1); l++) {
-    const r = levels[l].response;
-    for (let dy = -width; dy <= width; dy += width) {
-      for (let dx = -1; dx <= 1; dx++) {
-        if ((l !== level || dy !== 0 || dx !== 0) && r[i + dy + dx] >= value) return false;
-      }
-    }
-  }
-  return true;
+  return (
+    exceedsBlock(levels[level].response, i, width, value, false) &&
+    (level === 0 || exceedsBlock(levels[level - 1].response, i, width, value, true)) &&
+    (level === levels.length - 1 || exceedsBlock(levels[level + 1].response, i, width, value, true))
+  );
 }
 
 function detectCandidates(levels: ScaleLevel[], smoothedGrey: GreyImage): Keypoint[] {
@@ -122,6 +118,28 @@ function selectSpread(candidates: Keypoint[], width: number, height: number): Ke
   return selected;
 }
 
+/**
+ * Both gradient components bilinearly sampled at (x, y) into `out`, coordinates clamped to the image;
+ * the position and weights are worked out once for the two.
+ */
+function sampleGradient(level: ScaleLevel, width: number, height: number, x: number, y: number, out: { gx: number; gy: number }): void {
+  const cx = x < 0 ? 0 : x > width - 1.001 ? width - 1.001 : x;
+  const cy = y < 0 ? 0 : y > height - 1.001 ? height - 1.001 : y;
+  const x0 = cx | 0;
+  const y0 = cy | 0;
+  const fx = cx - x0;
+  const fy = cy - y0;
+  const i = y0 * width + x0;
+  const j = i + width;
+  const { gx, gy } = level;
+  const gxTop = gx[i] + (gx[i + 1] - gx[i]) * fx;
+  const gxBottom = gx[j] + (gx[j + 1] - gx[j]) * fx;
+  out.gx = gxTop + (gxBottom - gxTop) * fy;
+  const gyTop = gy[i] + (gy[i + 1] - gy[i]) * fx;
+  const gyBottom = gy[j] + (gy[j + 1] - gy[j]) * fx;
+  out.gy = gyTop + (gyBottom - gyTop) * fy;
+}
+
 const ORIENTATION_BINS = 36;
 /** Orientation window: 11 x 11 samples spaced 0.75 sigma, Gaussian-weighted with sigma 1.5 (in keypoint sigmas). */
 const ORIENTATION_SAMPLES: { u: number; v: number; weight: number }[] = [];
@@ -137,11 +155,12 @@ for (let j = -5; j <= 5; j++) {
 function dominantAngle(level: ScaleLevel, keypoint: Keypoint): number {
   const { width, height } = level.blurred;
   const histogram = new Float32Array(ORIENTATION_BINS);
+  const gradient = { gx: 0, gy: 0 };
   for (const s of ORIENTATION_SAMPLES) {
     const x = keypoint.x + s.u * keypoint.sigma;
     const y = keypoint.y + s.v * keypoint.sigma;
-    const gx = sampleBilinear(level.gx, width, height, x, y);
-    const gy = sampleBilinear(level.gy, width, height, x, y);
+    sampleGradient(level, width, height, x, y, gradient);
+    const { gx, gy } = gradient;
     const bin = (((Math.atan2(gy, gx) + Math.PI) / (2 * Math.PI)) * ORIENTATION_BINS) % ORIENTATION_BINS;
     histogram[Math.floor(bin)] += s.weight * Math.sqrt(gx * gx + gy * gy);
   }
@@ -159,11 +178,20 @@ interface DescriptorSample {
   u: number;
   v: number;
   weight: number;
-  /** Cell indices (row, col) of the first of the 2 x 2 cells the sample spreads into, and its weights. */
-  row: number;
-  col: number;
+  /** The sample's weights between the columns and between the rows of the 2 x 2 cells it spreads into. */
   fu: number;
   fv: number;
+  /** Histogram offsets of those cells (top left, top right, bottom left, bottom right); -1 outside the grid. */
+  topLeft: number;
+  topRight: number;
+  bottomLeft: number;
+  bottomRight: number;
+}
+
+/** Offset of a descriptor cell's bins in the histogram, or -1 for a cell outside the grid. */
+function cellOffset(row: number, col: number): number {
+  if (row < 0 || row >= DESCRIPTOR_GRID || col < 0 || col >= DESCRIPTOR_GRID) return -1;
+  return (row * DESCRIPTOR_GRID + col) * DESCRIPTOR_ORIENTATION_BINS;
 }
 
 /** The sampling grid in the keypoint's frame is the same for every keypoint, so its geometry is computed once. */
@@ -179,19 +207,31 @@ const DESCRIPTOR_SAMPLES: DescriptorSample[] = (() => {
       const cv = v + half - 0.5;
       const col = Math.floor(cu);
       const row = Math.floor(cv);
-      samples.push({ u, v, weight: Math.exp(-(u * u + v * v) / (2 * half * half)), row, col, fu: cu - col, fv: cv - row });
+      samples.push({
+        u,
+        v,
+        weight: Math.exp(-(u * u + v * v) / (2 * half * half)),
+        fu: cu - col,
+        fv: cv - row,
+        topLeft: cellOffset(row, col),
+        topRight: cellOffset(row, col + 1),
+        bottomLeft: cellOffset(row + 1, col),
+        bottomRight: cellOffset(row + 1, col + 1),
+      });
     }
   }
   return samples;
 })();
 
-function addToCell(histogram: Float32Array, row: number, col: number, o0: number, fo: number, w: number): void {
-  if (row < 0 || row >= DESCRIPTOR_GRID || col < 0 || col >= DESCRIPTOR_GRID || w === 0) return;
-  const bins = DESCRIPTOR_ORIENTATION_BINS;
-  const base = (row * DESCRIPTOR_GRID + col) * bins;
-  histogram[base + (o0 % bins)] += w * (1 - fo);
-  histogram[base + ((o0 + 1) % bins)] += w * fo;
+/** Weight `w` into the bins `low` and `high` of the cell at `base` by the fraction `fo` (nothing outside the grid). */
+function spreadIntoCell(histogram: Float32Array, base: number, low: number, high: number, fo: number, w: number): void {
+  if (base < 0 || w === 0) return;
+  histogram[base + low] += w * (1 - fo);
+  histogram[base + high] += w * fo;
 }
+
+/** One descriptor's histogram, reused from keypoint to keypoint (it is cleared before each). */
+const descriptorHistogram = new Float32Array(DESCRIPTOR_DIMS);
 
 /** SIFT-like gradient histogram in the keypoint's rotated frame, RootSIFT-normalised and int8-quantised. */
 function describe(level: ScaleLevel, keypoint: Keypoint, out: Int8Array, offset: number): void {
@@ -200,22 +240,28 @@ function describe(level: ScaleLevel, keypoint: Keypoint, out: Int8Array, offset:
   const cell = DESCRIPTOR_CELL_SIGMAS * keypoint.sigma;
   const cos = Math.cos(keypoint.angle);
   const sin = Math.sin(keypoint.angle);
-  const histogram = new Float32Array(DESCRIPTOR_DIMS);
+  const histogram = descriptorHistogram.fill(0);
+  const gradient = { gx: 0, gy: 0 };
   for (const s of DESCRIPTOR_SAMPLES) {
     const x = keypoint.x + cell * (s.u * cos - s.v * sin);
     const y = keypoint.y + cell * (s.u * sin + s.v * cos);
-    const gx = sampleBilinear(level.gx, width, height, x, y);
-    const gy = sampleBilinear(level.gy, width, height, x, y);
+    sampleGradient(level, width, height, x, y, gradient);
+    const { gx, gy } = gradient;
     const gu = gx * cos + gy * sin;
     const gv = -gx * sin + gy * cos;
     const magnitude = Math.sqrt(gu * gu + gv * gv) * s.weight;
     const orientation = ((Math.atan2(gv, gu) + Math.PI) / (2 * Math.PI)) * bins;
     const o0 = Math.floor(orientation);
     const fo = orientation - o0;
-    addToCell(histogram, s.row, s.col, o0, fo, magnitude * (1 - s.fv) * (1 - s.fu));
-    addToCell(histogram, s.row, s.col + 1, o0, fo, magnitude * (1 - s.fv) * s.fu);
-    addToCell(histogram, s.row + 1, s.col, o0, fo, magnitude * s.fv * (1 - s.fu));
-    addToCell(histogram, s.row + 1, s.col + 1, o0, fo, magnitude * s.fv * s.fu);
+    // The sample's magnitude spreads over the 2 x 2 cells about it and, in each, the two nearest bins.
+    const low = o0 % bins;
+    const high = (o0 + 1) % bins;
+    const upper = magnitude * (1 - s.fv);
+    const lower = magnitude * s.fv;
+    spreadIntoCell(histogram, s.topLeft, low, high, fo, upper * (1 - s.fu));
+    spreadIntoCell(histogram, s.topRight, low, high, fo, upper * s.fu);
+    spreadIntoCell(histogram, s.bottomLeft, low, high, fo, lower * (1 - s.fu));
+    spreadIntoCell(histogram, s.bottomRight, low, high, fo, lower * s.fu);
   }
   normaliseDescriptor(histogram);
   for (let d = 0; d < DESCRIPTOR_DIMS; d++) out[offset + d] = Math.round(histogram[d] * DESCRIPTOR_QUANT);

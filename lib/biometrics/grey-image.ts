@@ -1,3 +1,5 @@
+import { boxFilterCascade, centralGradients, convolveSeparable } from "./simd/image-kernel";
+
 /** Below this sigma a three-box cascade is a poor Gaussian; the exact kernel is cheap there anyway. */
 const BOX_APPROXIMATION_MIN_SIGMA = 1.5;
 
@@ -25,27 +27,6 @@ function gaussianKernel(sigma: number): Float32Array {
   return kernel;
 }
 
-/** Convolve `length` values read with `stride` from `src` into `dst`, edges clamped via a padded copy. */
-function convolveLine(
-  src: Float32Array, srcStart: number, stride: number, length: number,
-  kernel: Float32Array, padded: Float32Array, dst: Float32Array,
-): void {
-  const radius = (kernel.length - 1) >> 1;
-  const first = src[srcStart];
-  const last = src[srcStart + (length - 1) * stride];
-  for (let i = 0; i < radius; i++) {
-    padded[i] = first;
-    padded[radius + length + i] = last;
-  }
-  for (let i = 0; i < length; i++) padded[radius + i] = src[srcStart + i * stride];
-  const taps = kernel.length;
-  for (let i = 0; i < length; i++) {
-    let acc = 0;
-    for (let k = 0; k < taps; k++) acc += padded[i + k] * kernel[k];
-    dst[srcStart + i * stride] = acc;
-  }
-}
-
 /** Widths of `passes` box filters whose cascade approximates a Gaussian of `sigma` (Kovesi 2010). */
 function boxWidthsForGaussian(sigma: number, passes: number): number[] {
   const ideal = Math.sqrt((12 * sigma * sigma) / passes + 1);
@@ -56,103 +37,19 @@ function boxWidthsForGaussian(sigma: number, passes: number): number[] {
   return Array.from({ length: passes }, (_, i) => (i < lowerCount ? lower : upper));
 }
 
-/** Running-sum box filter along `length` values read with `stride`; edges clamped via a padded copy. */
-function boxLine(
-  src: Float32Array, dst: Float32Array, start: number, stride: number, length: number, radius: number, padded: Float32Array,
-): void {
-  const first = src[start];
-  const last = src[start + (length - 1) * stride];
-  for (let i = 0; i <= radius; i++) {
-    padded[i] = first;
-    padded[radius + 1 + length + i] = last;
-  }
-  for (let i = 0; i < length; i++) padded[radius + 1 + i] = src[start + i * stride];
-  const scale = 1 / (2 * radius + 1);
-  let acc = 0;
-  for (let i = 1; i <= 2 * radius + 1; i++) acc += padded[i];
-  for (let i = 0; i < length; i++) {
-    dst[start + i * stride] = acc * scale;
-    acc += padded[i + 2 * radius + 2] - padded[i + 1];
-  }
-}
-
-/**
- * Vertical box filter of every column at once, as running sums over whole rows: memory is read in
- * order, which is several times faster than walking each column with a stride.
- */
-function boxColumns(src: Float32Array, dst: Float32Array, width: number, height: number, radius: number, sums: Float64Array): void {
-  const scale = 1 / (2 * radius + 1);
-  const row = (y: number) => (y < 0 ? 0 : y >= height ? height - 1 : y) * width;
-  sums.fill(0);
-  for (let k = -radius; k <= radius; k++) {
-    const r = row(k);
-    for (let x = 0; x < width; x++) sums[x] += src[r + x];
-  }
-  for (let y = 0; y < height; y++) {
-    const out = y * width;
-    for (let x = 0; x < width; x++) dst[out + x] = sums[x] * scale;
-    const add = row(y + radius + 1);
-    const remove = row(y - radius);
-    for (let x = 0; x < width; x++) sums[x] += src[add + x] - src[remove + x];
-  }
-}
-
 /** Separable Gaussian blur with clamped edges: exact kernel for small sigmas, three box passes for larger. */
 export function gaussianBlur(image: GreyImage, sigma: number): GreyImage {
   const { width, height, data } = image;
-  const out = new Float32Array(width * height);
   if (sigma < BOX_APPROXIMATION_MIN_SIGMA) {
-    const kernel = gaussianKernel(sigma);
-    const padded = new Float32Array(Math.max(width, height) + kernel.length);
-    const temp = new Float32Array(width * height);
-    for (let y = 0; y < height; y++) convolveLine(data, y * width, 1, width, kernel, padded, temp);
-    for (let x = 0; x < width; x++) convolveLine(temp, x, width, height, kernel, padded, out);
-    return { width, height, data: out };
+    return { width, height, data: convolveSeparable(data, width, height, gaussianKernel(sigma)) };
   }
-  const a = Float32Array.from(data);
-  const widths = boxWidthsForGaussian(sigma, 3);
-  const padded = new Float32Array(width + widths[widths.length - 1] + 2);
-  const sums = new Float64Array(width);
-  for (const boxWidth of widths) {
-    const radius = (boxWidth - 1) >> 1;
-    for (let y = 0; y < height; y++) boxLine(a, out, y * width, 1, width, radius, padded);
-    boxColumns(out, a, width, height, radius, sums);
-  }
-  out.set(a);
-  return { width, height, data: out };
+  const radii = boxWidthsForGaussian(sigma, 3).map((boxWidth) => (boxWidth - 1) >> 1);
+  return { width, height, data: boxFilterCascade(data, width, height, radii) };
 }
 
 /** Central-difference gradients (clamped at the border). */
 export function gradients(image: GreyImage): { gx: Float32Array; gy: Float32Array } {
-  const { width, height, data } = image;
-  const gx = new Float32Array(width * height);
-  const gy = new Float32Array(width * height);
-  for (let y = 0; y < height; y++) {
-    const up = (y > 0 ? y - 1 : y) * width;
-    const down = (y < height - 1 ? y + 1 : y) * width;
-    const row = y * width;
-    for (let x = 0; x < width; x++) {
-      const left = x > 0 ? x - 1 : x;
-      const right = x < width - 1 ? x + 1 : x;
-      gx[row + x] = (data[row + right] - data[row + left]) * 0.5;
-      gy[row + x] = (data[down + x] - data[up + x]) * 0.5;
-    }
-  }
-  return { gx, gy };
-}
-
-/** Bilinear sample with clamped coordinates. */
-export function sampleBilinear(values: Float32Array, width: number, height: number, x: number, y: number): number {
-  const cx = x < 0 ? 0 : x > width - 1.001 ? width - 1.001 : x;
-  const cy = y < 0 ? 0 : y > height - 1.001 ? height - 1.001 : y;
-  const x0 = cx | 0;
-  const y0 = cy | 0;
-  const fx = cx - x0;
-  const fy = cy - y0;
-  const i = y0 * width + x0;
-  const top = values[i] + (values[i + 1] - values[i]) * fx;
-  const bottom = values[i + width] + (values[i + width + 1] - values[i + width]) * fx;
-  return top + (bottom - top) * fy;
+  return centralGradients(image.data, image.width, image.height);
 }
 
 export function meanAndStd(values: Float32Array): { mean: number; std: number } {

@@ -178,7 +178,9 @@ function quantisedProjection(projection: Float32Array): { rows: Int8Array; scale
 export function projectDescriptors(descriptors: Int8Array, vocab: Vocabulary = vocabulary()): Float32Array {
   const { rows, scale } = quantisedProjection(vocab.projection);
   const dots = dotProductMatrix(descriptors, rows, DESCRIPTOR_DIMS);
-  return Float32Array.from(dots, (v) => v / scale);
+  const projections = new Float32Array(dots.length);
+  for (let i = 0; i < dots.length; i++) projections[i] = dots[i] / scale;
+  return projections;
 }
 
 /** The 64-bit Hamming signature (two uint32 words) of a projected descriptor inside `word`'s cell. */
