@@ -294,11 +294,3 @@ export function extractLocalFeatures(normalised: GreyImage, grey: GreyImage): Lo
   });
   return { keypoints, descriptors };
 }
-
-/** Mean fine-scale gradient magnitude of the normalised image: the sharpness figure used by quality. */
-export function fineDetailEnergy(normalised: GreyImage): number {
-  const { gx, gy } = gradients(normalised);
-  let sum = 0;
-  for (let i = 0; i < gx.length; i++) sum += Math.sqrt(gx[i] * gx[i] + gy[i] * gy[i]);
-  return sum / gx.length;
-}
