@@ -33,80 +33,122 @@ export function claimsApiRequest(target: string): boolean {
 }
 
 /**
- * The request body as a web stream. Unlike Readable.toWeb, cancelling it (the wrapper's body cap)
- * does not destroy the socket before the answer is written: the rest of the body is left unread and
- * the connection is closed after the answer.
+ * After an oversized body was refused, the rest of it is read and thrown away, and the answer ends
+ * (and a `connection: close` request's socket closes) only once it has all arrived: closing at once
+ * would cut the client's upload with EPIPE, often before it read the 400. Beyond this much the
+ * connection is closed anyway: nobody needs to send more.
  */
-function requestBody(req: IncomingMessage, onCancel: () => void): ReadableStream<Uint8Array> {
-  let finished = false;
-  return new ReadableStream<Uint8Array>(
+const MAX_DISCARDED_BODY_BYTES = 64 * 1024 * 1024;
+
+/**
+ * The request body as a web stream (read as the wrapper asks for it, with back-pressure), and a way to
+ * abandon it once the answer is known: whatever was not read is discarded, never buffered.
+ */
+function requestBody(req: IncomingMessage): { stream: ReadableStream<Uint8Array>; abandon(): Promise<void> | undefined } {
+  // Set once the stream is closed, errored or abandoned: later events of the request are ignored.
+  let settled = false;
+  const stream = new ReadableStream<Uint8Array>(
     {
       start(controller) {
         req.on("data", (chunk: Buffer) => {
+          if (settled) return;
           controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
           if ((controller.desiredSize ?? 0) <= 0) req.pause();
         });
         req.on("end", () => {
-          finished = true;
+          if (settled) return;
+          settled = true;
           controller.close();
         });
         // The client went away before sending the length it declared.
         req.on("close", () => {
-          if (!finished && !req.complete) controller.error(new Error("request body aborted"));
+          if (settled || req.complete) return;
+          settled = true;
+          controller.error(new Error("request body aborted"));
         });
-        req.on("error", (error) => controller.error(error));
+        req.on("error", (error) => {
+          if (settled) return;
+          settled = true;
+          controller.error(error);
+        });
       },
       pull() {
         req.resume();
       },
       cancel() {
-        finished = true;
+        settled = true;
         req.pause();
-        onCancel();
       },
     },
     { highWaterMark: 64 * 1024, size: (chunk) => chunk.byteLength },
   );
+  return {
+    stream,
+    abandon() {
+      settled = true;
+      if (req.complete || req.destroyed) return undefined;
+      let discarded = 0;
+      req.removeAllListeners("data");
+      req.on("data", (chunk: Buffer) => {
+        discarded += chunk.byteLength;
+        if (discarded > MAX_DISCARDED_BODY_BYTES) req.socket.destroy();
+      });
+      const received = new Promise<void>((resolve) => {
+        req.once("end", resolve);
+        req.once("close", resolve);
+      });
+      req.resume();
+      return received;
+    },
+  };
 }
 
-function webRequest(req: IncomingMessage, onCancel: () => void): Request {
+function webRequest(req: IncomingMessage): { request: Request; abandonBody(): Promise<void> | undefined } {
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
     if (Array.isArray(value)) for (const v of value) headers.append(name, v);
     else if (value !== undefined) headers.set(name, value);
   }
   const method = req.method ?? "GET";
-  const hasBody = method !== "GET" && method !== "HEAD";
+  const body = method !== "GET" && method !== "HEAD" ? requestBody(req) : undefined;
   // The wrapper reads only the path and query of the URL; the Host header may hold anything.
-  return new Request(new URL(req.url ?? "/", "http://localhost"), {
+  const request = new Request(new URL(req.url ?? "/", "http://localhost"), {
     method,
     headers,
-    ...(hasBody ? { body: requestBody(req, onCancel), duplex: "half" } : {}),
+    ...(body ? { body: body.stream, duplex: "half" } : {}),
   } as RequestInit);
+  return { request, abandonBody: () => body?.abandon() };
 }
 
-async function writeResponse(res: ServerResponse, response: Response, closeConnection: boolean): Promise<void> {
+/** Writes the answer at once; with `received` (the rest of the request body), ends it once that has arrived. */
+async function writeResponse(res: ServerResponse, response: Response, received?: Promise<void>): Promise<void> {
   const body = response.status === 204 ? null : Buffer.from(await response.arrayBuffer());
   for (const { key, value } of [...SECURITY_HEADERS, NO_CONTENT_SECURITY_POLICY]) res.setHeader(key, value);
   response.headers.forEach((value, key) => res.setHeader(key, value));
   if (body) res.setHeader("content-length", body.byteLength);
-  if (closeConnection) res.setHeader("connection", "close");
   res.writeHead(response.status);
-  res.end(body ?? undefined);
+  if (!received) return void res.end(body ?? undefined);
+  if (body) res.write(body);
+  await received;
+  res.end();
 }
 
 /** Answers one claimed /v2 request (see claimsApiRequest) through the API's wrapper. Never throws. */
 export async function serveApiRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
-  let bodyCut = false;
   try {
     const malformed = malformedPathResponse(pathOf(req.url ?? "/"));
-    const response = malformed ?? (await handleV2Request(webRequest(req, () => (bodyCut = true))));
-    await writeResponse(res, response, bodyCut);
+    if (malformed) return await writeResponse(res, malformed);
+    const { request, abandonBody } = webRequest(req);
+    const response = await handleV2Request(request);
+    await writeResponse(res, response, abandonBody());
   } catch (error) {
     // The wrapper answers every error itself; this is a failure of the adapter (a header Node refuses).
     logError("api-front-failed", error, { method: req.method });
     if (res.headersSent) res.destroy();
-    else await writeResponse(res, errorResponse("InternalServerError"), true);
+    else {
+      res.setHeader("connection", "close");
+      await writeResponse(res, errorResponse("InternalServerError"));
+    }
   }
 }
 
