@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "@/lib/test-support/scale";
+import { NO_CONTENT_SECURITY_POLICY, SECURITY_HEADERS } from "@/lib/http/security-headers";
 import { adminSql, buildOnce, ops, startServer, type TestServer } from "@/lib/test-support/server";
 
 // Two web processes (what `npm start` runs) on one PostgreSQL database, as behind a load balancer.
@@ -80,6 +81,21 @@ describe("two web processes on one PostgreSQL database", () => {
       const gone = await call(server, apiKey, "GET", `/v2/pets/${petId}`);
       expect(gone.status).toBe(404);
       expect(gone.body!.errors![0].code).toBe("SERVICEB2B20000");
+    }
+  });
+
+  it("answers from the Node front carry the security headers Next gives its own responses", async () => {
+    const { apiKey } = await newAccount("Headers");
+    const petId = (await call(a, apiKey, "POST", "/v2/pets", { species: "DOG" })).body!.data!.id as string;
+    const answers = [
+      await fetch(`${a.baseUrl}/v2/pets/${petId}`, { headers: { "x-service-api-key": apiKey } }),
+      await fetch(`${a.baseUrl}/v2/pets/${petId}`, { method: "DELETE", headers: { "x-service-api-key": apiKey } }),
+      await fetch(`${a.baseUrl}/v2/pets`),
+      await fetch(`${a.baseUrl}/v2/pets/%E0%A4%A`),
+    ];
+    expect(answers.map((r) => r.status)).toEqual([200, 204, 401, 400]);
+    for (const res of answers) {
+      for (const { key, value } of [...SECURITY_HEADERS, NO_CONTENT_SECURITY_POLICY]) expect(res.headers.get(key), key).toBe(value);
     }
   });
 
