@@ -1,18 +1,8 @@
 import type { NextConfig } from "next";
+import { NO_CONTENT_SECURITY_POLICY, SECURITY_HEADERS } from "./lib/http/security-headers";
 
-// Security headers on every response. The Content-Security-Policy of pages is set by proxy.ts with a
-// per-request nonce; the API and static files get a strict one of their own here.
-const SECURITY_HEADERS = [
-  { key: "X-Frame-Options", value: "DENY" },
-  { key: "X-Content-Type-Options", value: "nosniff" },
-  { key: "Referrer-Policy", value: "strict-origin-when-cross-origin" },
-  // The capture screen may use the camera (a phone at the counter); nothing else is needed.
-  { key: "Permissions-Policy", value: "camera=(self), microphone=(), geolocation=(), payment=()" },
-  { key: "Cross-Origin-Opener-Policy", value: "same-origin" },
-  // Ignored by browsers over plain HTTP; in force once the site is served over HTTPS.
-  { key: "Strict-Transport-Security", value: "max-age=31536000; includeSubDomains" },
-];
-
+// Security headers on every response (lib/http/security-headers.ts). The Content-Security-Policy of
+// pages is set by proxy.ts with a per-request nonce; the API and static files get a strict one.
 const nextConfig: NextConfig = {
   // Native image decoding (sharp), worker threads, WASM engines (PGlite, Prisma's schema engine) and
   // native addons must stay outside the bundle and load from node_modules at run time.
@@ -37,7 +27,7 @@ const nextConfig: NextConfig = {
     return [
       { source: "/:path*", headers: SECURITY_HEADERS },
       // JSON and static files never need scripts; pages get theirs from proxy.ts.
-      { source: "/(v2|api|_next/static)/:path*", headers: [{ key: "Content-Security-Policy", value: "default-src 'none'; frame-ancestors 'none'" }] },
+      { source: "/(v2|api|_next/static)/:path*", headers: [NO_CONTENT_SECURITY_POLICY] },
     ];
   },
 };

@@ -14,7 +14,8 @@ if (process.env.E2E_BUILD === "1" || !fs.existsSync(path.join(root, ".next", "BU
   if (build.status !== 0) process.exit(build.status ?? 1);
 }
 
-const server = spawn(next, ["start", "-H", "127.0.0.1", "-p", process.env.E2E_PORT], {
+// What `npm start` runs after its build.
+const server = spawn(process.execPath, [path.join(root, "scripts", "server.mjs")], {
   cwd: root,
   stdio: "inherit",
   env: {
@@ -25,6 +26,8 @@ const server = spawn(next, ["start", "-H", "127.0.0.1", "-p", process.env.E2E_PO
     JOB_RUNNER: "embedded",
     LOG_LEVEL: "error",
     NEXT_MANUAL_SIG_HANDLE: "true",
+    HOST: "127.0.0.1",
+    PORT: process.env.E2E_PORT,
     NEXTAUTH_URL: `http://127.0.0.1:${process.env.E2E_PORT}`,
   },
 });

@@ -83,7 +83,7 @@ function apiSection(figures: { mode: string; api: ApiFigures }[]): string {
       ? []
       : [
           "",
-          `The database work of one read alone (key lookup, pet read, metering row buffered as in the server, through Prisma, ${load.connections} concurrent callers in one process, no HTTP): **${num(databaseOnly)} reads/s**.`,
+          `The work of one read without HTTP (key from the process's key cache, pet read, metering row buffered, as in the server, through Prisma, ${load.connections} concurrent callers in one process): **${num(databaseOnly)} reads/s**.`,
         ]),
   ].join("\n");
 }

@@ -32,10 +32,17 @@ export async function deactivateApiKeys(db: Db, accountId: string): Promise<numb
 
 export type AuthenticatedKey = NonNullable<Awaited<ReturnType<typeof findActiveApiKey>>>;
 
+/** Longer presented values are not keys of ours; they are refused without hashing. */
+export const MAX_PRESENTED_KEY_LENGTH = 200;
+
 /** The active key (with its account and plan) for a presented key value, or null. */
 export async function findActiveApiKey(db: Db, presented: string | null) {
-  if (!presented || presented.length > 200) return null;
-  const hash = hashApiKey(presented);
+  if (!presented || presented.length > MAX_PRESENTED_KEY_LENGTH) return null;
+  return findActiveApiKeyByHash(db, hashApiKey(presented));
+}
+
+/** The active key (with its account and plan) whose hash is `hash`, or null. */
+export async function findActiveApiKeyByHash(db: Db, hash: string) {
   const key = await db.apiKey.findUnique({ where: { hash }, include: { account: { include: { plan: true } } } });
   // The lookup is by hash already; the constant-time comparison keeps the final check free of
   // timing differences should the lookup ever change to a prefix search.
@@ -45,11 +52,15 @@ export async function findActiveApiKey(db: Db, presented: string | null) {
 
 const LAST_USED_RESOLUTION_MS = 60_000;
 
-/** Records use of a key, at most once a minute per key so that reads do not all become writes. */
+/**
+ * Records use of a key, at most once a minute per key so that reads do not all become writes. The
+ * key object is updated too: it may be the one the key cache hands to every request of the minute.
+ */
 export async function touchApiKey(db: Db, key: { id: string; lastUsedAt: Date | null }): Promise<void> {
   const now = Date.now();
   if (key.lastUsedAt && now - key.lastUsedAt.getTime() < LAST_USED_RESOLUTION_MS) return;
-  await db.apiKey.update({ where: { id: key.id }, data: { lastUsedAt: new Date(now) } });
+  key.lastUsedAt = new Date(now);
+  await db.apiKey.update({ where: { id: key.id }, data: { lastUsedAt: key.lastUsedAt } });
 }
 
 /** Deactivates one key of the account; false when the account has no such active key. */

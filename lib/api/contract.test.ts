@@ -6,7 +6,7 @@ import { RhinariumClient } from "@/lib/client";
 import { appearanceJpeg, blurredNoseCapture, flatJpeg, noseCapture } from "@/lib/test-support/nose-images";
 import { adminSql, buildOnce, ensurePostgres, ops, PG_ADMIN_URL, startServer, type TestServer } from "@/lib/test-support/server";
 
-// The contract, driven over HTTP against the production build (`next start`), in both database
+// The contract, driven over HTTP against the production build (the server `npm start` runs), in both database
 // modes. Responses are parsed with strict schemas: an extra field on the wire fails the test.
 
 /** Tests that restart the server: each start is seconds, and more on a machine busy with other builds. */

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { findActiveApiKey, touchApiKey } from "@/lib/accounts/api-keys";
+import { serverApiKeyCache } from "@/lib/accounts/api-key-cache";
+import { touchApiKey } from "@/lib/accounts/api-keys";
 import { getDb } from "@/lib/db";
 import type { Db } from "@/lib/db/connect";
 import { readEnv } from "@/lib/env";
@@ -93,7 +94,7 @@ export async function handleApiRequest(req: Request, router: ReturnType<typeof c
   let response: Response;
   try {
     db = await getDb();
-    const key = await findActiveApiKey(db, req.headers.get(API_KEY_HEADER));
+    const key = await serverApiKeyCache().find(db, req.headers.get(API_KEY_HEADER));
     if (!key) throw new ApiError("InvalidApiKeyException");
     record.accountId = key.accountId;
     record.apiKeyId = key.id;

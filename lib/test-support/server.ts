@@ -5,7 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 
-// Runs the real production server (`next start`) for contract tests: one build per test run, then
+// Runs the real production server (what `npm start` runs: scripts/server.mjs) for contract tests: one build per test run, then
 // a server per mode with its own port and data folder (and, in PostgreSQL mode, its own database).
 
 const run = promisify(execFile);
@@ -61,7 +61,7 @@ export function freePort(): Promise<number> {
 
 export interface TestServer {
   baseUrl: string;
-  /** The server process (`next start` runs the server in this process). */
+  /** The server process (scripts/server.mjs serves in this process). */
   pid: number;
   dataDir: string;
   env: NodeJS.ProcessEnv;
@@ -90,9 +90,12 @@ export async function startServer(
     LOG_LEVEL: "error",
     JOB_RUNNER: options.jobRunner ?? "embedded",
     NEXT_MANUAL_SIG_HANDLE: "true",
+    HOST: "127.0.0.1",
+    PORT: String(port),
     ...options.env,
   };
-  const child: ChildProcess = spawn(path.join(root, "node_modules", ".bin", "next"), ["start", "-H", "127.0.0.1", "-p", String(port)], {
+  // What `npm start` runs after its build.
+  const child: ChildProcess = spawn(process.execPath, [path.join(root, "scripts", "server.mjs")], {
     cwd: root,
     env,
     stdio: ["ignore", "pipe", "pipe"],
