@@ -23,14 +23,21 @@ afterAll(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
+/** An account with one pet and a registration capture session, for jobs to refer to. */
+async function createPetWithSession(accountName: string) {
+  const p = db.prisma;
+  const account = await p.account.create({ data: { name: accountName } });
+  const pet = await p.pet.create({ data: { accountId: account.id, species: "DOG" } });
+  const session = await p.captureSession.create({
+    data: { accountId: account.id, species: "DOG", purpose: "PET_PROFILE_REGISTRATION", petId: pet.id, expiresAt: new Date(Date.now() + 60_000) },
+  });
+  return { account, pet, session };
+}
+
 describe("resumePendingJobs", () => {
   it("re-enqueues interrupted jobs and fails the ones that keep being interrupted", async () => {
     const p = db.prisma;
-    const account = await p.account.create({ data: { name: "A" } });
-    const pet = await p.pet.create({ data: { accountId: account.id, species: "DOG" } });
-    const session = await p.captureSession.create({
-      data: { accountId: account.id, species: "DOG", purpose: "PET_PROFILE_REGISTRATION", petId: pet.id, expiresAt: new Date(Date.now() + 60_000) },
-    });
+    const { account, pet, session } = await createPetWithSession("A");
     const fresh = await p.job.create({ data: { accountId: account.id, kind: "VERIFICATION", petId: pet.id, sessionId: session.id, attempts: 1 } });
     const doomed = await p.job.create({
       data: { accountId: account.id, kind: "FINGERPRINT_ADDITION", petId: pet.id, sessionId: session.id, attempts: MAX_JOB_ATTEMPTS },
@@ -52,11 +59,7 @@ describe("resumePendingJobs", () => {
 describe("runJobUnlessAbandoned", () => {
   it("gives a run that a database outage interrupted back, but still fails a job that keeps being interrupted otherwise", async () => {
     const p = db.prisma;
-    const account = await p.account.create({ data: { name: "B" } });
-    const pet = await p.pet.create({ data: { accountId: account.id, species: "DOG" } });
-    const session = await p.captureSession.create({
-      data: { accountId: account.id, species: "DOG", purpose: "PET_PROFILE_REGISTRATION", petId: pet.id, expiresAt: new Date(Date.now() + 60_000) },
-    });
+    const { account, pet, session } = await createPetWithSession("B");
     // Both jobs have used every attempt; one of them lost two of its runs to database outages.
     const interrupted = await p.job.create({
       data: { accountId: account.id, kind: "FINGERPRINT_ADDITION", petId: pet.id, sessionId: session.id, attempts: MAX_JOB_ATTEMPTS },
