@@ -99,6 +99,23 @@ describe("two web processes on one PostgreSQL database", () => {
     }
   });
 
+  it("gzips a JSON answer of some size for a client that accepts gzip, as Next did, and only then", async () => {
+    const { apiKey } = await newAccount("Compressed");
+    for (let i = 0; i < 8; i++) {
+      expect((await call(a, apiKey, "POST", "/v2/pets", { species: "CAT", breed: `Maine Coon ${i}` })).status).toBeLessThan(300);
+    }
+    const list = (encoding: string) => fetch(`${a.baseUrl}/v2/pets`, { headers: { "x-service-api-key": apiKey, "accept-encoding": encoding } });
+    const gzipped = await list("gzip");
+    const plain = await list("identity");
+    expect(gzipped.headers.get("content-encoding")).toBe("gzip");
+    expect(plain.headers.get("content-encoding")).toBeNull();
+    for (const res of [gzipped, plain]) expect(res.headers.get("vary")).toContain("accept-encoding");
+    // fetch decodes the gzip body: both answers must carry the same JSON, the list of all 8 pets.
+    const [fromGzip, fromPlain] = [await gzipped.json(), await plain.json()];
+    expect(fromGzip).toEqual(fromPlain);
+    expect(Number(plain.headers.get("content-length"))).toBeGreaterThanOrEqual(1024);
+  });
+
   it("a key deactivated by the ops CLI is refused by both processes on their next call", async () => {
     const { accountId, apiKey } = await newAccount("Deactivated");
     await warm(apiKey);

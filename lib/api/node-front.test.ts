@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { claimsApiRequest } from "./node-front";
+import { acceptsGzip, claimsApiRequest, MIN_COMPRESSED_BYTES, shouldCompress } from "./node-front";
 
 // Which requests the Node front answers itself and which it leaves to Next (lib/api/node-front.ts);
 // the answers themselves are tested over HTTP against the real server (contract, hostile-input and
@@ -30,5 +30,17 @@ describe("the API's Node front", () => {
     ]) {
       expect(claimsApiRequest(target), target).toBe(false);
     }
+  });
+
+  it("gzips JSON answers of some size for clients that accept gzip, and nothing else", () => {
+    for (const header of ["gzip", "gzip, deflate, br", "br;q=1, gzip;q=0.5", "*", "deflate, *;q=0.1"]) expect(acceptsGzip(header), header).toBe(true);
+    for (const header of [undefined, "", "identity", "br, deflate", "gzip;q=0", "gzip;q=0.0, br", "*;q=0", "br, *;q=0.5, gzip;q=0"]) {
+      expect(acceptsGzip(header), String(header)).toBe(false);
+    }
+    const json = new Headers({ "content-type": "application/json; charset=utf-8" });
+    expect(shouldCompress(json, MIN_COMPRESSED_BYTES)).toBe(true);
+    expect(shouldCompress(json, MIN_COMPRESSED_BYTES - 1)).toBe(false);
+    expect(shouldCompress(new Headers({ "content-type": "image/jpeg" }), 100_000)).toBe(false);
+    expect(shouldCompress(new Headers({ "content-type": "application/json", "content-encoding": "br" }), 100_000)).toBe(false);
   });
 });

@@ -1,4 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { promisify } from "node:util";
+import { gzip } from "node:zlib";
 import { NO_CONTENT_SECURITY_POLICY, SECURITY_HEADERS } from "@/lib/http/security-headers";
 import { logError } from "@/lib/log";
 import { errorResponse } from "./errors";
@@ -120,11 +122,47 @@ function webRequest(req: IncomingMessage): { request: Request; abandonBody(): Pr
   return { request, abandonBody: () => body?.abandon() };
 }
 
-/** Writes the answer at once; with `received` (the rest of the request body), ends it once that has arrived. */
-async function writeResponse(res: ServerResponse, response: Response, received?: Promise<void>): Promise<void> {
-  const body = response.status === 204 ? null : Buffer.from(await response.arrayBuffer());
+/** Answers smaller than this go as they are: compressing them saves less than it costs. */
+export const MIN_COMPRESSED_BYTES = 1024;
+const gzipAsync = promisify(gzip);
+
+/** Whether an Accept-Encoding header accepts gzip (by name or `*`, with a quality above 0). */
+export function acceptsGzip(acceptEncoding: string | undefined): boolean {
+  if (!acceptEncoding) return false;
+  let gzipQuality: number | undefined;
+  let anyQuality: number | undefined;
+  for (const entry of acceptEncoding.split(",")) {
+    const [name, ...params] = entry.trim().toLowerCase().split(";");
+    const q = params.map((p) => p.trim()).find((p) => p.startsWith("q="));
+    const quality = q === undefined ? 1 : Number(q.slice(2));
+    if (name.trim() === "gzip") gzipQuality = quality;
+    else if (name.trim() === "*") anyQuality = quality;
+  }
+  const quality = gzipQuality ?? anyQuality ?? 0;
+  return Number.isFinite(quality) && quality > 0;
+}
+
+/** Whether an answer is worth compressing: JSON of some size, not already encoded. */
+export function shouldCompress(headers: Headers, byteLength: number): boolean {
+  return byteLength >= MIN_COMPRESSED_BYTES && !headers.has("content-encoding") && /\bjson\b/i.test(headers.get("content-type") ?? "");
+}
+
+/**
+ * Writes the answer at once; with `received` (the rest of the request body), ends it once that has
+ * arrived. JSON answers are gzipped for clients that accept it, as Next did before the front (zlib's
+ * thread pool does the work, not the event loop).
+ */
+async function writeResponse(res: ServerResponse, response: Response, received?: Promise<void>, acceptEncoding?: string): Promise<void> {
+  let body = response.status === 204 ? null : Buffer.from(await response.arrayBuffer());
   for (const { key, value } of [...SECURITY_HEADERS, NO_CONTENT_SECURITY_POLICY]) res.setHeader(key, value);
   response.headers.forEach((value, key) => res.setHeader(key, value));
+  if (body && shouldCompress(response.headers, body.byteLength)) {
+    res.setHeader("vary", [response.headers.get("vary"), "accept-encoding"].filter(Boolean).join(", "));
+    if (acceptsGzip(acceptEncoding)) {
+      body = await gzipAsync(body);
+      res.setHeader("content-encoding", "gzip");
+    }
+  }
   if (body) res.setHeader("content-length", body.byteLength);
   res.writeHead(response.status);
   if (!received) return void res.end(body ?? undefined);
@@ -140,7 +178,7 @@ export async function serveApiRequest(req: IncomingMessage, res: ServerResponse)
     if (malformed) return await writeResponse(res, malformed);
     const { request, abandonBody } = webRequest(req);
     const response = await handleV2Request(request);
-    await writeResponse(res, response, abandonBody());
+    await writeResponse(res, response, abandonBody(), req.headers["accept-encoding"]);
   } catch (error) {
     // The wrapper answers every error itself; this is a failure of the adapter (a header Node refuses).
     logError("api-front-failed", error, { method: req.method });
