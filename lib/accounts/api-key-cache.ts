@@ -22,7 +22,7 @@ export const API_KEY_CACHE_TTL_MS = 60_000;
 const API_KEY_CACHE_MAX_ENTRIES = 10_000;
 
 export interface ApiKeyCache {
-  /** The active key for a presented value (as findActiveApiKey), from memory when it can be. */
+  /** The active key (with its account and plan) for a presented key value, or null; from memory when it can be. */
   find(db: Db, presented: string | null): Promise<AuthenticatedKey | null>;
   /** Drops every cached key (a change was notified). */
   invalidate(): void;

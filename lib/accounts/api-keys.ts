@@ -30,18 +30,15 @@ export async function deactivateApiKeys(db: Db, accountId: string): Promise<numb
   return count;
 }
 
-export type AuthenticatedKey = NonNullable<Awaited<ReturnType<typeof findActiveApiKey>>>;
+export type AuthenticatedKey = NonNullable<Awaited<ReturnType<typeof findActiveApiKeyByHash>>>;
 
-/** Longer presented values are not keys of ours; they are refused without hashing. */
+/** Longer presented values are not keys of ours; they are refused without hashing (api-key-cache.ts). */
 export const MAX_PRESENTED_KEY_LENGTH = 200;
 
-/** The active key (with its account and plan) for a presented key value, or null. */
-export async function findActiveApiKey(db: Db, presented: string | null) {
-  if (!presented || presented.length > MAX_PRESENTED_KEY_LENGTH) return null;
-  return findActiveApiKeyByHash(db, hashApiKey(presented));
-}
-
-/** The active key (with its account and plan) whose hash is `hash`, or null. */
+/**
+ * The active key (with its account and plan) whose hash is `hash`, or null. A presented key value is
+ * authenticated through the key cache (`serverApiKeyCache().find`), which hashes it and calls this.
+ */
 export async function findActiveApiKeyByHash(db: Db, hash: string) {
   const key = await db.apiKey.findUnique({ where: { hash }, include: { account: { include: { plan: true } } } });
   // The lookup is by hash already; the constant-time comparison keeps the final check free of
