@@ -321,6 +321,16 @@ function inverseMap(plan: CapturePlan, px: number, py: number, out: Float32Array
   out[o + 4] = coverage;
 }
 
+/**
+ * The nose-surface point (u, v) that image point (px, py) of a capture shows, and its coverage (0 off
+ * the pad): the generator's ground truth for which points of two captures are the same physical point.
+ */
+export function surfacePointOf(plan: CapturePlan, px: number, py: number): { u: number; v: number; coverage: number } {
+  const out = new Float32Array(MAP_CHANNELS);
+  inverseMap(plan, px, py, out, 0);
+  return { u: out[0], v: out[1], coverage: out[4] };
+}
+
 interface MappingGrid {
   step: number;
   cols: number;
