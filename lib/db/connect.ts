@@ -8,6 +8,7 @@ import type { SqlMigrationAwareDriverAdapterFactory } from "@prisma/driver-adapt
 import { PrismaClient } from "@/lib/generated/prisma/client";
 import type { Env } from "@/lib/env";
 import { logError } from "@/lib/log";
+import { pgliteNotifications, pgNotifications, type DbNotifications } from "./notifications";
 
 const POOL_CONNECT_TIMEOUT_MS = 5_000;
 /** Far above any query of this service; a query outliving it is a database that stopped answering. */
@@ -20,74 +21,9 @@ export interface OpenDatabase {
   /** The same adapter factory the client uses, so migrations run on the one PGlite instance. */
   factory: SqlMigrationAwareDriverAdapterFactory;
   mode: "pglite" | "postgres";
-  /** Subscribes to a NOTIFY channel; see NotificationHandlers. Ended by close(). */
-  listen(channel: string, handlers: NotificationHandlers): void;
+  /** The process's one listening connection, its lease and barrier (./notifications.ts); ended by close(). */
+  notifications: DbNotifications;
   close(): Promise<void>;
-}
-
-/**
- * What a process that caches database state needs from a notification channel: each notification,
- * and whether notifications are flowing at all. `live(false)` comes as soon as the listening
- * connection is lost (notifications may be missed from then on), `live(true)` once it listens again.
- */
-export interface NotificationHandlers {
-  notify(): void;
-  live(isLive: boolean): void;
-}
-
-/** Reconnection of a lost listening connection: 250 ms doubling to 10 s. */
-const LISTEN_RETRY_MS = { first: 250, max: 10_000 };
-
-/**
- * PostgreSQL: a connection of its own (a pooled one could not stay in LISTEN), reconnected after any
- * loss. Each (re)connection reports live(true) only once LISTEN has succeeded.
- */
-function listenOnPostgres(url: string, channel: string, handlers: NotificationHandlers): () => Promise<void> {
-  let closed = false;
-  let client: pg.Client | undefined;
-  let retryMs = LISTEN_RETRY_MS.first;
-  let timer: NodeJS.Timeout | undefined;
-  const connect = async () => {
-    timer = undefined;
-    if (closed) return;
-    const current = new pg.Client({ connectionString: url, connectionTimeoutMillis: POOL_CONNECT_TIMEOUT_MS, keepAlive: true, application_name: `rhinarium-listen-${channel}` });
-    client = current;
-    let lost = false;
-    const onLost = (error?: unknown) => {
-      if (lost) return;
-      lost = true;
-      handlers.live(false);
-      if (!closed) logError("database-listen-connection-lost", error ?? new Error("connection ended"), { channel });
-      current.removeAllListeners("notification");
-      current.end().catch(() => undefined);
-      if (!closed) {
-        timer = setTimeout(() => void connect(), retryMs).unref();
-        retryMs = Math.min(retryMs * 2, LISTEN_RETRY_MS.max);
-      }
-    };
-    current.on("error", onLost);
-    current.on("end", () => onLost());
-    current.on("notification", (message) => {
-      if (message.channel === channel) handlers.notify();
-    });
-    try {
-      await current.connect();
-      await current.query(`LISTEN "${channel}"`);
-    } catch (error) {
-      onLost(error);
-      return;
-    }
-    if (lost || closed) return;
-    retryMs = LISTEN_RETRY_MS.first;
-    handlers.live(true);
-  };
-  void connect();
-  return async () => {
-    closed = true;
-    if (timer) clearTimeout(timer);
-    handlers.live(false);
-    await client?.end().catch(() => undefined);
-  };
 }
 
 export function pgliteDir(env: Env): string {
@@ -129,17 +65,14 @@ export async function openDatabase(env: Env): Promise<OpenDatabase> {
     pool.on("error", (error) => logError("database-idle-connection-lost", error));
     const factory = new PrismaPg(pool);
     const prisma = new PrismaClient({ adapter: factory });
-    const listeners: (() => Promise<void>)[] = [];
-    const url = env.DATABASE_URL;
+    const notifications = pgNotifications(env.DATABASE_URL);
     return {
       prisma,
       factory,
       mode: "postgres",
-      listen(channel, handlers) {
-        listeners.push(listenOnPostgres(url, channel, handlers));
-      },
+      notifications,
       async close() {
-        await Promise.all(listeners.map((stop) => stop()));
+        await notifications.close();
         await prisma.$disconnect();
         await pool.end();
       },
@@ -155,11 +88,7 @@ export async function openDatabase(env: Env): Promise<OpenDatabase> {
     prisma,
     factory,
     mode: "pglite",
-    // One instance, one process: notifications arrive with the results of the statement that
-    // committed them, and the instance never loses its "connection".
-    listen(channel, handlers) {
-      void pglite.listen(channel, () => handlers.notify()).then(() => handlers.live(true), (error) => logError("database-listen-failed", error, { channel }));
-    },
+    notifications: pgliteNotifications(pglite),
     async close() {
       await prisma.$disconnect();
       await pglite.close();

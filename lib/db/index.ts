@@ -1,10 +1,11 @@
 import { readEnv, type Env } from "@/lib/env";
-import { openDatabase, withMigrationFactory, type Db, type NotificationHandlers, type OpenDatabase } from "./connect";
+import { openDatabase, withMigrationFactory, type Db, type OpenDatabase } from "./connect";
+import type { DbNotifications } from "./notifications";
 import { applyMigrations } from "./migrate";
 import { acquireOwnerLock, OwnerBusyError, releaseOwnerLock, type OwnerInfo } from "./owner-lock";
 import { ensureDefaultPlans } from "@/lib/accounts/plans";
 
-export type { Db, NotificationHandlers } from "./connect";
+export type { Db } from "./connect";
 
 /**
  * Opens the database for a process that will own it: takes the owner lock (embedded mode), applies
@@ -66,9 +67,9 @@ export async function getDb(): Promise<Db> {
   return (await openServerDatabase()).prisma;
 }
 
-/** Subscribes to a NOTIFY channel of this process's database (see NotificationHandlers). */
-export async function listenToDb(channel: string, handlers: NotificationHandlers): Promise<void> {
-  (await openServerDatabase()).listen(channel, handlers);
+/** This process's listening connection on its database: channels, lease and barrier (./notifications.ts). */
+export async function serverNotifications(): Promise<DbNotifications> {
+  return (await openServerDatabase()).notifications;
 }
 
 export async function closeDb(): Promise<void> {

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { defineEndpoint, type EndpointContext } from "@/lib/api/endpoint";
 import type { ErrorName } from "@/lib/api/error-codes";
 import { sessionIdBodySchema } from "@/lib/capture-sessions/schemas";
+import { awaitCacheInvalidation } from "@/lib/db/notified-cache";
 import { petIdParamsSchema } from "@/lib/pets/schemas";
 import {
   fingerprintAdditionJobSchema,
@@ -78,7 +79,13 @@ export const jobEndpoints = [
     successStatus: 200,
     response: fingerprintAdditionJobSchema,
     errors: ["NoSuchFingerprintAdditionJobException"],
-    handle: ({ params }, { db, accountId }) => viewFingerprintAdditionJob(db, accountId, params.jobId),
+    handle: async ({ params }, { db, accountId }) => {
+      const job = await viewFingerprintAdditionJob(db, accountId, params.jobId);
+      // SUCCESS committed with the enrolment, whichever process ran the job: before the client learns
+      // it, no process may still answer the pet's view (hasFingerprint) from memory as it was.
+      if (job.status === "SUCCESS") await awaitCacheInvalidation();
+      return job;
+    },
   }),
   defineEndpoint({
     method: "GET",

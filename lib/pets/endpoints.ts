@@ -1,6 +1,8 @@
 import { z } from "zod";
 import { defineEndpoint } from "@/lib/api/endpoint";
-import { createPet, deletePet, getPetOrThrow, listPets, updatePet } from "./pets";
+import { awaitCacheInvalidation } from "@/lib/db/notified-cache";
+import { getPetViewOrThrow, serverPetViewCache } from "./pet-view-cache";
+import { createPet, deletePet, listPets, updatePet } from "./pets";
 import { createPetBodySchema, idDataSchema, petIdParamsSchema, petSchema, updatePetBodySchema } from "./schemas";
 
 export const petEndpoints = [
@@ -38,7 +40,7 @@ export const petEndpoints = [
     successStatus: 200,
     response: petSchema,
     errors: ["NoSuchPetException"],
-    handle: ({ params }, { db, accountId }) => getPetOrThrow(db, accountId, params.petId),
+    handle: ({ params }, { db, accountId }) => getPetViewOrThrow(serverPetViewCache(), db, accountId, params.petId),
   }),
   defineEndpoint({
     method: "PATCH",
@@ -54,6 +56,8 @@ export const petEndpoints = [
     errors: ["NoSuchPetException"],
     handle: async ({ params, body }, { db, accountId }) => {
       await updatePet(db, accountId, params.petId, body);
+      // Acknowledged once no process can answer the old view from memory (read-your-writes).
+      await awaitCacheInvalidation();
       return { isSuccessful: true };
     },
   }),
@@ -66,6 +70,9 @@ export const petEndpoints = [
     params: petIdParamsSchema,
     successStatus: 204,
     errors: ["NoSuchPetException"],
-    handle: ({ params }, { db, accountId }) => deletePet(db, accountId, params.petId),
+    handle: async ({ params }, { db, accountId }) => {
+      await deletePet(db, accountId, params.petId);
+      await awaitCacheInvalidation();
+    },
   }),
 ];

@@ -53,10 +53,19 @@ export async function listPets(db: Db, accountId: string): Promise<PetView[]> {
   return rows.map(toPetView);
 }
 
-export async function getPetOrThrow(db: Db, accountId: string, petId: string): Promise<PetView> {
+/**
+ * The pet as the API shows it, or null. It depends on the Pet row and on whether any fingerprint image
+ * is enrolled to it: pet-view-cache.ts keeps it in memory, invalidated by triggers on both tables.
+ */
+export async function findPetView(db: Db, accountId: string, petId: string): Promise<PetView | null> {
   const row = await db.pet.findFirst({ where: { id: petId, accountId }, select: petViewSelect });
-  if (!row) throw new ApiError("NoSuchPetException");
-  return toPetView(row);
+  return row && toPetView(row);
+}
+
+export async function getPetOrThrow(db: Db, accountId: string, petId: string): Promise<PetView> {
+  const view = await findPetView(db, accountId, petId);
+  if (!view) throw new ApiError("NoSuchPetException");
+  return view;
 }
 
 export async function updatePet(db: Db, accountId: string, petId: string, input: { metadata: string; breed?: string }): Promise<void> {

@@ -1,3 +1,4 @@
+import { serverApiKeyCache } from "@/lib/accounts/api-key-cache";
 import { flushApiCalls } from "@/lib/api/metering";
 import { closeDb, getDb } from "@/lib/db";
 import { releaseOwnerLock } from "@/lib/db/owner-lock";
@@ -7,6 +8,7 @@ import { DeferredJobQueue, InProcessJobQueue, resumePendingJobs, setJobQueue } f
 import { shutdownEngine } from "@/lib/jobs/engine-port";
 import { logError, logInfo } from "@/lib/log";
 import { startOpsServer } from "@/lib/ops/ops-server";
+import { serverPetViewCache } from "@/lib/pets/pet-view-cache";
 import { startOrphanSweeps } from "@/lib/storage/orphan-sweep";
 
 const state = globalThis as unknown as { __rhinariumStarted?: Promise<void> };
@@ -20,6 +22,10 @@ export function startServer(): Promise<void> {
   state.__rhinariumStarted ??= (async () => {
     const env = readEnv();
     const db = await getDb();
+    // The caches listen from start-up: until a process has listened for a whole lease, its barriers
+    // (the API's writes) wait the lease out (lib/db/notifications.ts).
+    serverApiKeyCache();
+    serverPetViewCache();
     // With REDIS_URL the web process only enqueues; `npm run worker` processes run and reconcile jobs.
     const runsJobs = env.JOB_RUNNER === "embedded" && !env.REDIS_URL;
     const queue = env.REDIS_URL ? new BullJobQueue(env) : runsJobs ? new InProcessJobQueue(db) : new DeferredJobQueue();

@@ -1,0 +1,56 @@
+import { ApiError } from "@/lib/api/errors";
+import type { Db } from "@/lib/db";
+import { listeningCache, type NotifiedCache } from "@/lib/db/notified-cache";
+import { findPetView } from "./pets";
+import type { PetView } from "./schemas";
+
+// GET /v2/pets/{petId} answered from this process's memory: one database read per call capped reads
+// far below the goal (docs/benchmarks.md). The rules are those of every notified cache
+// (lib/db/notified-cache.ts); what is particular to pet views:
+// - A view depends on the Pet row and on whether any fingerprint image is enrolled to the pet. Triggers
+//   on both tables (prisma/migrations/*_pet_view_change_notifications) NOTIFY PET_VIEW_CHANGE_CHANNEL
+//   with the pet's id at commit, whoever writes: the API, the dashboard, a job worker enrolling
+//   images, the ops CLI, SQL; a TRUNCATE notifies PET_VIEW_FLUSH. Creating a pet notifies nothing:
+//   a miss is never cached.
+// - Writes the API acknowledges (PATCH, DELETE, and a fingerprint addition seen as SUCCESS) wait for
+//   the barrier first (awaitCacheInvalidation), so the next read through any process sees them.
+// - Entries are keyed by pet id and hold the owning account: another account's key never gets the
+//   view from memory; it reads the database, scoped by its account, and finds nothing (20000).
+
+export const PET_VIEW_CHANGE_CHANNEL = "rhinarium_pet_view_change";
+/** The payload that drops every cached view (a change whose pets the trigger cannot name). */
+export const PET_VIEW_FLUSH = "*";
+/** Backstop age, as for keys. Views kept at most: with metadata at its 16 KiB cap, ~170 MB. */
+const CACHE_LIMITS = { ttlMs: 60_000, maxEntries: 10_000 };
+
+export interface CachedPetView {
+  accountId: string;
+  view: PetView;
+}
+
+/** The pet view through `cache`, or NoSuchPetException (20000). */
+export async function getPetViewOrThrow(cache: NotifiedCache<CachedPetView>, db: Db, accountId: string, petId: string): Promise<PetView> {
+  const cached = await cache.get(
+    petId,
+    async () => {
+      const view = await findPetView(db, accountId, petId);
+      return view && { accountId, view };
+    },
+    (hit) => hit.accountId === accountId,
+  );
+  if (!cached) throw new ApiError("NoSuchPetException");
+  return cached.view;
+}
+
+export function applyPetViewChange(cache: NotifiedCache<CachedPetView>, payload: string): void {
+  if (payload === PET_VIEW_FLUSH) cache.clear();
+  else cache.invalidate(payload);
+}
+
+// One cache per process, kept on globalThis like the database client; it listens on the server's database.
+const state = globalThis as unknown as { __rhinariumPetViewCache?: NotifiedCache<CachedPetView> };
+
+export function serverPetViewCache(): NotifiedCache<CachedPetView> {
+  state.__rhinariumPetViewCache ??= listeningCache(PET_VIEW_CHANGE_CHANNEL, CACHE_LIMITS, applyPetViewChange);
+  return state.__rhinariumPetViewCache;
+}
