@@ -61,10 +61,10 @@ async function withPostgres<T>(purpose: string, run: (url: string) => Promise<T>
 
 function apiSection(figures: { mode: string; api: ApiFigures }[]): string {
   const rows = figures.flatMap(({ mode, api }) =>
-    (["get", "post"] as const).map((verb) => {
+    (["get", "post", "patch"] as const).map((verb) => {
       const { server, ceiling } = api[verb];
       return [
-        `${verb === "get" ? "`GET /v2/pets/{id}`" : "`POST /v2/pets`"} (${mode})`,
+        `${{ get: "`GET /v2/pets/{id}`", post: "`POST /v2/pets`", patch: "`PATCH /v2/pets/{id}`" }[verb]} (${mode})`,
         `${num(server.requestsPerSecond)} req/s`,
         `${num(ceiling.requestsPerSecond)} req/s`,
         `**${pct(server.requestsPerSecond / ceiling.requestsPerSecond)}**`,

