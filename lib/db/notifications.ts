@@ -119,6 +119,8 @@ export function pgNotifications(url: string, options: Partial<PgNotificationOpti
     const sentAt = now();
     s.pings.set(seq, sentAt);
     for (const [old, at] of s.pings) if (at < sentAt - leaseMs) s.pings.delete(old);
+    // Processes gone without a "bye" (killed, reconnected under a new id) are forgotten once their lease ran.
+    for (const [peer, seen] of peers) if (seen + leaseMs + CLOCK_MARGIN_MS < sentAt) peers.delete(peer);
     send(s, `ping ${s.id} ${seq}`).catch(() => undefined); // a lost connection is handled by its events
   };
 
