@@ -23,12 +23,13 @@ async function open(mode: "pglite" | "postgres"): Promise<OpenDatabase> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "rhinarium-pet-views-"));
   let database: TestDatabase | undefined;
   if (mode === "postgres") database = await createTestDatabase("petviews");
-  const db = await openOwnedDatabase(readEnv({ DATA_DIR: dir, ...(database ? { DATABASE_URL: database.url } : {}) } as unknown as NodeJS.ProcessEnv), "cli");
+  let db: OpenDatabase | undefined;
   cleanups.push(async () => {
-    await db.close();
+    await db?.close();
     await database?.drop();
     fs.rmSync(dir, { recursive: true, force: true });
   });
+  db = await openOwnedDatabase(readEnv({ DATA_DIR: dir, ...(database ? { DATABASE_URL: database.url } : {}) } as unknown as NodeJS.ProcessEnv), "cli");
   return db;
 }
 
