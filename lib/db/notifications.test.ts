@@ -96,6 +96,18 @@ describe("notifications: lease and barrier", () => {
     await until(() => reader.received.includes("after"));
   });
 
+  it("a process that closes says so, and is not waited out", async () => {
+    const writer = processOn();
+    const leaving = processOn();
+    await until(() => writer.notifications.fresh() && leaving.notifications.fresh());
+    await sleep(LEASE_MS + 100);
+    await leaving.notifications.close();
+    expect(leaving.liveEvents.at(-1)).toBe(false); // it stopped answering from memory first
+    const outcome = await writer.notifications.barrier();
+    expect(outcome.waitedOut).toBe(0);
+    expect(outcome.ms).toBeLessThan(LEASE_MS / 2);
+  });
+
   it("until it has listened for a whole lease, a process's barrier waits the lease out", async () => {
     const late = processOn();
     await until(() => late.notifications.fresh());

@@ -152,7 +152,12 @@ export function pgNotifications(url: string, options: Partial<PgNotificationOpti
         pending.check();
       }
     } else if (kind === "bye") {
+      // It stopped answering from memory before saying so: as good as an ack for barriers under way.
       peers.delete(first);
+      for (const pending of barriers.values()) {
+        pending.acked.add(first);
+        pending.check();
+      }
     }
   };
 
