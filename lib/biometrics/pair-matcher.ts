@@ -40,13 +40,21 @@ const INT32_MIN = -(2 ** 31);
 const AFFINE_MIN_INLIERS = 6;
 
 /**
- * Nearest neighbour in b's upright descriptors for each of a's descriptors in frame `set`, kept when mutual,
- * close, and clearly better than the runner-up.
+ * Dot products of a's descriptors in every frame (rows, frame after frame) with b's upright descriptors
+ * (columns): one kernel call for all rotation hypotheses.
  */
-function findTentativeMatches(a: NoseTemplate, set: number, b: NoseTemplate): TentativeMatches {
+function framesAgainstUpright(a: NoseTemplate, b: NoseTemplate): Int32Array {
+  return dotProductMatrix(a.descriptors, descriptorSet(b, 0), DESCRIPTOR_DIMS);
+}
+
+/**
+ * Nearest neighbour in b's upright descriptors for each of a's descriptors in frame `set`, kept when mutual,
+ * close, and clearly better than the runner-up. `allDots` is `framesAgainstUpright(a, b)`.
+ */
+function findTentativeMatches(a: NoseTemplate, set: number, b: NoseTemplate, allDots: Int32Array): TentativeMatches {
   const countA = keypointCount(a);
   const countB = keypointCount(b);
-  const dots = dotProductMatrix(descriptorSet(a, set), descriptorSet(b, 0), DESCRIPTOR_DIMS);
+  const dots = allDots.subarray(set * countA * countB, (set + 1) * countA * countB);
   // Mutual nearest neighbours only: bead texture repeats, and one-way matches are mostly chance.
   const columnBest = new Int32Array(countB).fill(INT32_MIN);
   const columnBestRow = new Int32Array(countB).fill(-1);
@@ -222,9 +230,9 @@ function consistentMatches(a: NoseTemplate, b: NoseTemplate, matches: TentativeM
 }
 
 /** a's descriptors in frame `set` against b's upright ones: descriptor matching, then geometric verification. */
-export function compareInFrame(a: NoseTemplate, set: number, b: NoseTemplate): PairComparison {
+export function compareInFrame(a: NoseTemplate, set: number, b: NoseTemplate, allDots = framesAgainstUpright(a, b)): PairComparison {
   const rotationDeg = 0 - DESCRIPTOR_ANGLES_DEG[set]; // not -x: the upright frame is +0, not -0
-  const matches = findTentativeMatches(a, set, b);
+  const matches = findTentativeMatches(a, set, b, allDots);
   const none = { tentative: matches.count, inliers: 0, scale: 0, rotationDeg };
   if (matches.count < 3) return none;
   let inliers = bestAnchorInliers(a, b, matches, (rotationDeg * Math.PI) / 180);
@@ -248,9 +256,10 @@ export function compareInFrame(a: NoseTemplate, set: number, b: NoseTemplate): P
  * and keep the best: the most inliers, then the most tentative matches. Symmetric enough for scoring.
  */
 export function compareTemplates(a: NoseTemplate, b: NoseTemplate): PairComparison {
-  let best = compareInFrame(a, 0, b);
+  const allDots = framesAgainstUpright(a, b);
+  let best = compareInFrame(a, 0, b, allDots);
   for (let set = 1; set < DESCRIPTOR_SETS; set++) {
-    const candidate = compareInFrame(a, set, b);
+    const candidate = compareInFrame(a, set, b, allDots);
     if (candidate.inliers > best.inliers || (candidate.inliers === best.inliers && candidate.tentative > best.tentative)) best = candidate;
   }
   return best;
