@@ -5,8 +5,9 @@
  * keypoint's true partner is the keypoint of the other capture at the same nose-surface point (within
  * the tolerance, at a scale within 1.5x). Prints, for capture pairs of the same burst and of different
  * bursts: the share of keypoints with a true partner (repeatability), the descriptor cosine of true
- * partners, and how often the true partner is the nearest descriptor; then the cosine of random
- * keypoint pairs of different noses. Nothing is asserted: this says where matching loses genuine pairs.
+ * partners, and how often the true partner is the nearest descriptor (a's frame nearest to the true turn
+ * between the captures against b's upright frame, as the matcher's best rotation hypothesis would be);
+ * then the cosine of random keypoint pairs of different noses. Nothing is asserted: this says where matching loses genuine pairs.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -14,7 +15,7 @@ import { parseArgs } from "node:util";
 import { decodeNoseImage } from "../lib/biometrics/decode";
 import { normaliseContrast } from "../lib/biometrics/enhance";
 import { extractLocalFeatures } from "../lib/biometrics/features";
-import { DESCRIPTOR_DIMS, DESCRIPTOR_QUANT } from "../lib/biometrics/parameters";
+import { DESCRIPTOR_ANGLES_DEG, DESCRIPTOR_DIMS, DESCRIPTOR_QUANT } from "../lib/biometrics/parameters";
 import { planCapture, surfacePointOf } from "../lib/synth/capture";
 import { burstLayout, captureFileName, captureSeed, MANIFEST_FILE, subjectDirName, subjectSeed, type DatasetManifest } from "../lib/synth/dataset";
 import { createNoseSubject } from "../lib/synth/nose-surface";
@@ -32,9 +33,12 @@ const SCALE_TOLERANCE = Math.log(1.5);
 interface Capture {
   subject: number;
   burst: number;
-  /** count x 4: x, y, sigma, angle at the engine's working size. */
+  /** The capture's roll (radians): image = nose surface turned by it. */
+  rotation: number;
+  /** count x 3: x, y, sigma at the engine's working size. */
   keypoints: Float32Array;
-  descriptors: Int8Array;
+  /** One descriptor array per frame (DESCRIPTOR_ANGLES_DEG), upright first. */
+  descriptors: Int8Array[];
   /** count x 3: u, v, coverage on the nose surface. */
   surface: Float32Array;
   /** Working-size pixels per surface unit. */
@@ -54,14 +58,16 @@ async function loadCaptures(subjects: number): Promise<Capture[]> {
       const { image } = await decodeNoseImage(fs.readFileSync(file));
       const toCapture = plan.width / image.width;
       const { keypoints, descriptors } = extractLocalFeatures(normaliseContrast(image), image);
-      const packed = new Float32Array(keypoints.length * 4);
+      const packed = new Float32Array(keypoints.length * 3);
       const surface = new Float32Array(keypoints.length * 3);
+      const size = keypoints.length * DESCRIPTOR_DIMS;
+      const frames = DESCRIPTOR_ANGLES_DEG.map((_, set) => descriptors.subarray(set * size, (set + 1) * size));
       keypoints.forEach((k, i) => {
-        packed.set([k.x, k.y, k.sigma, k.angle], i * 4);
+        packed.set([k.x, k.y, k.sigma], i * 3);
         const p = surfacePointOf(plan, (k.x + 0.5) * toCapture - 0.5, (k.y + 0.5) * toCapture - 0.5);
         surface.set([p.u, p.v, p.coverage], i * 3);
       });
-      captures.push({ subject: s, burst: burst?.seed ?? c, keypoints: packed, descriptors, surface, pixelsPerUnit: plan.pixelsPerUnit / toCapture });
+      captures.push({ subject: s, burst: burst?.seed ?? c, rotation: plan.rotation, keypoints: packed, descriptors: frames, surface, pixelsPerUnit: plan.pixelsPerUnit / toCapture });
     }
   }
   return captures;
@@ -69,8 +75,8 @@ async function loadCaptures(subjects: number): Promise<Capture[]> {
 
 /** For each keypoint of a, the keypoint of b at the same surface point and a similar physical scale, or -1. */
 function truePartners(a: Capture, b: Capture): Int32Array {
-  const countA = a.keypoints.length / 4;
-  const countB = b.keypoints.length / 4;
+  const countA = a.keypoints.length / 3;
+  const countB = b.keypoints.length / 3;
   const partners = new Int32Array(countA).fill(-1);
   const tolerance = toleranceWorkPx / a.pixelsPerUnit;
   for (let i = 0; i < countA; i++) {
@@ -79,8 +85,8 @@ function truePartners(a: Capture, b: Capture): Int32Array {
     for (let j = 0; j < countB; j++) {
       const du = a.surface[i * 3] - b.surface[j * 3];
       const dv = a.surface[i * 3 + 1] - b.surface[j * 3 + 1];
-      const scaleA = a.keypoints[i * 4 + 2] / a.pixelsPerUnit;
-      const scaleB = b.keypoints[j * 4 + 2] / b.pixelsPerUnit;
+      const scaleA = a.keypoints[i * 3 + 2] / a.pixelsPerUnit;
+      const scaleB = b.keypoints[j * 3 + 2] / b.pixelsPerUnit;
       if (du * du + dv * dv < best && Math.abs(Math.log(scaleA / scaleB)) < SCALE_TOLERANCE) {
         best = du * du + dv * dv;
         partners[i] = j;
@@ -112,15 +118,20 @@ for (const sameBurst of [true, false]) {
       if (a === b || a.subject !== b.subject || (a.burst === b.burst) !== sameBurst) continue;
       pairs++;
       const partners = truePartners(a, b);
-      const countB = b.keypoints.length / 4;
+      const countB = b.keypoints.length / 3;
+      // The image is the surface turned by the capture's roll, so a's frame at (a - b roll) sees b's upright frame.
+      const turnDeg = ((a.rotation - b.rotation) * 180) / Math.PI;
+      const frame = DESCRIPTOR_ANGLES_DEG.reduce((best, angle, set) => (Math.abs(angle - turnDeg) < Math.abs(DESCRIPTOR_ANGLES_DEG[best] - turnDeg) ? set : best), 0);
+      const da = a.descriptors[frame];
+      const db = b.descriptors[0];
       keypoints += partners.length;
       partners.forEach((j, i) => {
         if (j < 0) return;
         partnered++;
-        const c = cosine(a.descriptors, i, b.descriptors, j);
+        const c = cosine(da, i, db, j);
         cosines.push(c);
         let closer = false;
-        for (let k = 0; k < countB && !closer; k++) closer = k !== j && cosine(a.descriptors, i, b.descriptors, k) > c;
+        for (let k = 0; k < countB && !closer; k++) closer = k !== j && cosine(da, i, db, k) > c;
         if (!closer) nearest++;
       });
     }
@@ -140,7 +151,7 @@ while (random.length < 20_000) {
   const a = captures[Math.floor(next() * captures.length)];
   const b = captures[Math.floor(next() * captures.length)];
   if (a.subject === b.subject) continue;
-  random.push(cosine(a.descriptors, Math.floor((next() * a.keypoints.length) / 4), b.descriptors, Math.floor((next() * b.keypoints.length) / 4)));
+  random.push(cosine(a.descriptors[0], Math.floor((next() * a.keypoints.length) / 3), b.descriptors[0], Math.floor((next() * b.keypoints.length) / 3)));
 }
 random.sort((x, y) => x - y);
 console.log(`random keypoints of different noses: cosine p10 / p50 / p90 / p99 ${[0.1, 0.5, 0.9, 0.99].map((q) => quantile(random, q).toFixed(2)).join(" / ")}`);

@@ -126,6 +126,7 @@ export function CaptureFlow({ purpose, pet }: { purpose: Purpose; pet: Pet | nul
       )}
       <div className="grid gap-4 md:grid-cols-2">
         <Card title={`Nose images (${nosesDone} of at least ${minimum})`}>
+          <p className="mb-2 text-sm text-slate-600">Fill the frame with the nose pad, with the pet's head upright in the photo (tilted by at most about 30°).</p>
           <ImageDropzone testId="nose-dropzone" label="Drop nose photos here, or tap to choose" images={noses} onFiles={(f) => addFiles("fingerprint", f)} disabled={job !== null} />
           {nosesDone > 0 && (
             <p className="mt-2 text-sm text-slate-600" data-testid="usable-count">

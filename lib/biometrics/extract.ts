@@ -5,7 +5,7 @@ import { ImageRejection, type ImageRejectionCode } from "./image-rejection";
 import { TEMPLATE_VERSION } from "./parameters";
 import { computeSearchKey } from "./search-key";
 import { assessQuality, measureImageFigures, type QualityReport } from "./quality";
-import type { NoseTemplate } from "./template";
+import { KEYPOINT_FIELDS, type NoseTemplate } from "./template";
 
 export type ImageExtraction =
   | { ok: true; quality: QualityReport; template: NoseTemplate | null; timings: Record<string, number> }
@@ -31,8 +31,8 @@ export async function extractNoseImage(jpeg: Uint8Array): Promise<ImageExtractio
   const { keypoints, descriptors } = extractLocalFeatures(normalised, image);
   const quality = assessQuality({ ...measured, keypoints: keypoints.length });
   const t2 = performance.now();
-  const packed = new Float32Array(keypoints.length * 4);
-  keypoints.forEach((k, i) => packed.set([k.x, k.y, k.sigma, k.angle], i * 4));
+  const packed = new Float32Array(keypoints.length * KEYPOINT_FIELDS);
+  keypoints.forEach((k, i) => packed.set([k.x, k.y, k.sigma], i * KEYPOINT_FIELDS));
   const template: NoseTemplate | null = quality.usable
     ? {
         version: TEMPLATE_VERSION,
@@ -41,7 +41,7 @@ export async function extractNoseImage(jpeg: Uint8Array): Promise<ImageExtractio
         quality: quality.score,
         keypoints: packed,
         descriptors,
-        searchKey: computeSearchKey(packed, descriptors),
+        searchKey: computeSearchKey(keypoints.length, descriptors),
       }
     : null;
   return { ok: true, quality, template, timings: { decodeMs: t1 - t0, featuresMs: t2 - t1 } };

@@ -3,7 +3,7 @@ import type { GalleryShortlist } from "./gallery-shortlist";
 import { InvertedIndex } from "./inverted-index";
 import { SHORTLIST_SIZE } from "./parameters";
 import { computeProbeLookups, deserializeSearchKey, type SearchKey } from "./search-key";
-import { deserializeTemplate, searchKeyOfTemplate, templateVersionOf, type NoseTemplate } from "./template";
+import { deserializeTemplate, keypointCount, searchKeyOfTemplate, templateVersionOf, type NoseTemplate } from "./template";
 
 /**
  * One account's (or search pool's) enrolled pets, held in memory for 1:N: only their images' search
@@ -37,7 +37,7 @@ export class Gallery {
   }
 
   shortlist(probe: readonly NoseTemplate[], limit = SHORTLIST_SIZE): GalleryShortlist {
-    const hits = this.index.search(probe.map((t) => computeProbeLookups(t.keypoints, t.descriptors)), limit);
+    const hits = this.index.search(probe.map((t) => computeProbeLookups(keypointCount(t), t.descriptors)), limit);
     return { petIds: hits.map((hit) => hit.petId), scores: hits.map((hit) => hit.score), searched: this.index.size };
   }
 }

@@ -1,7 +1,8 @@
 import {
+  DESCRIPTOR_ANGLES_DEG,
   DESCRIPTOR_DIMS,
   DESCRIPTOR_QUANT,
-  GEOMETRY_ANGLE_TOLERANCE,
+  DESCRIPTOR_SETS,
   GEOMETRY_MAX_SCALE,
   GEOMETRY_MIN_SCALE,
   GEOMETRY_POSITION_TOLERANCE_PX,
@@ -12,7 +13,7 @@ import {
   MATCH_RATIO,
 } from "./parameters";
 import { dotProductMatrix } from "./simd/dot-kernel";
-import { keypointCount, type NoseTemplate } from "./template";
+import { descriptorSet, KEYPOINT_FIELDS, keypointCount, type NoseTemplate } from "./template";
 
 /** What one image-to-image comparison found; `inliers` is the raw similarity. */
 export interface PairComparison {
@@ -22,6 +23,8 @@ export interface PairComparison {
   inliers: number;
   /** Scale of the fitted transform (b relative to a), 0 when no transform was found. */
   scale: number;
+  /** The rotation hypothesis that won (degrees, b relative to a): the frame angle of a's descriptors, negated. */
+  rotationDeg: number;
 }
 
 interface TentativeMatches {
@@ -36,11 +39,22 @@ const INT32_MIN = -(2 ** 31);
 /** An affine refit needs enough inliers not to bend onto chance matches. */
 const AFFINE_MIN_INLIERS = 6;
 
-/** Nearest neighbour in b for each descriptor of a, kept when mutual, close, and clearly better than the runner-up. */
-function findTentativeMatches(a: NoseTemplate, b: NoseTemplate): TentativeMatches {
+/**
+ * Dot products of a's descriptors in every frame (rows, frame after frame) with b's upright descriptors
+ * (columns): one kernel call for all rotation hypotheses.
+ */
+function framesAgainstUpright(a: NoseTemplate, b: NoseTemplate): Int32Array {
+  return dotProductMatrix(a.descriptors, descriptorSet(b, 0), DESCRIPTOR_DIMS);
+}
+
+/**
+ * Nearest neighbour in b's upright descriptors for each of a's descriptors in frame `set`, kept when mutual,
+ * close, and clearly better than the runner-up. `allDots` is `framesAgainstUpright(a, b)`.
+ */
+function findTentativeMatches(a: NoseTemplate, set: number, b: NoseTemplate, allDots: Int32Array): TentativeMatches {
   const countA = keypointCount(a);
   const countB = keypointCount(b);
-  const dots = dotProductMatrix(a.descriptors, b.descriptors, DESCRIPTOR_DIMS);
+  const dots = allDots.subarray(set * countA * countB, (set + 1) * countA * countB);
   // Mutual nearest neighbours only: bead texture repeats, and one-way matches are mostly chance.
   const columnBest = new Int32Array(countB).fill(INT32_MIN);
   const columnBestRow = new Int32Array(countB).fill(-1);
@@ -87,13 +101,6 @@ function findTentativeMatches(a: NoseTemplate, b: NoseTemplate): TentativeMatche
   return { count, a: matchA, b: matchB, cosine };
 }
 
-function angleDifference(a: number, b: number): number {
-  let d = a - b;
-  while (d > Math.PI) d -= 2 * Math.PI;
-  while (d < -Math.PI) d += 2 * Math.PI;
-  return Math.abs(d);
-}
-
 /** Affine map x' = m00 x + m01 y + tx, y' = m10 x + m11 y + ty. */
 interface Affine {
   m00: number;
@@ -105,29 +112,27 @@ interface Affine {
 }
 
 /**
- * Each tentative match alone predicts a similarity transform (its keypoints' position, scale and
- * angle). The anchor whose prediction the most other matches agree with wins: a one-point RANSAC that
- * is exhaustive, hence deterministic.
+ * Each tentative match alone predicts a similarity transform (its keypoints' position and scale, and the
+ * hypothesis' rotation). The anchor whose prediction the most other matches agree with wins: a one-point
+ * RANSAC that is exhaustive, hence deterministic.
  */
-function bestAnchorInliers(a: NoseTemplate, b: NoseTemplate, matches: TentativeMatches): number[] {
+function bestAnchorInliers(a: NoseTemplate, b: NoseTemplate, matches: TentativeMatches, rotation: number): number[] {
   const ka = a.keypoints;
   const kb = b.keypoints;
   let best: number[] = [];
   const logScaleTolerance = Math.log(GEOMETRY_SCALE_TOLERANCE);
   for (let m = 0; m < matches.count; m++) {
-    const ia = matches.a[m] * 4;
-    const ib = matches.b[m] * 4;
+    const ia = matches.a[m] * KEYPOINT_FIELDS;
+    const ib = matches.b[m] * KEYPOINT_FIELDS;
     const scale = kb[ib + 2] / ka[ia + 2];
-    const rotation = kb[ib + 3] - ka[ia + 3];
     const cos = scale * Math.cos(rotation);
     const sin = scale * Math.sin(rotation);
     const logScale = Math.log(scale);
     const inliers: number[] = [];
     for (let n = 0; n < matches.count; n++) {
-      const ja = matches.a[n] * 4;
-      const jb = matches.b[n] * 4;
+      const ja = matches.a[n] * KEYPOINT_FIELDS;
+      const jb = matches.b[n] * KEYPOINT_FIELDS;
       if (Math.abs(Math.log(kb[jb + 2] / ka[ja + 2]) - logScale) > logScaleTolerance) continue;
-      if (angleDifference(kb[jb + 3] - ka[ja + 3], rotation) > GEOMETRY_ANGLE_TOLERANCE) continue;
       const dx = ka[ja] - ka[ia];
       const dy = ka[ja + 1] - ka[ia + 1];
       const px = kb[ib] + cos * dx - sin * dy;
@@ -148,19 +153,19 @@ function fitSimilarity(a: NoseTemplate, b: NoseTemplate, matches: TentativeMatch
   const kb = b.keypoints;
   let mxa = 0, mya = 0, mxb = 0, myb = 0;
   for (const n of subset) {
-    mxa += ka[matches.a[n] * 4];
-    mya += ka[matches.a[n] * 4 + 1];
-    mxb += kb[matches.b[n] * 4];
-    myb += kb[matches.b[n] * 4 + 1];
+    mxa += ka[matches.a[n] * KEYPOINT_FIELDS];
+    mya += ka[matches.a[n] * KEYPOINT_FIELDS + 1];
+    mxb += kb[matches.b[n] * KEYPOINT_FIELDS];
+    myb += kb[matches.b[n] * KEYPOINT_FIELDS + 1];
   }
   const count = subset.length;
   mxa /= count; mya /= count; mxb /= count; myb /= count;
   let sxx = 0, sab = 0, sba = 0;
   for (const n of subset) {
-    const xa = ka[matches.a[n] * 4] - mxa;
-    const ya = ka[matches.a[n] * 4 + 1] - mya;
-    const xb = kb[matches.b[n] * 4] - mxb;
-    const yb = kb[matches.b[n] * 4 + 1] - myb;
+    const xa = ka[matches.a[n] * KEYPOINT_FIELDS] - mxa;
+    const ya = ka[matches.a[n] * KEYPOINT_FIELDS + 1] - mya;
+    const xb = kb[matches.b[n] * KEYPOINT_FIELDS] - mxb;
+    const yb = kb[matches.b[n] * KEYPOINT_FIELDS + 1] - myb;
     sxx += xa * xa + ya * ya;
     sab += xa * xb + ya * yb;
     sba += xa * yb - ya * xb;
@@ -178,10 +183,10 @@ function fitAffine(a: NoseTemplate, b: NoseTemplate, matches: TentativeMatches, 
   let sxx = 0, sxy = 0, syy = 0, sx = 0, sy = 0;
   let bx = 0, by = 0, bxx = 0, bxy = 0, byx = 0, byy = 0;
   for (const n of subset) {
-    const x = ka[matches.a[n] * 4];
-    const y = ka[matches.a[n] * 4 + 1];
-    const u = kb[matches.b[n] * 4];
-    const v = kb[matches.b[n] * 4 + 1];
+    const x = ka[matches.a[n] * KEYPOINT_FIELDS];
+    const y = ka[matches.a[n] * KEYPOINT_FIELDS + 1];
+    const u = kb[matches.b[n] * KEYPOINT_FIELDS];
+    const v = kb[matches.b[n] * KEYPOINT_FIELDS + 1];
     sxx += x * x; sxy += x * y; syy += y * y; sx += x; sy += y;
     bxx += x * u; byx += y * u; bx += u;
     bxy += x * v; byy += y * v; by += v;
@@ -210,8 +215,8 @@ function consistentMatches(a: NoseTemplate, b: NoseTemplate, matches: TentativeM
   const kb = b.keypoints;
   const bestForB = new Map<number, { n: number; error: number }>();
   for (let n = 0; n < matches.count; n++) {
-    const ja = matches.a[n] * 4;
-    const jb = matches.b[n] * 4;
+    const ja = matches.a[n] * KEYPOINT_FIELDS;
+    const jb = matches.b[n] * KEYPOINT_FIELDS;
     const px = t.m00 * ka[ja] + t.m01 * ka[ja + 1] + t.tx;
     const py = t.m10 * ka[ja] + t.m11 * ka[ja + 1] + t.ty;
     const ex = px - kb[jb];
@@ -224,22 +229,38 @@ function consistentMatches(a: NoseTemplate, b: NoseTemplate, matches: TentativeM
   return [...bestForB.values()].map((v) => v.n).sort((x, y) => x - y);
 }
 
-/** Compare two nose images: descriptor matching, then geometric verification. Symmetric enough for scoring. */
-export function compareTemplates(a: NoseTemplate, b: NoseTemplate): PairComparison {
-  const matches = findTentativeMatches(a, b);
-  if (matches.count < 3) return { tentative: matches.count, inliers: 0, scale: 0 };
-  let inliers = bestAnchorInliers(a, b, matches);
-  if (inliers.length < 3) return { tentative: matches.count, inliers: 0, scale: 0 };
+/** a's descriptors in frame `set` against b's upright ones: descriptor matching, then geometric verification. */
+export function compareInFrame(a: NoseTemplate, set: number, b: NoseTemplate, allDots = framesAgainstUpright(a, b)): PairComparison {
+  const rotationDeg = 0 - DESCRIPTOR_ANGLES_DEG[set]; // not -x: the upright frame is +0, not -0
+  const matches = findTentativeMatches(a, set, b, allDots);
+  const none = { tentative: matches.count, inliers: 0, scale: 0, rotationDeg };
+  if (matches.count < 3) return none;
+  let inliers = bestAnchorInliers(a, b, matches, (rotationDeg * Math.PI) / 180);
+  if (inliers.length < 3) return none;
   let scale = 0;
   // Two refits: the anchor's estimate is coarse, the first refit's is close, the second settles.
   for (let iteration = 0; iteration < 2; iteration++) {
     const transform = inliers.length >= AFFINE_MIN_INLIERS ? fitAffine(a, b, matches, inliers) : fitSimilarity(a, b, matches, inliers);
     if (!transform) break;
     scale = transformScale(transform);
-    if (scale < GEOMETRY_MIN_SCALE || scale > GEOMETRY_MAX_SCALE) return { tentative: matches.count, inliers: 0, scale };
+    if (scale < GEOMETRY_MIN_SCALE || scale > GEOMETRY_MAX_SCALE) return { ...none, scale };
     const refined = consistentMatches(a, b, matches, transform);
     if (refined.length < 3) break;
     inliers = refined;
   }
-  return { tentative: matches.count, inliers: inliers.length, scale };
+  return { tentative: matches.count, inliers: inliers.length, scale, rotationDeg };
+}
+
+/**
+ * Compare two nose images under each rotation hypothesis (a's descriptor frames against b's upright frame)
+ * and keep the best: the most inliers, then the most tentative matches. Symmetric enough for scoring.
+ */
+export function compareTemplates(a: NoseTemplate, b: NoseTemplate): PairComparison {
+  const allDots = framesAgainstUpright(a, b);
+  let best = compareInFrame(a, 0, b, allDots);
+  for (let set = 1; set < DESCRIPTOR_SETS; set++) {
+    const candidate = compareInFrame(a, set, b, allDots);
+    if (candidate.inliers > best.inliers || (candidate.inliers === best.inliers && candidate.tentative > best.tentative)) best = candidate;
+  }
+  return best;
 }

@@ -4,7 +4,7 @@
  */
 
 /** Bumped whenever extraction output changes; stored templates of another version are re-extracted. */
-export const TEMPLATE_VERSION = 2;
+export const TEMPLATE_VERSION = 3;
 
 // --- Decoding and input limits -------------------------------------------------------------
 
@@ -47,6 +47,18 @@ export const GLARE_LEVEL = 245;
 
 // --- Descriptors ---------------------------------------------------------------------------
 
+/**
+ * Descriptors are measured in frames fixed to the image, turned by these angles (degrees), not in each
+ * keypoint's dominant gradient direction. On a lit relief of domed beads the dominant gradient follows
+ * the light, not the nose: across captures under another light only 28 % of true keypoint partners got
+ * orientations within 15 ° of the true turn, and the true partner was the nearest descriptor for 16 % of
+ * them; with frames at the true turn it was 47 % (`npm run eval:correspondence`, docs/engine.md). Phones
+ * are held roughly upright, so the turn between two captures is small (± 30 ° each here): every image is
+ * described in a few fixed frames and the matcher tries each frame of one image against the upright
+ * frame of the other (`pair-matcher.ts`). The upright frame comes first: it is what galleries index.
+ */
+export const DESCRIPTOR_ANGLES_DEG: readonly number[] = [0, -20, 20];
+export const DESCRIPTOR_SETS = DESCRIPTOR_ANGLES_DEG.length;
 /** Spatial cells per side of the descriptor grid (SIFT uses 4). */
 export const DESCRIPTOR_GRID = 4;
 /** Orientation bins per cell; 8 as in SIFT. */
@@ -72,8 +84,6 @@ export const MATCH_RATIO = 0.92;
 export const MATCH_MIN_COSINE = 0.7;
 /** Largest ratio between matched keypoint scales and the anchor's (captures differ by ≤ 1.6x). */
 export const GEOMETRY_SCALE_TOLERANCE = 1.5;
-/** Largest difference (radians) between a match's rotation and the anchor's. */
-export const GEOMETRY_ANGLE_TOLERANCE = (25 * Math.PI) / 180;
 /** Position tolerance of the anchor hypothesis: fixed part (px) and part proportional to distance. */
 export const GEOMETRY_POSITION_TOLERANCE_PX = 6;
 export const GEOMETRY_POSITION_TOLERANCE_RELATIVE = 0.12;

@@ -1,9 +1,10 @@
-import { DESCRIPTOR_DIMS, INDEXED_KEYPOINTS, PROBE_KEYPOINTS, QUERY_WORDS } from "./parameters";
+import { DESCRIPTOR_ANGLES_DEG, DESCRIPTOR_DIMS, DESCRIPTOR_SETS, INDEXED_KEYPOINTS, PROBE_KEYPOINTS, QUERY_WORDS } from "./parameters";
 import { assignWords, projectDescriptors, signatureIn, VOCABULARY_FORMAT } from "./visual-words";
 
 /**
  * An image's entry in the 1:N inverted index: for its INDEXED_KEYPOINTS strongest keypoints, the visual
- * word, the 64-bit Hamming signature within the word, and the orientation (256 steps a turn). 11 bytes
+ * word of its upright descriptor, the 64-bit Hamming signature within the word, and the angle of the
+ * descriptor's frame (256 steps a turn; 0 for the upright frame a gallery indexes). 11 bytes
  * a keypoint (≈ 3.3 KB an image), so galleries load keys rather than whole templates. Persisted form:
  * "RHSK", format, count, then signatures (2 x uint32 each), words (uint16), angles (uint8).
  */
@@ -13,7 +14,10 @@ export interface SearchKey {
   readonly angles: Uint8Array;
 }
 
-/** A probe image's lookups: each keypoint under its QUERY_WORDS nearest words, with a signature per word. */
+/**
+ * A probe image's lookups: each keypoint in each descriptor frame under its QUERY_WORDS nearest words, with a
+ * signature per word and the frame's angle, so each rotation hypothesis votes into its own orientation bin.
+ */
 export interface ProbeLookups {
   count: number;
   /** count x QUERY_WORDS. */
@@ -35,31 +39,48 @@ export function angleStep(radians: number): number {
   return Math.round((radians / (2 * Math.PI)) * 256) & 255;
 }
 
-/** The `limit` strongest keypoints, each under its `wordsPerKeypoint` nearest words with a signature in each. */
-function wordsAndSignatures(keypoints: Float32Array, descriptors: Int8Array, limit: number, wordsPerKeypoint: number): ProbeLookups {
-  const count = Math.min(limit, keypoints.length / 4);
-  const strongest = descriptors.subarray(0, count * DESCRIPTOR_DIMS);
+/**
+ * The `limit` strongest keypoints of one descriptor frame (`set`), each under its `wordsPerKeypoint` nearest
+ * words with a signature in each.
+ */
+function wordsAndSignatures(keypointTotal: number, descriptors: Int8Array, set: number, limit: number, wordsPerKeypoint: number): ProbeLookups {
+  const count = Math.min(limit, keypointTotal);
+  const start = set * keypointTotal * DESCRIPTOR_DIMS;
+  const strongest = descriptors.subarray(start, start + count * DESCRIPTOR_DIMS);
   const words = assignWords(strongest, wordsPerKeypoint);
   const projections = projectDescriptors(strongest);
   const signatures = new Uint32Array(count * wordsPerKeypoint * 2);
-  const angles = new Uint8Array(count);
+  const angles = new Uint8Array(count).fill(angleStep((DESCRIPTOR_ANGLES_DEG[set] * Math.PI) / 180));
   for (let i = 0; i < count; i++) {
     for (let w = 0; w < wordsPerKeypoint; w++) {
       const at = i * wordsPerKeypoint + w;
       signatureIn(projections, i, words[at], signatures, at * 2);
     }
-    angles[i] = angleStep(keypoints[i * 4 + 3]);
   }
   return { count, words, signatures, angles };
 }
 
-export function computeSearchKey(keypoints: Float32Array, descriptors: Int8Array): SearchKey {
-  const { words, signatures, angles } = wordsAndSignatures(keypoints, descriptors, INDEXED_KEYPOINTS, 1);
+/** The gallery's entry of an image: its upright frame (set 0). */
+export function computeSearchKey(keypointTotal: number, descriptors: Int8Array): SearchKey {
+  const { words, signatures, angles } = wordsAndSignatures(keypointTotal, descriptors, 0, INDEXED_KEYPOINTS, 1);
   return { words, signatures, angles };
 }
 
-export function computeProbeLookups(keypoints: Float32Array, descriptors: Int8Array): ProbeLookups {
-  return wordsAndSignatures(keypoints, descriptors, PROBE_KEYPOINTS, QUERY_WORDS);
+/** A probe image's lookups in every descriptor frame, one after another. */
+export function computeProbeLookups(keypointTotal: number, descriptors: Int8Array): ProbeLookups {
+  const parts = Array.from({ length: DESCRIPTOR_SETS }, (_, set) => wordsAndSignatures(keypointTotal, descriptors, set, PROBE_KEYPOINTS, QUERY_WORDS));
+  const total = parts.reduce((n, part) => n + part.count, 0);
+  const words = new Uint16Array(total * QUERY_WORDS);
+  const signatures = new Uint32Array(total * QUERY_WORDS * 2);
+  const angles = new Uint8Array(total);
+  let at = 0;
+  for (const part of parts) {
+    words.set(part.words, at * QUERY_WORDS);
+    signatures.set(part.signatures, at * QUERY_WORDS * 2);
+    angles.set(part.angles, at);
+    at += part.count;
+  }
+  return { count: total, words, signatures, angles };
 }
 
 export function serializeSearchKey(key: SearchKey, out = new Uint8Array(searchKeyByteLength(key.words.length))): Uint8Array {

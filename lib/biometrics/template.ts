@@ -1,4 +1,4 @@
-import { DESCRIPTOR_DIMS, TEMPLATE_VERSION } from "./parameters";
+import { DESCRIPTOR_DIMS, DESCRIPTOR_SETS, TEMPLATE_VERSION } from "./parameters";
 import { deserializeSearchKey, searchKeyLengthAt, serializeSearchKey, searchKeyByteLength, type SearchKey } from "./search-key";
 
 /**
@@ -10,9 +10,9 @@ export interface NoseTemplate {
   readonly width: number;
   readonly height: number;
   readonly quality: number;
-  /** count x 4 floats: x, y, sigma, angle (radians) in WORK_SIZE pixel space, strongest keypoint first. */
+  /** count x KEYPOINT_FIELDS floats: x, y, sigma in WORK_SIZE pixel space, strongest keypoint first. */
   readonly keypoints: Float32Array;
-  /** count x DESCRIPTOR_DIMS int8. */
+  /** DESCRIPTOR_SETS x count x DESCRIPTOR_DIMS int8: one set per frame angle, upright first (`descriptorSet`). */
   readonly descriptors: Int8Array;
   /** The image's entry in the 1:N inverted index (visual words, signatures, angles). */
   readonly searchKey: SearchKey;
@@ -27,13 +27,21 @@ export class TemplateFormatError extends Error {
 
 const MAGIC = 0x544e4852; // "RHNT" little-endian
 const HEADER_BYTES = 16;
+/** Floats per keypoint in `NoseTemplate.keypoints`: x, y, sigma. */
+export const KEYPOINT_FIELDS = 3;
 
 export function keypointCount(template: NoseTemplate): number {
-  return template.keypoints.length / 4;
+  return template.keypoints.length / KEYPOINT_FIELDS;
+}
+
+/** The descriptors of every keypoint in frame `set` (DESCRIPTOR_ANGLES_DEG[set]); set 0 is upright. */
+export function descriptorSet(template: NoseTemplate, set: number): Int8Array {
+  const size = keypointCount(template) * DESCRIPTOR_DIMS;
+  return template.descriptors.subarray(set * size, (set + 1) * size);
 }
 
 function featuresByteLength(count: number): number {
-  return HEADER_BYTES + count * (16 + DESCRIPTOR_DIMS);
+  return HEADER_BYTES + count * (KEYPOINT_FIELDS * 4 + DESCRIPTOR_SETS * DESCRIPTOR_DIMS);
 }
 
 export function serializeTemplate(template: NoseTemplate): Uint8Array {
@@ -48,9 +56,10 @@ export function serializeTemplate(template: NoseTemplate): Uint8Array {
   view.setUint16(10, count, true);
   view.setUint16(12, DESCRIPTOR_DIMS, true);
   view.setUint8(14, template.quality);
+  view.setUint8(15, DESCRIPTOR_SETS);
   for (let i = 0; i < template.keypoints.length; i++) view.setFloat32(HEADER_BYTES + i * 4, template.keypoints[i], true);
   const asBytes = (values: Int8Array) => new Uint8Array(values.buffer, values.byteOffset, values.byteLength);
-  bytes.set(asBytes(template.descriptors), HEADER_BYTES + count * 16);
+  bytes.set(asBytes(template.descriptors), HEADER_BYTES + count * KEYPOINT_FIELDS * 4);
   serializeSearchKey(template.searchKey, bytes.subarray(keyStart));
   return bytes;
 }
@@ -75,6 +84,8 @@ export function deserializeTemplate(bytes: Uint8Array): NoseTemplate {
   const count = view.getUint16(10, true);
   const dims = view.getUint16(12, true);
   if (dims !== DESCRIPTOR_DIMS) throw new TemplateFormatError(`descriptor size ${dims} is not ${DESCRIPTOR_DIMS}`);
+  const sets = view.getUint8(15);
+  if (sets !== DESCRIPTOR_SETS) throw new TemplateFormatError(`descriptor sets ${sets} are not ${DESCRIPTOR_SETS}`);
   const keyStart = featuresByteLength(count);
   if (bytes.length < keyStart) throw new TemplateFormatError("template is shorter than its header says");
   let searchKey: SearchKey;
@@ -84,14 +95,14 @@ export function deserializeTemplate(bytes: Uint8Array): NoseTemplate {
   } catch (error) {
     throw new TemplateFormatError(`template's search key is damaged: ${(error as Error).message}`);
   }
-  const keypoints = new Float32Array(count * 4);
+  const keypoints = new Float32Array(count * KEYPOINT_FIELDS);
   for (let i = 0; i < keypoints.length; i++) {
     const value = view.getFloat32(HEADER_BYTES + i * 4, true);
     if (!Number.isFinite(value)) throw new TemplateFormatError("template holds a non-finite keypoint value");
     keypoints[i] = value;
   }
-  const start = bytes.byteOffset + HEADER_BYTES + count * 16;
-  const descriptors = new Int8Array(bytes.buffer.slice(start, start + count * dims));
+  const start = bytes.byteOffset + HEADER_BYTES + count * KEYPOINT_FIELDS * 4;
+  const descriptors = new Int8Array(bytes.buffer.slice(start, start + sets * count * dims));
   return { version, width, height, quality: view.getUint8(14), keypoints, descriptors, searchKey };
 }
 
