@@ -264,7 +264,10 @@ describe("two web processes on one PostgreSQL database", () => {
     const { apiKey: reissued } = (await ops(a.env, "key:reissue", accountId)) as { apiKey: string };
     await warm(reissued);
     await adminSql(`UPDATE "ApiKey" SET active = false WHERE "accountId" = '${accountId}'`, database.url);
-    for (const server of [a, b]) expect((await call(server, reissued, "GET", "/v2/pets")).status).toBe(401);
+    // No barrier waits for a raw SQL write: its notification may still be on its way when the call
+    // arrives. Notifications flowing means the refusal comes within a lease; without them a cached
+    // key would be served until the cache's 60 s backstop.
+    for (const server of [a, b]) await expectEventually(async () => (await call(server, reissued, "GET", "/v2/pets")).status === 401, LEASE_MS * 3);
     expect(a.log() + b.log()).toMatch(/database-listen-connection-lost/);
   });
 
