@@ -1,4 +1,5 @@
 import { ApiError } from "./errors";
+import { headerOf, type ApiRequest } from "./exchange";
 
 export const MAX_JSON_BODY_BYTES = 64 * 1024;
 export const MAX_UPLOAD_BYTES = 10 * 1024 * 1024;
@@ -16,47 +17,36 @@ function tooLarge(kind: "json" | "multipart", limit: number): ApiError {
 
 /**
  * Reads the body, refusing early when the declared length is too large and stopping as soon as the
- * streamed bytes pass the cap (a chunked request declares no length).
+ * received bytes pass the cap (a chunked request declares no length).
  */
-export async function readCappedBody(req: Request, kind: "json" | "multipart"): Promise<Uint8Array> {
+export async function readCappedBody(req: ApiRequest, kind: "json" | "multipart"): Promise<Uint8Array> {
   const limit = maxBodyBytes(kind);
-  const declared = Number(req.headers.get("content-length") ?? "NaN");
+  const declared = Number(headerOf(req, "content-length") ?? "NaN");
   if (Number.isFinite(declared) && declared > limit) throw tooLarge(kind, kind === "json" ? limit : MAX_UPLOAD_BYTES);
-  if (!req.body) return new Uint8Array();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  const reader = req.body.getReader();
-  for (;;) {
-    let chunk: ReadableStreamReadResult<Uint8Array>;
-    try {
-      chunk = await reader.read();
-    } catch {
-      // The client closed the connection before sending the length it declared.
-      throw new ApiError("ValidationError", { [kind === "json" ? "body" : "file"]: ["the request body ended before its declared length"] });
-    }
-    const { done, value } = chunk;
-    if (done) break;
-    total += value.byteLength;
-    if (total > limit) {
-      await reader.cancel();
-      throw tooLarge(kind, kind === "json" ? limit : MAX_UPLOAD_BYTES);
-    }
-    chunks.push(value);
+  let bytes: Uint8Array | null;
+  try {
+    bytes = await req.readBody(limit);
+  } catch {
+    // The client closed the connection before sending the length it declared.
+    throw new ApiError("ValidationError", { [kind === "json" ? "body" : "file"]: ["the request body ended before its declared length"] });
   }
-  return Buffer.concat(chunks);
+  if (bytes === null) throw tooLarge(kind, kind === "json" ? limit : MAX_UPLOAD_BYTES);
+  return bytes;
 }
+
+const utf8 = new TextDecoder();
 
 export function parseJsonBody(bytes: Uint8Array): unknown {
   if (bytes.byteLength === 0) return undefined;
   try {
-    return JSON.parse(new TextDecoder().decode(bytes));
+    return JSON.parse(utf8.decode(bytes));
   } catch {
     throw new ApiError("ValidationError", { body: ["must be valid JSON"] });
   }
 }
 
-export async function parseMultipartBody(req: Request, bytes: Uint8Array): Promise<Record<string, unknown>> {
-  const type = req.headers.get("content-type") ?? "";
+export async function parseMultipartBody(req: ApiRequest, bytes: Uint8Array): Promise<Record<string, unknown>> {
+  const type = headerOf(req, "content-type") ?? "";
   if (!type.toLowerCase().startsWith("multipart/form-data")) {
     throw new ApiError("ValidationError", { file: ["must be sent as multipart/form-data"] });
   }

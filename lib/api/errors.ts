@@ -1,4 +1,5 @@
 import { httpStatus, wireCode, type ErrorName } from "./error-codes";
+import { jsonAnswer, type ApiAnswer } from "./exchange";
 
 export type ValidationDetails = Record<string, string[]>;
 
@@ -18,8 +19,9 @@ export function validationError(field: string, message: string): ApiError {
   return new ApiError("ValidationError", { [field]: [message] });
 }
 
-export function errorResponse(name: ErrorName, details?: ValidationDetails, retryAfterSeconds?: number): Response {
+/** The error envelope of one error name: `{"errors":[{"code":"SERVICEB2B…","details":…}]}` with its status. */
+export function errorAnswer(name: ErrorName, details?: ValidationDetails, retryAfterSeconds?: number): ApiAnswer {
   const error = details ? { code: wireCode(name), details } : { code: wireCode(name) };
   const headers = retryAfterSeconds !== undefined ? { "retry-after": String(retryAfterSeconds) } : undefined;
-  return Response.json({ errors: [error] }, { status: httpStatus(name), headers });
+  return jsonAnswer(httpStatus(name), { errors: [error] }, headers);
 }

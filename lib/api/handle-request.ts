@@ -8,7 +8,8 @@ import { isDatabaseUnavailable } from "@/lib/db/unavailable";
 import { logError } from "@/lib/log";
 import { parseJsonBody, parseMultipartBody, readCappedBody } from "./body";
 import type { Endpoint } from "./endpoint";
-import { ApiError, errorResponse, type ValidationDetails } from "./errors";
+import { ApiError, errorAnswer, type ValidationDetails } from "./errors";
+import { headerOf, jsonAnswer, splitTarget, type ApiAnswer, type ApiRequest } from "./exchange";
 import { recordApiCall } from "./metering";
 import { createRateLimiter } from "./rate-limit";
 import type { createRouter } from "./router";
@@ -54,10 +55,11 @@ function collectIssues(details: ValidationDetails, source: string, error: z.ZodE
   }
 }
 
-async function validateInput(req: Request, endpoint: Endpoint, params: Record<string, string>) {
-  const url = new URL(req.url);
+const NO_QUERY: Readonly<Record<string, string>> = Object.freeze({});
+
+async function validateInput(req: ApiRequest, search: string, endpoint: Endpoint, params: Record<string, string>) {
   const raw = {
-    query: Object.fromEntries(url.searchParams.entries()),
+    query: search === "" ? NO_QUERY : Object.fromEntries(new URLSearchParams(search).entries()),
     params,
     body: undefined as unknown,
   };
@@ -85,16 +87,16 @@ async function validateInput(req: Request, endpoint: Endpoint, params: Record<st
  * The one wrapper every /v2 call goes through: authenticate the key, refuse suspended accounts,
  * cap and validate the input, run the handler, shape the envelope, and meter the call.
  */
-export async function handleApiRequest(req: Request, router: ReturnType<typeof createRouter>): Promise<Response> {
+export async function handleApiRequest(req: ApiRequest, router: ReturnType<typeof createRouter>): Promise<ApiAnswer> {
   const started = performance.now();
-  const pathname = new URL(req.url).pathname;
+  const { pathname, search } = splitTarget(req.target);
   const match = router.match(req.method, pathname);
   const record = { accountId: null as string | null, apiKeyId: null as string | null };
   let db: Db | undefined;
-  let response: Response;
+  let response: ApiAnswer;
   try {
     db = await getDb();
-    const key = await serverApiKeyCache().find(db, req.headers.get(API_KEY_HEADER));
+    const key = await serverApiKeyCache().find(db, headerOf(req, API_KEY_HEADER) ?? null);
     if (!key) throw new ApiError("InvalidApiKeyException");
     record.accountId = key.accountId;
     record.apiKeyId = key.id;
@@ -104,19 +106,19 @@ export async function handleApiRequest(req: Request, router: ReturnType<typeof c
     if (key.account.suspended) throw new ApiError("AccountApiAccessSuspended");
     // Authenticated before the 404 so that an unauthenticated caller cannot map the surface.
     if (!match) throw new ApiError("RouteNotFoundError");
-    const input = await validateInput(req, match.endpoint, match.params);
+    const input = await validateInput(req, search, match.endpoint, match.params);
     const data = await match.endpoint.handle(input, { db, accountId: key.accountId, account: key.account, apiKeyId: key.id });
     const status = match.endpoint.successStatus;
-    response = status === 204 ? new Response(null, { status }) : Response.json({ success: true, data }, { status });
+    response = status === 204 ? { status, headers: {}, body: null } : jsonAnswer(status, { success: true, data });
   } catch (error) {
     if (error instanceof ApiError) {
-      response = errorResponse(error.errorName, error.details, error.retryAfterSeconds);
+      response = errorAnswer(error.errorName, error.details, error.retryAfterSeconds);
     } else if (isDatabaseUnavailable(error)) {
       logError("api-database-unavailable", error, { method: req.method, path: pathname });
-      response = errorResponse("ServiceUnavailableError", undefined, UNAVAILABLE_RETRY_AFTER_SECONDS);
+      response = errorAnswer("ServiceUnavailableError", undefined, UNAVAILABLE_RETRY_AFTER_SECONDS);
     } else {
       logError("api-unhandled-error", error, { method: req.method, path: pathname });
-      response = errorResponse("InternalServerError");
+      response = errorAnswer("InternalServerError");
     }
   }
   if (db) {

@@ -3,8 +3,9 @@ import { promisify } from "node:util";
 import { gzip } from "node:zlib";
 import { NO_CONTENT_SECURITY_POLICY, SECURITY_HEADERS } from "@/lib/http/security-headers";
 import { logError } from "@/lib/log";
-import { errorResponse } from "./errors";
-import { malformedPathResponse } from "./malformed-path";
+import { errorAnswer } from "./errors";
+import type { ApiAnswer, ApiRequest } from "./exchange";
+import { malformedPathAnswer } from "./malformed-path";
 import { handleV2Request } from "./v2";
 
 // The /v2 API served from plain Node `http`, in front of Next (scripts/server.mjs): the same one
@@ -42,84 +43,83 @@ export function claimsApiRequest(target: string): boolean {
  */
 const MAX_DISCARDED_BODY_BYTES = 64 * 1024 * 1024;
 
+const NO_BODY = new Uint8Array();
+
 /**
- * The request body as a web stream (read as the wrapper asks for it, with back-pressure), and a way to
- * abandon it once the answer is known: whatever was not read is discarded, never buffered.
+ * Reads the request body up to `limit` bytes (see ApiRequest.readBody). Past the limit it stops and
+ * leaves the rest unread, the request paused, for discardRest once the answer is known.
  */
-function requestBody(req: IncomingMessage): { stream: ReadableStream<Uint8Array>; abandon(): Promise<void> | undefined } {
-  // Set once the stream is closed, errored or abandoned: later events of the request are ignored.
-  let settled = false;
-  const stream = new ReadableStream<Uint8Array>(
-    {
-      start(controller) {
-        req.on("data", (chunk: Buffer) => {
-          if (settled) return;
-          controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
-          if ((controller.desiredSize ?? 0) <= 0) req.pause();
-        });
-        req.on("end", () => {
-          if (settled) return;
-          settled = true;
-          controller.close();
-        });
-        // The client went away before sending the length it declared.
-        req.on("close", () => {
-          if (settled || req.complete) return;
-          settled = true;
-          controller.error(new Error("request body aborted"));
-        });
-        req.on("error", (error) => {
-          if (settled) return;
-          settled = true;
-          controller.error(error);
-        });
-      },
-      pull() {
-        req.resume();
-      },
-      cancel() {
-        settled = true;
+function readBody(req: IncomingMessage, limit: number): Promise<Uint8Array | null> {
+  return new Promise((resolve, reject) => {
+    if (req.destroyed) return reject(new Error("request body aborted"));
+    const chunks: Buffer[] = [];
+    let total = 0;
+    const stop = () => {
+      req.off("data", onData);
+      req.off("end", onEnd);
+      req.off("close", onClose);
+      req.off("error", onError);
+    };
+    const onData = (chunk: Buffer) => {
+      total += chunk.byteLength;
+      if (total > limit) {
+        stop();
         req.pause();
-      },
-    },
-    { highWaterMark: 64 * 1024, size: (chunk) => chunk.byteLength },
-  );
-  return {
-    stream,
-    abandon() {
-      settled = true;
-      if (req.complete || req.destroyed) return undefined;
-      let discarded = 0;
-      req.removeAllListeners("data");
-      req.on("data", (chunk: Buffer) => {
-        discarded += chunk.byteLength;
-        if (discarded > MAX_DISCARDED_BODY_BYTES) req.socket.destroy();
-      });
-      const received = new Promise<void>((resolve) => {
-        req.once("end", resolve);
-        req.once("close", resolve);
-      });
-      req.resume();
-      return received;
-    },
-  };
+        resolve(null);
+      } else chunks.push(chunk);
+    };
+    const onEnd = () => {
+      stop();
+      resolve(Buffer.concat(chunks, total));
+    };
+    // The client went away before sending the length it declared.
+    const onClose = () => {
+      if (req.complete) return;
+      stop();
+      reject(new Error("request body aborted"));
+    };
+    const onError = (error: Error) => {
+      stop();
+      reject(error);
+    };
+    req.on("data", onData);
+    req.on("end", onEnd);
+    req.on("close", onClose);
+    req.on("error", onError);
+  });
 }
 
-function webRequest(req: IncomingMessage): { request: Request; abandonBody(): Promise<void> | undefined } {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (Array.isArray(value)) for (const v of value) headers.append(name, v);
-    else if (value !== undefined) headers.set(name, value);
-  }
+/**
+ * Once the answer is known, whatever of the body was not read is discarded, never buffered: the
+ * promise settles once it has all arrived (undefined when nothing is left to wait for).
+ */
+function discardRest(req: IncomingMessage): Promise<void> | undefined {
+  if (req.complete || req.destroyed) return undefined;
+  let discarded = 0;
+  req.removeAllListeners("data");
+  req.on("data", (chunk: Buffer) => {
+    discarded += chunk.byteLength;
+    if (discarded > MAX_DISCARDED_BODY_BYTES) req.socket.destroy();
+  });
+  const received = new Promise<void>((resolve) => {
+    req.once("end", resolve);
+    req.once("close", resolve);
+  });
+  req.resume();
+  return received;
+}
+
+/** Node's request as the wrapper reads it (plain data; see lib/api/exchange.ts). */
+function apiRequest(req: IncomingMessage): { request: ApiRequest; hasBody: boolean } {
   const method = req.method ?? "GET";
-  const body = method !== "GET" && method !== "HEAD" ? requestBody(req) : undefined;
-  // The wrapper reads only the path and query of the URL; the Host header may hold anything.
-  const request = new Request(new URL(req.url ?? "/", "http://localhost"), {
+  const hasBody = method !== "GET" && method !== "HEAD";
+  const request: ApiRequest = {
     method,
-    headers,
-    ...(body ? { body: body.stream, duplex: "half" } : {}),
-  } as RequestInit);
-  return { request, abandonBody: () => body?.abandon() };
+    target: req.url ?? "/",
+    headers: req.headers,
+    readBody: (limit) => (hasBody ? readBody(req, limit) : Promise.resolve(NO_BODY)),
+  };
+  return { request, hasBody };
 }
 
 /** Answers smaller than this go as they are: compressing them saves less than it costs. */
@@ -142,53 +142,69 @@ export function acceptsGzip(acceptEncoding: string | undefined): boolean {
   return Number.isFinite(quality) && quality > 0;
 }
 
-/** Whether an answer is worth compressing: JSON of some size, not already encoded. */
-export function shouldCompress(headers: Headers, byteLength: number): boolean {
-  return byteLength >= MIN_COMPRESSED_BYTES && !headers.has("content-encoding") && /\bjson\b/i.test(headers.get("content-type") ?? "");
+/** Whether an answer is worth compressing: JSON of some size, not already encoded. Header names lower-case. */
+export function shouldCompress(headers: Readonly<Record<string, string>>, byteLength: number): boolean {
+  return byteLength >= MIN_COMPRESSED_BYTES && !headers["content-encoding"] && /\bjson\b/i.test(headers["content-type"] ?? "");
 }
+
+/** Sent with every answer, before the answer's own headers. */
+const FRONT_HEADERS: Readonly<Record<string, string>> = Object.fromEntries(
+  [...SECURITY_HEADERS, NO_CONTENT_SECURITY_POLICY].map(({ key, value }) => [key, value]),
+);
 
 /**
  * Writes the answer at once; with `received` (the rest of the request body), ends it once that has
  * arrived. JSON answers are gzipped for clients that accept it, as Next did before the front (zlib's
- * thread pool does the work, not the event loop).
+ * thread pool does the work, not the event loop). A string body goes in one write with the headers.
  */
-async function writeResponse(res: ServerResponse, response: Response, received?: Promise<void>, acceptEncoding?: string): Promise<void> {
-  let body = response.status === 204 ? null : Buffer.from(await response.arrayBuffer());
-  for (const { key, value } of [...SECURITY_HEADERS, NO_CONTENT_SECURITY_POLICY]) res.setHeader(key, value);
-  response.headers.forEach((value, key) => res.setHeader(key, value));
-  if (body && shouldCompress(response.headers, body.byteLength)) {
-    res.setHeader("vary", [response.headers.get("vary"), "accept-encoding"].filter(Boolean).join(", "));
-    if (acceptsGzip(acceptEncoding)) {
-      body = await gzipAsync(body);
-      res.setHeader("content-encoding", "gzip");
+async function writeAnswer(res: ServerResponse, answer: ApiAnswer, received?: Promise<void>, acceptEncoding?: string): Promise<void> {
+  const headers: Record<string, string | number> = { ...FRONT_HEADERS, ...answer.headers };
+  let body: string | Buffer | null = answer.body;
+  if (body !== null) {
+    let length = Buffer.byteLength(body);
+    if (shouldCompress(answer.headers, length)) {
+      headers.vary = answer.headers.vary ? `${answer.headers.vary}, accept-encoding` : "accept-encoding";
+      if (acceptsGzip(acceptEncoding)) {
+        body = await gzipAsync(body);
+        length = body.byteLength;
+        headers["content-encoding"] = "gzip";
+      }
     }
+    headers["content-length"] = length;
   }
-  if (body) res.setHeader("content-length", body.byteLength);
-  res.writeHead(response.status);
+  res.writeHead(answer.status, headers);
   if (!received) return void res.end(body ?? undefined);
-  if (body) res.write(body);
+  if (body !== null) res.write(body);
   await received;
   res.end();
 }
 
-/** Answers one claimed /v2 request (see claimsApiRequest) through the API's wrapper. Never throws. */
-export async function serveApiRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
-  try {
-    const malformed = malformedPathResponse(pathOf(req.url ?? "/"));
-    if (malformed) return await writeResponse(res, malformed);
-    const { request, abandonBody } = webRequest(req);
-    const response = await handleV2Request(request);
-    await writeResponse(res, response, abandonBody(), req.headers["accept-encoding"]);
-  } catch (error) {
-    // The wrapper answers every error itself; this is a failure of the adapter (a header Node refuses).
-    logError("api-front-failed", error, { method: req.method });
-    if (res.headersSent) res.destroy();
-    else {
-      res.setHeader("connection", "close");
-      await writeResponse(res, errorResponse("InternalServerError"));
+/**
+ * The front over one wrapper: answers a claimed /v2 request (see claimsApiRequest) with `handle`'s
+ * answer. Never throws.
+ */
+export function apiFront(handle: (request: ApiRequest) => Promise<ApiAnswer>) {
+  return async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    try {
+      const malformed = malformedPathAnswer(pathOf(req.url ?? "/"));
+      if (malformed) return await writeAnswer(res, malformed);
+      const { request, hasBody } = apiRequest(req);
+      const answer = await handle(request);
+      await writeAnswer(res, answer, hasBody ? discardRest(req) : undefined, req.headers["accept-encoding"]);
+    } catch (error) {
+      // The wrapper answers every error itself; this is a failure of the adapter (a header Node refuses).
+      logError("api-front-failed", error, { method: req.method });
+      if (res.headersSent) res.destroy();
+      else {
+        const failed = errorAnswer("InternalServerError");
+        await writeAnswer(res, { ...failed, headers: { ...failed.headers, connection: "close" } });
+      }
     }
-  }
+  };
 }
+
+/** Answers one claimed /v2 request through the API's wrapper. Never throws. */
+export const serveApiRequest = apiFront(handleV2Request);
 
 export interface ApiFront {
   claims(target: string): boolean;

@@ -20,6 +20,8 @@ interface Bucket {
   updatedAt: number;
 }
 
+const ALLOWED: RateDecision = Object.freeze({ allowed: true, retryAfterSeconds: 0 });
+
 export function createRateLimiter(limit: RateLimit, now: () => number = () => performance.now()) {
   const buckets = new Map<string, Bucket>();
   // A bucket left alone this long is full again, so forgetting it changes nothing and keeps memory bounded.
@@ -36,13 +38,16 @@ export function createRateLimiter(limit: RateLimit, now: () => number = () => pe
     take(key: string): RateDecision {
       const t = now();
       prune(t);
-      const bucket = buckets.get(key) ?? { tokens: limit.burst, updatedAt: t };
+      let bucket = buckets.get(key);
+      if (!bucket) {
+        bucket = { tokens: limit.burst, updatedAt: t };
+        buckets.set(key, bucket);
+      }
       bucket.tokens = Math.min(limit.burst, bucket.tokens + ((t - bucket.updatedAt) / 1000) * limit.perSecond);
       bucket.updatedAt = t;
-      buckets.set(key, bucket);
       if (bucket.tokens >= 1) {
         bucket.tokens -= 1;
-        return { allowed: true, retryAfterSeconds: 0 };
+        return ALLOWED;
       }
       return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((1 - bucket.tokens) / limit.perSecond)) };
     },

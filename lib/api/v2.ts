@@ -2,6 +2,7 @@ import { captureSessionEndpoints } from "@/lib/capture-sessions/endpoints";
 import { jobEndpoints } from "@/lib/jobs/endpoints";
 import { petEndpoints } from "@/lib/pets/endpoints";
 import { uploadEndpoints } from "@/lib/uploads/endpoints";
+import type { ApiAnswer, ApiRequest } from "./exchange";
 import { handleApiRequest } from "./handle-request";
 import { createRouter } from "./router";
 
@@ -10,6 +11,6 @@ export const v2Endpoints = [...petEndpoints, ...captureSessionEndpoints, ...uplo
 
 const router = createRouter(v2Endpoints);
 
-export function handleV2Request(req: Request): Promise<Response> {
+export function handleV2Request(req: ApiRequest): Promise<ApiAnswer> {
   return handleApiRequest(req, router);
 }
