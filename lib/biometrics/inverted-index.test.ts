@@ -18,18 +18,24 @@ function randomKey(seed: number, count = 60): SearchKey {
 
 /** A probe seeing `key` again, rotated by `turn` steps, with `flips` signature bits changed per keypoint. */
 function probeOf(key: SearchKey, turn = 0, flips = 2): ProbeLookups {
-  const count = key.words.length;
-  const words = new Uint16Array(count * QUERY_WORDS);
-  const signatures = new Uint32Array(count * QUERY_WORDS * 2);
-  for (let i = 0; i < count; i++) {
+  const keypoints = key.words.length;
+  const count = keypoints * QUERY_WORDS;
+  const keypoint = new Uint32Array(count);
+  const words = new Uint16Array(count);
+  const signatures = new Uint32Array(count * 2);
+  const angles = new Uint8Array(count);
+  for (let i = 0; i < keypoints; i++) {
     for (let w = 0; w < QUERY_WORDS; w++) {
+      const at = i * QUERY_WORDS + w;
+      keypoint[at] = i;
       // The true word first, then other words (multiple assignment).
-      words[i * QUERY_WORDS + w] = w === 0 ? key.words[i] : (key.words[i] + 17 * w) % VOCABULARY_WORDS;
-      signatures[(i * QUERY_WORDS + w) * 2] = (key.signatures[i * 2] ^ ((1 << flips) - 1)) >>> 0;
-      signatures[(i * QUERY_WORDS + w) * 2 + 1] = key.signatures[i * 2 + 1];
+      words[at] = w === 0 ? key.words[i] : (key.words[i] + 17 * w) % VOCABULARY_WORDS;
+      signatures[at * 2] = (key.signatures[i * 2] ^ ((1 << flips) - 1)) >>> 0;
+      signatures[at * 2 + 1] = key.signatures[i * 2 + 1];
+      angles[at] = (key.angles[i] + turn) & 255;
     }
   }
-  return { count, words, signatures, angles: Uint8Array.from(key.angles, (a) => (a + turn) & 255) };
+  return { count, keypoint, words, signatures, angles };
 }
 
 describe("inverted index", () => {
@@ -50,8 +56,23 @@ describe("inverted index", () => {
     const consistent = index.search([probeOf(key, 64)], 1)[0].score;
     // The same matches with orientation changes scattered over every bin.
     const scattered = probeOf(key, 0);
-    scattered.angles.forEach((a, i) => (scattered.angles[i] = (a + i * (256 / ANGLE_BINS)) & 255));
+    scattered.angles.forEach((a, i) => (scattered.angles[i] = (a + scattered.keypoint[i] * (256 / ANGLE_BINS)) & 255));
     expect(index.search([scattered], 1)[0].score).toBeLessThan(consistent / 4);
+  });
+
+  it("skips stop words: a word far more frequent than the rest gives no votes, the others still find the pet", () => {
+    const index = new InvertedIndex();
+    const common = 4321;
+    const keys = Array.from({ length: 40 }, (_, p) => {
+      const key = randomKey(p + 300);
+      key.words.fill(common, 0, 30); // 40 pets x 30 = 1,200 postings: above the floor and far above the mean
+      return key;
+    });
+    keys.forEach((key, p) => index.upsert(`pet-${p}`, [key]));
+    const probe = probeOf(keys[7]);
+    const commonOnly: ProbeLookups = { ...probe, words: probe.words.map((w) => (w === common ? w : (w + 1) % VOCABULARY_WORDS)) };
+    expect(index.search([commonOnly], 3).filter((hit) => hit.score > 0)).toEqual([]);
+    expect(index.search([probe], 1)[0].petId).toBe("pet-7");
   });
 
   it("forgets removed and replaced pets, also after compaction renumbers the rest", () => {

@@ -1,5 +1,5 @@
 import { finishProbeImage, kernelHeap, kernelViews, scanPostingList, setHammingWeights, type KernelViews } from "./simd/posting-kernel";
-import { ANGLE_BINS, HAMMING_SIGMA, HAMMING_THRESHOLD, QUERY_WORDS, VOCABULARY_WORDS } from "./parameters";
+import { ANGLE_BINS, HAMMING_SIGMA, HAMMING_THRESHOLD, STOP_WORD_FACTOR, STOP_WORD_MIN_POSTINGS, VOCABULARY_WORDS } from "./parameters";
 import type { ProbeLookups, SearchKey } from "./search-key";
 
 /**
@@ -189,29 +189,29 @@ export class InvertedIndex {
   private scoreProbeImage(lookups: ProbeLookups, idf: Float32Array, scored: number[]): void {
     const { heads, stamps, histograms, rowPet, touched } = this;
     let touchedCount = 0;
-    for (let i = 0; i < lookups.count; i++) {
-      const stamp = ++this.stamp;
-      for (let w = 0; w < QUERY_WORDS; w++) {
-        const at = i * QUERY_WORDS + w;
-        const word = lookups.words[at];
-        if (heads[word] === 0) continue;
-        touchedCount = scanPostingList(
-          heads[word],
-          lookups.signatures[at * 2],
-          lookups.signatures[at * 2 + 1],
-          lookups.angles[i],
-          idf[word],
-          stamp,
-          HAMMING_THRESHOLD,
-          ANGLE_SHIFT,
-          BINS_LOG2,
-          stamps.address,
-          histograms.address,
-          rowPet.address,
-          touched.address,
-          touchedCount,
-        );
-      }
+    const stopAbove = this.stopWordLength();
+    let stamp = this.stamp;
+    for (let k = 0; k < lookups.count; k++) {
+      // A new stamp for each probe keypoint: an enrolled image takes one vote of its lookups.
+      if (k === 0 || lookups.keypoint[k] !== lookups.keypoint[k - 1]) stamp = ++this.stamp;
+      const word = lookups.words[k];
+      if (heads[word] === 0 || this.lengths[word] > stopAbove) continue;
+      touchedCount = scanPostingList(
+        heads[word],
+        lookups.signatures[k * 2],
+        lookups.signatures[k * 2 + 1],
+        lookups.angles[k],
+        idf[word],
+        stamp,
+        HAMMING_THRESHOLD,
+        ANGLE_SHIFT,
+        BINS_LOG2,
+        stamps.address,
+        histograms.address,
+        rowPet.address,
+        touched.address,
+        touchedCount,
+      );
     }
     const sweep = touchedCount > this.rowCount * SWEEP_FRACTION;
     const pets = finishProbeImage(
@@ -240,6 +240,11 @@ export class InvertedIndex {
         this.secondProbe[pet] = score;
       }
     }
+  }
+
+  /** Lists longer than this are stop words (parameters.ts, STOP_WORD_FACTOR). */
+  private stopWordLength(): number {
+    return Math.max(STOP_WORD_MIN_POSTINGS, (STOP_WORD_FACTOR * (this.livePostings + this.deadPostings)) / VOCABULARY_WORDS);
   }
 
   /** Squared inverse document frequency of each word, from the current posting counts. */

@@ -12,7 +12,7 @@ import {
   MATCH_MIN_COSINE,
   MATCH_RATIO,
 } from "./parameters";
-import { dotProductMatrix } from "./simd/dot-kernel";
+import { INT32_MIN, nearestNeighbours, type FrameNeighbours } from "./simd/dot-kernel";
 import { descriptorSet, KEYPOINT_FIELDS, keypointCount, type NoseTemplate } from "./template";
 
 /** What one image-to-image comparison found; `inliers` is the raw similarity. */
@@ -35,38 +35,23 @@ interface TentativeMatches {
 }
 
 const COSINE_SCALE = DESCRIPTOR_QUANT * DESCRIPTOR_QUANT;
-const INT32_MIN = -(2 ** 31);
 /** An affine refit needs enough inliers not to bend onto chance matches. */
 const AFFINE_MIN_INLIERS = 6;
 
 /**
- * Dot products of a's descriptors in every frame (rows, frame after frame) with b's upright descriptors
- * (columns): one kernel call for all rotation hypotheses.
+ * Nearest-neighbour figures of a's descriptors in every frame (one block of rows per frame) against b's
+ * upright descriptors: one kernel call for all rotation hypotheses.
  */
-function framesAgainstUpright(a: NoseTemplate, b: NoseTemplate): Int32Array {
-  return dotProductMatrix(a.descriptors, descriptorSet(b, 0), DESCRIPTOR_DIMS);
+function framesAgainstUpright(a: NoseTemplate, b: NoseTemplate): FrameNeighbours[] {
+  return nearestNeighbours(a.descriptors, DESCRIPTOR_SETS, descriptorSet(b, 0), DESCRIPTOR_DIMS);
 }
 
 /**
- * Nearest neighbour in b's upright descriptors for each of a's descriptors in frame `set`, kept when mutual,
- * close, and clearly better than the runner-up. `allDots` is `framesAgainstUpright(a, b)`.
+ * Nearest neighbour in b's upright descriptors for each of a's descriptors in one frame, kept when mutual,
+ * close, and clearly better than the runner-up.
  */
-function findTentativeMatches(a: NoseTemplate, set: number, b: NoseTemplate, allDots: Int32Array): TentativeMatches {
-  const countA = keypointCount(a);
-  const countB = keypointCount(b);
-  const dots = allDots.subarray(set * countA * countB, (set + 1) * countA * countB);
-  // Mutual nearest neighbours only: bead texture repeats, and one-way matches are mostly chance.
-  const columnBest = new Int32Array(countB).fill(INT32_MIN);
-  const columnBestRow = new Int32Array(countB).fill(-1);
-  for (let i = 0; i < countA; i++) {
-    const row = i * countB;
-    for (let j = 0; j < countB; j++) {
-      if (dots[row + j] > columnBest[j]) {
-        columnBest[j] = dots[row + j];
-        columnBestRow[j] = i;
-      }
-    }
-  }
+function findTentativeMatches(countA: number, frame: FrameNeighbours): TentativeMatches {
+  const { rowBest, rowSecond, rowIndex, columnRow } = frame;
   const matchA = new Int32Array(countA);
   const matchB = new Int32Array(countA);
   const cosine = new Float32Array(countA);
@@ -74,24 +59,13 @@ function findTentativeMatches(a: NoseTemplate, set: number, b: NoseTemplate, all
   const ratioSq = MATCH_RATIO * MATCH_RATIO;
   let count = 0;
   for (let i = 0; i < countA; i++) {
-    const row = i * countB;
-    let best = INT32_MIN;
-    let second = INT32_MIN;
-    let bestIndex = -1;
-    for (let j = 0; j < countB; j++) {
-      const dot = dots[row + j];
-      if (dot > best) {
-        second = best;
-        best = dot;
-        bestIndex = j;
-      } else if (dot > second) {
-        second = dot;
-      }
-    }
-    if (bestIndex < 0 || best < minDot || columnBestRow[bestIndex] !== i) continue;
+    const best = rowBest[i];
+    const bestIndex = rowIndex[i];
+    // Mutual nearest neighbours only: bead texture repeats, and one-way matches are mostly chance.
+    if (bestIndex < 0 || best < minDot || columnRow[bestIndex] !== i) continue;
     // Squared distances of unit vectors: 2 - 2cos.
     const bestDistance = 2 - (2 * best) / COSINE_SCALE;
-    const secondDistance = second === INT32_MIN ? 2 : 2 - (2 * second) / COSINE_SCALE;
+    const secondDistance = rowSecond[i] === INT32_MIN ? 2 : 2 - (2 * rowSecond[i]) / COSINE_SCALE;
     if (bestDistance > ratioSq * secondDistance) continue;
     matchA[count] = i;
     matchB[count] = bestIndex;
@@ -229,10 +203,28 @@ function consistentMatches(a: NoseTemplate, b: NoseTemplate, matches: TentativeM
   return [...bestForB.values()].map((v) => v.n).sort((x, y) => x - y);
 }
 
-/** a's descriptors in frame `set` against b's upright ones: descriptor matching, then geometric verification. */
-export function compareInFrame(a: NoseTemplate, set: number, b: NoseTemplate, allDots = framesAgainstUpright(a, b)): PairComparison {
+/** The inliers behind a comparison (for studies and support): keypoint indices in a and b, cosines, final transform. */
+export interface InlierDetail {
+  a: number[];
+  b: number[];
+  cosine: number[];
+  /** The last fitted map from a to b, [m00, m01, m10, m11, tx, ty]; empty when none was fitted. */
+  transform: number[];
+}
+
+/**
+ * a's descriptors in frame `set` against b's upright ones: descriptor matching, then geometric verification.
+ * `detail`, when given, receives the inliers.
+ */
+export function compareInFrame(
+  a: NoseTemplate,
+  set: number,
+  b: NoseTemplate,
+  neighbours = framesAgainstUpright(a, b),
+  detail?: InlierDetail,
+): PairComparison {
   const rotationDeg = 0 - DESCRIPTOR_ANGLES_DEG[set]; // not -x: the upright frame is +0, not -0
-  const matches = findTentativeMatches(a, set, b, allDots);
+  const matches = findTentativeMatches(keypointCount(a), neighbours[set]);
   const none = { tentative: matches.count, inliers: 0, scale: 0, rotationDeg };
   if (matches.count < 3) return none;
   let inliers = bestAnchorInliers(a, b, matches, (rotationDeg * Math.PI) / 180);
@@ -243,10 +235,16 @@ export function compareInFrame(a: NoseTemplate, set: number, b: NoseTemplate, al
     const transform = inliers.length >= AFFINE_MIN_INLIERS ? fitAffine(a, b, matches, inliers) : fitSimilarity(a, b, matches, inliers);
     if (!transform) break;
     scale = transformScale(transform);
+    if (detail) detail.transform = [transform.m00, transform.m01, transform.m10, transform.m11, transform.tx, transform.ty];
     if (scale < GEOMETRY_MIN_SCALE || scale > GEOMETRY_MAX_SCALE) return { ...none, scale };
     const refined = consistentMatches(a, b, matches, transform);
     if (refined.length < 3) break;
     inliers = refined;
+  }
+  if (detail) {
+    detail.a = inliers.map((n) => matches.a[n]);
+    detail.b = inliers.map((n) => matches.b[n]);
+    detail.cosine = inliers.map((n) => matches.cosine[n]);
   }
   return { tentative: matches.count, inliers: inliers.length, scale, rotationDeg };
 }
@@ -256,11 +254,26 @@ export function compareInFrame(a: NoseTemplate, set: number, b: NoseTemplate, al
  * and keep the best: the most inliers, then the most tentative matches. Symmetric enough for scoring.
  */
 export function compareTemplates(a: NoseTemplate, b: NoseTemplate): PairComparison {
-  const allDots = framesAgainstUpright(a, b);
-  let best = compareInFrame(a, 0, b, allDots);
-  for (let set = 1; set < DESCRIPTOR_SETS; set++) {
-    const candidate = compareInFrame(a, set, b, allDots);
-    if (candidate.inliers > best.inliers || (candidate.inliers === best.inliers && candidate.tentative > best.tentative)) best = candidate;
+  return compareTemplatesInDetail(a, b, false).best;
+}
+
+/** compareTemplates, with every hypothesis' figures and, when asked, the winning hypothesis' inliers. */
+export function compareTemplatesInDetail(
+  a: NoseTemplate,
+  b: NoseTemplate,
+  withInliers = true,
+): { best: PairComparison; hypotheses: PairComparison[]; inliers: InlierDetail | null } {
+  const neighbours = framesAgainstUpright(a, b);
+  const hypotheses: PairComparison[] = [];
+  const details: (InlierDetail | undefined)[] = [];
+  let bestSet = 0;
+  for (let set = 0; set < DESCRIPTOR_SETS; set++) {
+    const detail = withInliers ? { a: [], b: [], cosine: [], transform: [] } : undefined;
+    const candidate = compareInFrame(a, set, b, neighbours, detail);
+    hypotheses.push(candidate);
+    details.push(detail);
+    const best = hypotheses[bestSet];
+    if (candidate.inliers > best.inliers || (candidate.inliers === best.inliers && candidate.tentative > best.tentative)) bestSet = set;
   }
-  return best;
+  return { best: hypotheses[bestSet], hypotheses, inliers: details[bestSet] ?? null };
 }

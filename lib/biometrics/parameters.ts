@@ -117,7 +117,7 @@ export const MIN_USABLE_PROBE_IMAGES = 2;
 /**
  * 1:N is a cascade: the inverted index below ranks a gallery's pets by weighted, orientation-consistent
  * word votes (true pet first 83 %, in the top 10 91 %, top 40 96 % of hard probes among 180 pets), and
- * the best SHORTLIST_SIZE are compared in full by the geometric matcher (≈ 45 ms each on one core).
+ * the best SHORTLIST_SIZE are compared in full by the geometric matcher (≈ 25 ms a pet on one core: 15 image pairs).
  */
 export const SHORTLIST_SIZE = 16;
 
@@ -139,8 +139,30 @@ export const SIGNATURE_BITS = 64;
 export const INDEXED_KEYPOINTS = 300;
 /** The strongest keypoints of each probe image looked up in the index. */
 export const PROBE_KEYPOINTS = 300;
-/** A probe keypoint is looked up under its QUERY_WORDS nearest words (quantisation misses true matches). */
+/**
+ * A probe keypoint's upright descriptor is looked up under its QUERY_WORDS nearest words (quantisation
+ * misses true matches), and so are its descriptors in the turned frames (TURNED_QUERY_WORDS). One word
+ * for the turned frames scanned a third less but cost 4 points of the true pet in the shortlist among
+ * 1,000 and 10,000 pets (`npm run bench:search`, docs/engine.md), so it stays at 2.
+ */
 export const QUERY_WORDS = 2;
-export const HAMMING_THRESHOLD = 22;
+export const TURNED_QUERY_WORDS = 2;
+/**
+ * Stop words: a lookup skips a word whose posting list is longer than STOP_WORD_FACTOR times the mean
+ * list (and than STOP_WORD_MIN_POSTINGS). Visual words are far from equally frequent; the most frequent
+ * hold most of the postings a probe scans yet weigh least (idf²), so skipping them cuts the first
+ * stage's scan at 100,000 pets (CPU 1,546 → 1,173 ms a probe, the true pet in the shortlist 87.8 → 86.7 %
+ * of 180 hard probes; with the threshold below 804 ms and 87.2 %, docs/engine.md). The floor keeps
+ * small galleries, whose list lengths are mostly chance, from losing words.
+ */
+export const STOP_WORD_FACTOR = 2;
+export const STOP_WORD_MIN_POSTINGS = 1000;
+/**
+ * Signature bits a posting may differ by and still vote. 20 rather than 22: a vote costs random reads
+ * of the image's scratch, and the farther postings are mostly chance; at 100,000 pets (stop words on)
+ * the first stage took 31 % less CPU (1,173 → 804 ms a probe) and kept the true pet in the shortlist
+ * as often (86.7 → 87.2 % of 180 hard probes; `npm run bench:search`, docs/engine.md).
+ */
+export const HAMMING_THRESHOLD = 20;
 export const HAMMING_SIGMA = 14;
 export const ANGLE_BINS = 16;

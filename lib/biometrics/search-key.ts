@@ -1,4 +1,4 @@
-import { DESCRIPTOR_ANGLES_DEG, DESCRIPTOR_DIMS, DESCRIPTOR_SETS, INDEXED_KEYPOINTS, PROBE_KEYPOINTS, QUERY_WORDS } from "./parameters";
+import { DESCRIPTOR_ANGLES_DEG, DESCRIPTOR_DIMS, DESCRIPTOR_SETS, INDEXED_KEYPOINTS, PROBE_KEYPOINTS, QUERY_WORDS, TURNED_QUERY_WORDS } from "./parameters";
 import { assignWords, projectDescriptors, signatureIn, VOCABULARY_FORMAT } from "./visual-words";
 
 /**
@@ -15,14 +15,16 @@ export interface SearchKey {
 }
 
 /**
- * A probe image's lookups: each keypoint in each descriptor frame under its QUERY_WORDS nearest words, with a
- * signature per word and the frame's angle, so each rotation hypothesis votes into its own orientation bin.
+ * A probe image's lookups: each keypoint in each descriptor frame under its nearest words, with a
+ * signature per word and the frame's angle, so each rotation hypothesis votes into its own orientation
+ * bin. One keypoint's lookups (in one frame) are consecutive and share their `keypoint` number: an
+ * enrolled image takes at most one vote from them.
  */
 export interface ProbeLookups {
   count: number;
-  /** count x QUERY_WORDS. */
+  keypoint: Uint32Array;
   words: Uint16Array;
-  /** count x QUERY_WORDS x 2. */
+  /** count x 2. */
   signatures: Uint32Array;
   angles: Uint8Array;
 }
@@ -43,7 +45,13 @@ export function angleStep(radians: number): number {
  * The `limit` strongest keypoints of one descriptor frame (`set`), each under its `wordsPerKeypoint` nearest
  * words with a signature in each.
  */
-function wordsAndSignatures(keypointTotal: number, descriptors: Int8Array, set: number, limit: number, wordsPerKeypoint: number): ProbeLookups {
+function wordsAndSignatures(
+  keypointTotal: number,
+  descriptors: Int8Array,
+  set: number,
+  limit: number,
+  wordsPerKeypoint: number,
+): { count: number; words: Uint16Array; signatures: Uint32Array; angles: Uint8Array } {
   const count = Math.min(limit, keypointTotal);
   const start = set * keypointTotal * DESCRIPTOR_DIMS;
   const strongest = descriptors.subarray(start, start + count * DESCRIPTOR_DIMS);
@@ -66,21 +74,29 @@ export function computeSearchKey(keypointTotal: number, descriptors: Int8Array):
   return { words, signatures, angles };
 }
 
-/** A probe image's lookups in every descriptor frame, one after another. */
+/** A probe image's lookups in every descriptor frame, one frame after another. */
 export function computeProbeLookups(keypointTotal: number, descriptors: Int8Array): ProbeLookups {
-  const parts = Array.from({ length: DESCRIPTOR_SETS }, (_, set) => wordsAndSignatures(keypointTotal, descriptors, set, PROBE_KEYPOINTS, QUERY_WORDS));
-  const total = parts.reduce((n, part) => n + part.count, 0);
-  const words = new Uint16Array(total * QUERY_WORDS);
-  const signatures = new Uint32Array(total * QUERY_WORDS * 2);
+  const wordsIn = (set: number) => (set === 0 ? QUERY_WORDS : TURNED_QUERY_WORDS);
+  const parts = Array.from({ length: DESCRIPTOR_SETS }, (_, set) => wordsAndSignatures(keypointTotal, descriptors, set, PROBE_KEYPOINTS, wordsIn(set)));
+  const total = parts.reduce((n, part, set) => n + part.count * wordsIn(set), 0);
+  const keypoint = new Uint32Array(total);
+  const words = new Uint16Array(total);
+  const signatures = new Uint32Array(total * 2);
   const angles = new Uint8Array(total);
   let at = 0;
-  for (const part of parts) {
-    words.set(part.words, at * QUERY_WORDS);
-    signatures.set(part.signatures, at * QUERY_WORDS * 2);
-    angles.set(part.angles, at);
-    at += part.count;
-  }
-  return { count: total, words, signatures, angles };
+  let keypoints = 0;
+  parts.forEach((part, set) => {
+    const perKeypoint = wordsIn(set);
+    words.set(part.words, at);
+    signatures.set(part.signatures, at * 2);
+    for (let i = 0; i < part.count; i++) {
+      keypoint.fill(keypoints + i, at + i * perKeypoint, at + (i + 1) * perKeypoint);
+      angles.fill(part.angles[i], at + i * perKeypoint, at + (i + 1) * perKeypoint);
+    }
+    at += part.count * perKeypoint;
+    keypoints += part.count;
+  });
+  return { count: total, keypoint, words, signatures, angles };
 }
 
 export function serializeSearchKey(key: SearchKey, out = new Uint8Array(searchKeyByteLength(key.words.length))): Uint8Array {

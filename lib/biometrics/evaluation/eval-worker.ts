@@ -1,7 +1,7 @@
 import { parentPort } from "node:worker_threads";
 import sharp from "sharp";
 import { identifyAmong } from "../operations";
-import { compareTemplates } from "../pair-matcher";
+import { compareTemplates, compareTemplatesInDetail } from "../pair-matcher";
 import { deserializeTemplate, type NoseTemplate } from "../template";
 
 /**
@@ -11,6 +11,7 @@ import { deserializeTemplate, type NoseTemplate } from "../template";
 export type EvalRequest =
   | { kind: "load"; templates: (Uint8Array | null)[] }
   | { kind: "pairs"; pairs: Int32Array }
+  | { kind: "pair-details"; pairs: Int32Array }
   | { kind: "identify"; probes: number[][]; gallery: { petId: string; images: number[] }[] };
 
 let templates: (NoseTemplate | null)[] = [];
@@ -25,6 +26,26 @@ function comparePairs(pairs: Int32Array): Int32Array {
   return inliers;
 }
 
+/** Each pair's full figures and inliers, in the compact row format of `scripts/fusion-study.ts`. */
+function comparePairsInDetail(pairs: Int32Array): PairDetailRow[] {
+  const rows: PairDetailRow[] = [];
+  for (let k = 0; k < pairs.length / 2; k++) {
+    const a = templates[pairs[2 * k]];
+    const b = templates[pairs[2 * k + 1]];
+    if (!a || !b) throw new Error("pair-details needs usable images");
+    const { best, hypotheses, inliers } = compareTemplatesInDetail(a, b);
+    const round = (v: number, digits: number) => Math.round(v * 10 ** digits) / 10 ** digits;
+    rows.push([
+      best.inliers, best.tentative, round(best.scale, 4), best.rotationDeg, hypotheses.flatMap((h) => [h.inliers, h.tentative]),
+      inliers!.a, inliers!.b, inliers!.cosine.map((c) => round(c, 4)), inliers!.transform.map((v) => round(v, 4)),
+    ]);
+  }
+  return rows;
+}
+
+/** inliers, tentative, scale, rotation, [inliers, tentative] per hypothesis, inlier keypoints in a and b, cosines, transform. */
+export type PairDetailRow = [number, number, number, number, number[], number[], number[], number[], number[]];
+
 function usable(indices: number[]): NoseTemplate[] {
   return indices.map((i) => templates[i]).filter((t): t is NoseTemplate => t !== null);
 }
@@ -36,6 +57,8 @@ function handle(request: EvalRequest): unknown {
       return templates.length;
     case "pairs":
       return comparePairs(request.pairs);
+    case "pair-details":
+      return comparePairsInDetail(request.pairs);
     case "identify": {
       const gallery = request.gallery.map((pet) => ({ petId: pet.petId, templates: usable(pet.images) }));
       return identifyAmong(request.probes.map(usable), gallery);

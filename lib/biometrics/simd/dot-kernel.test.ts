@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { dotProductMatrix, dotProducts } from "./dot-kernel";
+import { dotProductMatrix, INT32_MIN, nearestNeighbours } from "./dot-kernel";
 
 function randomDescriptors(count: number, dims: number, seed: number): Int8Array {
   const values = new Int8Array(count * dims);
@@ -10,20 +10,6 @@ function randomDescriptors(count: number, dims: number, seed: number): Int8Array
   }
   return values;
 }
-
-describe("dotProducts (SIMD kernel)", () => {
-  it("matches scalar dot products, also after the resident vectors change", () => {
-    const vectors = randomDescriptors(500, 64, 5);
-    const query = randomDescriptors(1, 64, 6);
-    const scalar = (v: Int8Array) =>
-      Array.from({ length: v.length / 64 }, (_, j) => query.reduce((sum, q, d) => sum + q * v[j * 64 + d], 0));
-    expect(Array.from(dotProducts(query, vectors, 64))).toEqual(scalar(vectors));
-    dotProductMatrix(randomDescriptors(3, 64, 7), randomDescriptors(3, 64, 8), 64);
-    expect(Array.from(dotProducts(query, vectors, 64))).toEqual(scalar(vectors));
-    const other = randomDescriptors(20, 64, 9);
-    expect(Array.from(dotProducts(query, other, 64))).toEqual(scalar(other));
-  });
-});
 
 describe("dotProductMatrix (SIMD kernel)", () => {
   it("equals the scalar dot product of every row of a with every row of b", () => {
@@ -41,5 +27,54 @@ describe("dotProductMatrix (SIMD kernel)", () => {
     a.fill(127, 0, 128);
     b.fill(-128, 0, 128);
     expect(dotProductMatrix(a, b, 128)[0]).toBe(127 * -128 * 128);
+  });
+});
+
+/** The matrix, then nearest-neighbour figures by a plain scan: what `nearestNeighbours` must equal. */
+function scalarNeighbours(a: Int8Array, frames: number, b: Int8Array, dims: number) {
+  const countA = a.length / dims / frames;
+  const countB = b.length / dims;
+  const dots = dotProductMatrix(a, b, dims);
+  return Array.from({ length: frames }, (_, f) => {
+    const rowBest: number[] = [], rowSecond: number[] = [], rowIndex: number[] = [];
+    const columnBest = new Array<number>(countB).fill(INT32_MIN);
+    const columnRow = new Array<number>(countB).fill(-1);
+    for (let i = 0; i < countA; i++) {
+      let best = INT32_MIN, second = INT32_MIN, index = -1;
+      for (let j = 0; j < countB; j++) {
+        const dot = dots[(f * countA + i) * countB + j];
+        if (dot > best) [second, best, index] = [best, dot, j];
+        else if (dot > second) second = dot;
+        if (dot > columnBest[j]) [columnBest[j], columnRow[j]] = [dot, i];
+      }
+      rowBest.push(best); rowSecond.push(second); rowIndex.push(index);
+    }
+    return { rowBest, rowSecond, rowIndex, columnRow };
+  });
+}
+
+describe("nearestNeighbours (SIMD kernel)", () => {
+  it.each([
+    // rows per frame, columns, frames, dims, value range: small ranges force ties (first index must win)
+    [13, 29, 1, 128, 127],
+    [7, 4, 3, 128, 3],
+    [5, 1, 2, 64, 2],
+    [20, 33, 3, 16, 1],
+    [0, 5, 3, 128, 127],
+    [6, 0, 2, 128, 127],
+  ])("equals a scalar scan: %i rows x %i columns, %i frames, %i dims, values up to %i", (rows, columns, frames, dims, max) => {
+    const a = randomDescriptors(rows * frames, dims, rows + 1).map((v) => Math.abs(v) % (max + 1));
+    const b = randomDescriptors(columns, dims, columns + 2).map((v) => Math.abs(v) % (max + 1));
+    const kernel = nearestNeighbours(a, frames, b, dims).map((frame) => ({
+      rowBest: Array.from(frame.rowBest),
+      rowSecond: Array.from(frame.rowSecond),
+      rowIndex: Array.from(frame.rowIndex),
+      columnRow: Array.from(frame.columnRow),
+    }));
+    expect(kernel).toEqual(scalarNeighbours(a, frames, b, dims));
+  });
+
+  it("rejects descriptors whose frames do not hold the same number of rows", () => {
+    expect(() => nearestNeighbours(randomDescriptors(5, 16, 1), 2, randomDescriptors(3, 16, 2), 16)).toThrow();
   });
 });

@@ -1,50 +1,92 @@
 import { DOT_KERNEL_WASM_BASE64 } from "./dot-kernel-wasm";
 
 const PAGE_BYTES = 65_536;
+const INT32_MIN = -(2 ** 31);
 
 const instance = new WebAssembly.Instance(new WebAssembly.Module(Buffer.from(DOT_KERNEL_WASM_BASE64, "base64")), {});
 const memory = instance.exports.memory as WebAssembly.Memory;
+const widen = instance.exports.widen as (src: number, n: number, dst: number) => void;
 const matrix = instance.exports.matrix as (pa: number, na: number, pb: number, nb: number, dims: number, out: number) => void;
-const dots = instance.exports.dots as (pq: number, pv: number, n: number, dims: number, out: number) => void;
+const nearest = instance.exports.nearest as (
+  pa: number, na: number, frames: number, pb: number, nb: number, nbPad: number, dims: number, out: number, scratch: number,
+) => void;
 
-function ensureMemory(bytes: number): void {
-  if (bytes > memory.buffer.byteLength) memory.grow(Math.ceil((bytes - memory.buffer.byteLength) / PAGE_BYTES));
+const align16 = (bytes: number) => (bytes + 15) & ~15;
+const roundUp4 = (count: number) => (count + 3) & ~3;
+
+function checkDims(dims: number, a: Int8Array, b: Int8Array): void {
+  if (dims % 16 !== 0 || a.length % dims !== 0 || b.length % dims !== 0) throw new Error("descriptor size must be a multiple of 16");
 }
 
 /**
- * Dot products of one int8 query with `vectors` (row-major, `dims` each). The caller passes the same
- * `vectors` object across calls while it is unchanged, and the kernel skips copying it again.
+ * Copies `a` and `b` into the kernel's memory as int16 (b padded with zero rows to a multiple of 4),
+ * leaving `extraBytes` free after them; returns where each part lies.
  */
-let residentVectors: Int8Array | null = null;
-
-export function dotProducts(query: Int8Array, vectors: Int8Array, dims: number): Int32Array {
-  if (dims % 16 !== 0 || query.length !== dims) throw new Error("query and vectors must have dims (a multiple of 16) per row");
-  const count = vectors.length / dims;
-  const offsetVectors = (dims + 15) & ~15;
-  const offsetOut = (offsetVectors + vectors.length + 15) & ~15;
-  ensureMemory(offsetOut + count * 4);
+function load(a: Int8Array, b: Int8Array, dims: number, extraBytes: number): { pa: number; pb: number; free: number } {
+  const countB = b.length / dims;
+  // int8 staging for a and b, then their widened copies.
+  const stageB = align16(a.length);
+  const pa = align16(stageB + b.length);
+  const pb = align16(pa + 2 * a.length);
+  const free = align16(pb + 2 * roundUp4(countB) * dims);
+  const bytesNeeded = free + extraBytes;
+  if (bytesNeeded > memory.buffer.byteLength) memory.grow(Math.ceil((bytesNeeded - memory.buffer.byteLength) / PAGE_BYTES));
   const bytes = new Int8Array(memory.buffer);
-  if (residentVectors !== vectors) {
-    bytes.set(vectors, offsetVectors);
-    residentVectors = vectors;
-  }
-  bytes.set(query, 0);
-  dots(0, offsetVectors, count, dims, offsetOut);
-  return new Int32Array(memory.buffer.slice(offsetOut, offsetOut + count * 4));
+  bytes.set(a, 0);
+  bytes.set(b, stageB);
+  widen(0, a.length, pa);
+  widen(stageB, b.length, pb);
+  bytes.fill(0, pb + 2 * b.length, free);
+  return { pa, pb, free };
 }
 
 /** All dot products of the descriptors of `a` (rows) with those of `b` (columns), row-major. */
 export function dotProductMatrix(a: Int8Array, b: Int8Array, dims: number): Int32Array {
-  if (dims % 16 !== 0) throw new Error("descriptor size must be a multiple of 16");
+  checkDims(dims, a, b);
   const countA = a.length / dims;
   const countB = b.length / dims;
-  const offsetB = (a.length + 15) & ~15;
-  const offsetOut = (offsetB + b.length + 15) & ~15;
-  ensureMemory(offsetOut + countA * countB * 4);
-  residentVectors = null;
-  const bytes = new Int8Array(memory.buffer);
-  bytes.set(a, 0);
-  bytes.set(b, offsetB);
-  matrix(0, countA, offsetB, countB, dims, offsetOut);
-  return new Int32Array(memory.buffer.slice(offsetOut, offsetOut + countA * countB * 4));
+  // A row's last block of 4 may write 3 values past the row (see matrix in the .wat).
+  const { pa, pb, free } = load(a, b, dims, (countA * countB + 3) * 4);
+  matrix(pa, countA, pb, countB, dims, free);
+  return new Int32Array(memory.buffer.slice(free, free + countA * countB * 4));
 }
+
+/** What mutual nearest-neighbour matching needs of one frame's dot products (see `nearestNeighbours`). */
+export interface FrameNeighbours {
+  /** Per row of a: its largest dot product with b, the runner-up, and the first column reaching the largest. */
+  rowBest: Int32Array;
+  rowSecond: Int32Array;
+  rowIndex: Int32Array;
+  /** Per column of b: the first row of a whose dot product with it is the column's largest. */
+  columnRow: Int32Array;
+}
+
+/**
+ * `a` holds `frames` blocks of rows (the same keypoints described in several frames); for each block,
+ * the nearest-neighbour figures of its dot products with `b`, computed without storing the matrix.
+ * Equal to a scalar scan (rows, then columns, ascending; ties keep the first): INT32_MIN, INT32_MIN, -1
+ * for a row when b is empty, -1 for a column when a block is empty.
+ */
+export function nearestNeighbours(a: Int8Array, frames: number, b: Int8Array, dims: number): FrameNeighbours[] {
+  checkDims(dims, a, b);
+  const countA = a.length / dims / frames;
+  if (!Number.isInteger(countA)) throw new Error("a must hold the same number of rows in every frame");
+  const countB = b.length / dims;
+  const padB = roundUp4(countB);
+  const perFrame = 3 * countA + 2 * padB;
+  const { pa, pb, free } = load(a, b, dims, 48 + perFrame * frames * 4);
+  const out = free + 48;
+  nearest(pa, countA, frames, pb, countB, padB, dims, out, free);
+  const values = new Int32Array(memory.buffer.slice(out, out + perFrame * frames * 4));
+  return Array.from({ length: frames }, (_, f) => {
+    const at = f * perFrame;
+    return {
+      rowBest: values.subarray(at, at + countA),
+      rowSecond: values.subarray(at + countA, at + 2 * countA),
+      rowIndex: values.subarray(at + 2 * countA, at + 3 * countA),
+      columnRow: values.subarray(at + 3 * countA + padB, at + 3 * countA + padB + countB),
+    };
+  });
+}
+
+export { INT32_MIN };

@@ -1,48 +1,180 @@
 ;; Dot products of int8 descriptors (WebAssembly SIMD); every vector is `dims` bytes, dims a multiple of 16.
-;; `matrix` writes the na x nb dot products (i32, row-major) of the descriptors at `pa` and `pb` to `out`.
-;; `dots` writes the dot product of one query (at `pq`) with each of `n` vectors (at `pv`) as i32 at `out`.
-;; int8 x int8 products fit in i16, pairwise sums in i32, so the result equals the scalar loop exactly.
+;; Descriptors are first widened to int16 (`widen`), so that one i32x4.dot_i16x8_s (x86 pmaddwd) multiplies
+;; and pairs 8 components: int8 x int8 products and their pairwise sums fit in i32, so every result equals
+;; the scalar loop exactly, for any int8 values. One row of a is taken against four rows of b at a time
+;; (`$dot4`), sharing the loads of a and the horizontal sums.
+;; `matrix` writes the na x nb dot products (i32, row-major) of the widened descriptors at `pa` and `pb`.
+;; `nearest` writes, without storing the matrix, what mutual nearest-neighbour matching needs of it.
 (module
   (memory (export "memory") 1)
-  (func $dot (param $pa i32) (param $pb i32) (param $dims i32) (result i32)
-    (local $acc v128) (local $i i32) (local $va v128) (local $vb v128)
-    (local.set $acc (v128.const i32x4 0 0 0 0))
-    (local.set $i (i32.const 0))
+
+  ;; n int8 values (n a multiple of 16) at src as int16 at dst.
+  (func (export "widen") (param $src i32) (param $n i32) (param $dst i32)
+    (local $k i32) (local $v v128)
+    (local.set $k (i32.const 0))
     (block $done
       (loop $chunk
-        (br_if $done (i32.ge_u (local.get $i) (local.get $dims)))
-        (local.set $va (v128.load (i32.add (local.get $pa) (local.get $i))))
-        (local.set $vb (v128.load (i32.add (local.get $pb) (local.get $i))))
-        (local.set $acc (i32x4.add (local.get $acc)
-          (i32x4.extadd_pairwise_i16x8_s (i16x8.extmul_low_i8x16_s (local.get $va) (local.get $vb)))))
-        (local.set $acc (i32x4.add (local.get $acc)
-          (i32x4.extadd_pairwise_i16x8_s (i16x8.extmul_high_i8x16_s (local.get $va) (local.get $vb)))))
-        (local.set $i (i32.add (local.get $i) (i32.const 16)))
-        (br $chunk)))
-    (i32.add
-      (i32.add (i32x4.extract_lane 0 (local.get $acc)) (i32x4.extract_lane 1 (local.get $acc)))
-      (i32.add (i32x4.extract_lane 2 (local.get $acc)) (i32x4.extract_lane 3 (local.get $acc)))))
+        (br_if $done (i32.ge_u (local.get $k) (local.get $n)))
+        (local.set $v (v128.load (i32.add (local.get $src) (local.get $k))))
+        (v128.store (i32.add (local.get $dst) (i32.shl (local.get $k) (i32.const 1))) (i16x8.extend_low_i8x16_s (local.get $v)))
+        (v128.store offset=16 (i32.add (local.get $dst) (i32.shl (local.get $k) (i32.const 1))) (i16x8.extend_high_i8x16_s (local.get $v)))
+        (local.set $k (i32.add (local.get $k) (i32.const 16)))
+        (br $chunk))))
 
-  (func $dotsInto (export "dots") (param $pq i32) (param $pv i32) (param $n i32) (param $dims i32) (param $out i32)
-    (local $j i32)
-    (local.set $j (i32.const 0))
+  ;; Dot products of the widened row at pa with the 4 widened rows at pb, pb + stride, ...; `bytes` = 2 x dims.
+  (func $dot4 (param $pa i32) (param $pb i32) (param $stride i32) (param $bytes i32) (result v128)
+    (local $k i32) (local $va v128) (local $pb1 i32) (local $pb2 i32) (local $pb3 i32)
+    (local $acc0 v128) (local $acc1 v128) (local $acc2 v128) (local $acc3 v128) (local $s01 v128) (local $s23 v128)
+    (local.set $pb1 (i32.add (local.get $pb) (local.get $stride)))
+    (local.set $pb2 (i32.add (local.get $pb1) (local.get $stride)))
+    (local.set $pb3 (i32.add (local.get $pb2) (local.get $stride)))
+    (local.set $k (i32.const 0))
     (block $done
-      (loop $each
-        (br_if $done (i32.ge_u (local.get $j) (local.get $n)))
-        (i32.store
-          (i32.add (local.get $out) (i32.shl (local.get $j) (i32.const 2)))
-          (call $dot (local.get $pq) (i32.add (local.get $pv) (i32.mul (local.get $j) (local.get $dims))) (local.get $dims)))
-        (local.set $j (i32.add (local.get $j) (i32.const 1)))
-        (br $each))))
+      (loop $chunk
+        (br_if $done (i32.ge_u (local.get $k) (local.get $bytes)))
+        (local.set $va (v128.load (i32.add (local.get $pa) (local.get $k))))
+        (local.set $acc0 (i32x4.add (local.get $acc0) (i32x4.dot_i16x8_s (local.get $va) (v128.load (i32.add (local.get $pb) (local.get $k))))))
+        (local.set $acc1 (i32x4.add (local.get $acc1) (i32x4.dot_i16x8_s (local.get $va) (v128.load (i32.add (local.get $pb1) (local.get $k))))))
+        (local.set $acc2 (i32x4.add (local.get $acc2) (i32x4.dot_i16x8_s (local.get $va) (v128.load (i32.add (local.get $pb2) (local.get $k))))))
+        (local.set $acc3 (i32x4.add (local.get $acc3) (i32x4.dot_i16x8_s (local.get $va) (v128.load (i32.add (local.get $pb3) (local.get $k))))))
+        (local.set $va (v128.load offset=16 (i32.add (local.get $pa) (local.get $k))))
+        (local.set $acc0 (i32x4.add (local.get $acc0) (i32x4.dot_i16x8_s (local.get $va) (v128.load offset=16 (i32.add (local.get $pb) (local.get $k))))))
+        (local.set $acc1 (i32x4.add (local.get $acc1) (i32x4.dot_i16x8_s (local.get $va) (v128.load offset=16 (i32.add (local.get $pb1) (local.get $k))))))
+        (local.set $acc2 (i32x4.add (local.get $acc2) (i32x4.dot_i16x8_s (local.get $va) (v128.load offset=16 (i32.add (local.get $pb2) (local.get $k))))))
+        (local.set $acc3 (i32x4.add (local.get $acc3) (i32x4.dot_i16x8_s (local.get $va) (v128.load offset=16 (i32.add (local.get $pb3) (local.get $k))))))
+        (local.set $k (i32.add (local.get $k) (i32.const 32)))
+        (br $chunk)))
+    ;; [a0+a2, a1+a3, b0+b2, b1+b3] and the same of acc2, acc3; then the four sums.
+    (local.set $s01 (i32x4.add
+      (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $acc0) (local.get $acc1))
+      (i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31 (local.get $acc0) (local.get $acc1))))
+    (local.set $s23 (i32x4.add
+      (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $acc2) (local.get $acc3))
+      (i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31 (local.get $acc2) (local.get $acc3))))
+    (i32x4.add
+      (i8x16.shuffle 0 1 2 3 8 9 10 11 16 17 18 19 24 25 26 27 (local.get $s01) (local.get $s23))
+      (i8x16.shuffle 4 5 6 7 12 13 14 15 20 21 22 23 28 29 30 31 (local.get $s01) (local.get $s23))))
+
+  ;; The na x nb dot products of the widened rows at pa and pb, row-major at out. b holds rows up to nb
+  ;; rounded up to a multiple of 4 (the caller zero-fills the extra rows) and out has room for 3 more
+  ;; values: a row's last block may spill into the next row's first values, which are written after it.
   (func (export "matrix") (param $pa i32) (param $na i32) (param $pb i32) (param $nb i32) (param $dims i32) (param $out i32)
-    (local $i i32)
+    (local $i i32) (local $j i32) (local $bytes i32) (local $ra i32) (local $ro i32)
+    (local.set $bytes (i32.shl (local.get $dims) (i32.const 1)))
     (local.set $i (i32.const 0))
-    (block $done
+    (block $rowsDone
       (loop $row
-        (br_if $done (i32.ge_u (local.get $i) (local.get $na)))
-        (call $dotsInto
-          (i32.add (local.get $pa) (i32.mul (local.get $i) (local.get $dims)))
-          (local.get $pb) (local.get $nb) (local.get $dims)
-          (i32.add (local.get $out) (i32.shl (i32.mul (local.get $i) (local.get $nb)) (i32.const 2))))
+        (br_if $rowsDone (i32.ge_u (local.get $i) (local.get $na)))
+        (local.set $ra (i32.add (local.get $pa) (i32.mul (local.get $i) (local.get $bytes))))
+        (local.set $ro (i32.add (local.get $out) (i32.shl (i32.mul (local.get $i) (local.get $nb)) (i32.const 2))))
+        (local.set $j (i32.const 0))
+        (block $colsDone
+          (loop $block
+            (br_if $colsDone (i32.ge_u (local.get $j) (local.get $nb)))
+            (v128.store (i32.add (local.get $ro) (i32.shl (local.get $j) (i32.const 2)))
+              (call $dot4 (local.get $ra) (i32.add (local.get $pb) (i32.mul (local.get $j) (local.get $bytes))) (local.get $bytes) (local.get $bytes)))
+            (local.set $j (i32.add (local.get $j) (i32.const 4)))
+            (br $block)))
         (local.set $i (i32.add (local.get $i) (i32.const 1)))
-        (br $row)))))
+        (br $row))))
+
+  ;; For each of `frames` consecutive blocks of na widened rows at pa, against the nb widened rows at pb
+  ;; (zero rows up to nbPad, a multiple of 4), writes at out, block after block, i32 each:
+  ;; rowBest[na], rowSecond[na], rowIndex[na] (each row's largest dot product, the runner-up, the first
+  ;; column reaching the largest; INT32_MIN, INT32_MIN, -1 when nb = 0), then columnBest[nbPad] and
+  ;; columnRow[nbPad] (each column's largest dot product and the first row reaching it). Exactly what a
+  ;; scalar scan in row, then column order gives. `scratch` is 48 bytes of working memory.
+  (func (export "nearest") (param $pa i32) (param $na i32) (param $frames i32) (param $pb i32) (param $nb i32) (param $nbPad i32) (param $dims i32) (param $out i32) (param $scratch i32)
+    (local $f i32) (local $i i32) (local $j i32) (local $l i32) (local $bytes i32) (local $ra i32)
+    (local $rows i32) (local $colBest i32) (local $colRow i32)
+    (local $d v128) (local $gt v128) (local $bestV v128) (local $secondV v128) (local $indexV v128)
+    (local $jV v128) (local $iV v128) (local $nbV v128) (local $minV v128) (local $cb v128) (local $cp i32)
+    (local $best i32) (local $second i32) (local $index i32) (local $v i32)
+    (local.set $bytes (i32.shl (local.get $dims) (i32.const 1)))
+    (local.set $minV (i32x4.splat (i32.const 0x80000000)))
+    (local.set $nbV (i32x4.splat (local.get $nb)))
+    (local.set $f (i32.const 0))
+    (block $framesDone
+      (loop $frame
+        (br_if $framesDone (i32.ge_u (local.get $f) (local.get $frames)))
+        (local.set $rows (i32.add (local.get $out)
+          (i32.shl (i32.mul (local.get $f) (i32.add (i32.mul (local.get $na) (i32.const 3)) (i32.shl (local.get $nbPad) (i32.const 1)))) (i32.const 2))))
+        (local.set $colBest (i32.add (local.get $rows) (i32.shl (i32.mul (local.get $na) (i32.const 3)) (i32.const 2))))
+        (local.set $colRow (i32.add (local.get $colBest) (i32.shl (local.get $nbPad) (i32.const 2))))
+        (local.set $j (i32.const 0))
+        (block $initDone
+          (loop $init
+            (br_if $initDone (i32.ge_u (local.get $j) (local.get $nbPad)))
+            (v128.store (i32.add (local.get $colBest) (i32.shl (local.get $j) (i32.const 2))) (local.get $minV))
+            (v128.store (i32.add (local.get $colRow) (i32.shl (local.get $j) (i32.const 2))) (v128.const i32x4 -1 -1 -1 -1))
+            (local.set $j (i32.add (local.get $j) (i32.const 4)))
+            (br $init)))
+        (local.set $i (i32.const 0))
+        (block $rowsDone
+          (loop $row
+            (br_if $rowsDone (i32.ge_u (local.get $i) (local.get $na)))
+            (local.set $ra (i32.add (local.get $pa) (i32.mul (i32.add (i32.mul (local.get $f) (local.get $na)) (local.get $i)) (local.get $bytes))))
+            (local.set $bestV (local.get $minV))
+            (local.set $secondV (local.get $minV))
+            (local.set $indexV (v128.const i32x4 -1 -1 -1 -1))
+            (local.set $jV (v128.const i32x4 0 1 2 3))
+            (local.set $iV (i32x4.splat (local.get $i)))
+            (local.set $j (i32.const 0))
+            (block $colsDone
+              (loop $block
+                (br_if $colsDone (i32.ge_u (local.get $j) (local.get $nbPad)))
+                ;; Padding columns (j >= nb) read as INT32_MIN: never above anything.
+                (local.set $d (v128.bitselect
+                  (call $dot4 (local.get $ra) (i32.add (local.get $pb) (i32.mul (local.get $j) (local.get $bytes))) (local.get $bytes) (local.get $bytes))
+                  (local.get $minV)
+                  (i32x4.lt_s (local.get $jV) (local.get $nbV))))
+                ;; Per lane, as the scalar scan: above the best → best becomes second; else the larger of second and d.
+                (local.set $gt (i32x4.gt_s (local.get $d) (local.get $bestV)))
+                (local.set $secondV (v128.bitselect (local.get $bestV) (i32x4.max_s (local.get $secondV) (local.get $d)) (local.get $gt)))
+                (local.set $bestV (v128.bitselect (local.get $d) (local.get $bestV) (local.get $gt)))
+                (local.set $indexV (v128.bitselect (local.get $jV) (local.get $indexV) (local.get $gt)))
+                (local.set $cp (i32.shl (local.get $j) (i32.const 2)))
+                (local.set $cb (v128.load (i32.add (local.get $colBest) (local.get $cp))))
+                (local.set $gt (i32x4.gt_s (local.get $d) (local.get $cb)))
+                (v128.store (i32.add (local.get $colBest) (local.get $cp)) (v128.bitselect (local.get $d) (local.get $cb) (local.get $gt)))
+                (v128.store (i32.add (local.get $colRow) (local.get $cp))
+                  (v128.bitselect (local.get $iV) (v128.load (i32.add (local.get $colRow) (local.get $cp))) (local.get $gt)))
+                (local.set $jV (i32x4.add (local.get $jV) (v128.const i32x4 4 4 4 4)))
+                (local.set $j (i32.add (local.get $j) (i32.const 4)))
+                (br $block)))
+            ;; The four lanes' top two merged (the two largest of all values seen), and the first column
+            ;; reaching the largest: the smallest index among the lanes whose best it is.
+            (v128.store (local.get $scratch) (local.get $bestV))
+            (v128.store offset=16 (local.get $scratch) (local.get $secondV))
+            (v128.store offset=32 (local.get $scratch) (local.get $indexV))
+            (local.set $best (i32.const 0x80000000))
+            (local.set $second (i32.const 0x80000000))
+            (local.set $l (i32.const 0))
+            (block $mergeDone
+              (loop $merge
+                (br_if $mergeDone (i32.ge_u (local.get $l) (i32.const 32)))
+                (local.set $v (i32.load (i32.add (local.get $scratch) (local.get $l))))
+                (if (i32.gt_s (local.get $v) (local.get $best))
+                  (then (local.set $second (local.get $best)) (local.set $best (local.get $v)))
+                  (else (if (i32.gt_s (local.get $v) (local.get $second)) (then (local.set $second (local.get $v))))))
+                (local.set $l (i32.add (local.get $l) (i32.const 4)))
+                (br $merge)))
+            (local.set $index (i32.const -1))
+            (local.set $l (i32.const 0))
+            (block $indexDone
+              (loop $lane
+                (br_if $indexDone (i32.ge_u (local.get $l) (i32.const 16)))
+                (if (i32.eq (i32.load (i32.add (local.get $scratch) (local.get $l))) (local.get $best))
+                  (then
+                    (local.set $v (i32.load offset=32 (i32.add (local.get $scratch) (local.get $l))))
+                    (if (i32.or (i32.lt_s (local.get $index) (i32.const 0)) (i32.lt_s (local.get $v) (local.get $index)))
+                      (then (local.set $index (local.get $v))))))
+                (local.set $l (i32.add (local.get $l) (i32.const 4)))
+                (br $lane)))
+            (i32.store (i32.add (local.get $rows) (i32.shl (local.get $i) (i32.const 2))) (local.get $best))
+            (i32.store (i32.add (local.get $rows) (i32.shl (i32.add (local.get $na) (local.get $i)) (i32.const 2))) (local.get $second))
+            (i32.store (i32.add (local.get $rows) (i32.shl (i32.add (i32.shl (local.get $na) (i32.const 1)) (local.get $i)) (i32.const 2))) (local.get $index))
+            (local.set $i (i32.add (local.get $i) (i32.const 1)))
+            (br $row)))
+        (local.set $f (i32.add (local.get $f) (i32.const 1)))
+        (br $frame)))))
