@@ -130,9 +130,9 @@ async function main(): Promise<void> {
     const tb = templates.get(p.b);
     if (!ta || !tb) return 0;
     const started = performance.now();
-    const inliers = compareTemplates(ta, tb).inliers;
+    const { similarity } = compareTemplates(ta, tb);
     compareMs += performance.now() - started;
-    return inliers;
+    return similarity;
   });
   const peer = await runSiftPeer({ pairsCsv: csv, root: set.root });
   const peerScores = peer.scores.map((s) => s.score);

@@ -17,7 +17,7 @@ import type { PairDetailRow } from "../lib/biometrics/evaluation/eval-worker";
 import { EvalWorkers } from "../lib/biometrics/evaluation/eval-workers";
 import { areaUnderRoc, equalErrorRate, fnmrAtFmr } from "../lib/biometrics/evaluation/metrics";
 import { canEnrol, canProbe, planProtocol, usableImages } from "../lib/biometrics/evaluation/protocol";
-import { MATCH_MIN_COSINE } from "../lib/biometrics/parameters";
+import { inlierWeight } from "../lib/biometrics/pair-matcher";
 import { sessionRawScore } from "../lib/biometrics/session-matcher";
 
 interface StoredSession {
@@ -75,8 +75,6 @@ async function dump(root: string, out: string, impostorSubjects: number, unenrol
   log(`wrote ${out}`);
 }
 
-/** The studied pair figure: each inlier counts ((cosine − 0.7) / 0.3)², 0 at the tentative-match floor, 1 for identical descriptors. */
-const inlierWeight = (cosine: number) => Math.max(0, (cosine - MATCH_MIN_COSINE) / (1 - MATCH_MIN_COSINE)) ** 2;
 
 type Pair = { inliers: number; tentative: number; cosine: number[]; probeKeypoints: number[]; weighted: number };
 type Rule = (matrix: Pair[][]) => number;
@@ -109,7 +107,7 @@ const confirmedPoints = (times: number): Rule => (m) => meanOfTop(m.map((row) =>
 }), 2);
 
 const RULES: [string, Rule][] = [
-  ["inliers: best per probe, mean of best 2 (format 3)", (m) => sessionRawScore(m.map((row) => row.map((p) => p.inliers)))],
+  ["inliers: best per probe, mean of best 2 (format 3 before weighting)", rowRule((p) => p.inliers, best, 2)],
   ["inliers: best per probe, mean of all 3", rowRule((p) => p.inliers, best, 3)],
   ["inliers: best probe image only", rowRule((p) => p.inliers, best, 1)],
   ["inliers: sum of best 2 per probe, mean of best 2", rowRule((p) => p.inliers, (r) => sumOfTop(r, 2), 2)],
@@ -123,8 +121,7 @@ const RULES: [string, Rule][] = [
   ["inliers with cosine ≥ 0.88: best, mean of 2", rowRule((p) => p.cosine.filter((c) => c >= 0.88).length, best, 2)],
   ["Σ (cos − 0.8)/0.2: best, mean of 2", rowRule((p) => p.cosine.reduce((s, c) => s + Math.max(0, (c - 0.8) / 0.2), 0), best, 2)],
   ["weighted inliers: best, mean of all 3", rowRule((p) => p.weighted, best, 3)],
-  // The engine's session rule on weighted inliers, on the 0.05 grid an implementation would keep.
-  ["weighted inliers: best per probe, mean of best 2", (m) => Math.round(sessionRawScore(m.map((row) => row.map((p) => p.weighted))) * 20) / 20],
+  ["weighted inliers: best per probe, mean of best 2 (the engine's rule)", (m) => sessionRawScore(m.map((row) => row.map((p) => p.weighted)))],
 ];
 
 function rules(file: string): void {

@@ -19,7 +19,7 @@ export type ImageAnalysis =
 export interface VerificationOutcome {
   score: number;
   isVerified: boolean;
-  details: { raw: number; inliers: number[][]; tentative: number[][] };
+  details: { raw: number; similarity: number[][]; inliers: number[][]; tentative: number[][] };
 }
 
 export interface IdentificationCandidate {
@@ -57,6 +57,7 @@ export function verifyPet(probe: Uint8Array[], enrolled: Uint8Array[]): Verifica
     isVerified: score >= DECISION_THRESHOLD,
     details: {
       raw: comparison.raw,
+      similarity: comparison.pairs.map((row) => row.map((pair) => pair.similarity)),
       inliers: comparison.pairs.map((row) => row.map((pair) => pair.inliers)),
       tentative: comparison.pairs.map((row) => row.map((pair) => pair.tentative)),
     },
@@ -114,5 +115,5 @@ export function rankShortlist(probe: Uint8Array[], pets: GalleryPet[]): Candidat
 
 /** Single-image 1:1 score, used by the evaluation's pair protocol. */
 export function scoreImagePair(a: Uint8Array, b: Uint8Array): number {
-  return pairScore(compareTemplates(deserializeTemplate(a), deserializeTemplate(b)).inliers);
+  return pairScore(compareTemplates(deserializeTemplate(a), deserializeTemplate(b)).similarity);
 }

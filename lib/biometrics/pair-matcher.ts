@@ -15,12 +15,14 @@ import {
 import { INT32_MIN, nearestNeighbours, type FrameNeighbours } from "./simd/dot-kernel";
 import { descriptorSet, KEYPOINT_FIELDS, keypointCount, type NoseTemplate } from "./template";
 
-/** What one image-to-image comparison found; `inliers` is the raw similarity. */
+/** What one image-to-image comparison found; `similarity` is the raw figure that scores calibrate. */
 export interface PairComparison {
   /** Descriptor matches passing the similarity and ratio tests. */
   tentative: number;
   /** Matches consistent with one plausible transform between the two images. */
   inliers: number;
+  /** The inliers weighted by how alike their descriptors are (`inlierWeight`), summed, to 0.1. */
+  similarity: number;
   /** Scale of the fitted transform (b relative to a), 0 when no transform was found. */
   scale: number;
   /** The rotation hypothesis that won (degrees, b relative to a): the frame angle of a's descriptors, negated. */
@@ -35,6 +37,15 @@ interface TentativeMatches {
 }
 
 const COSINE_SCALE = DESCRIPTOR_QUANT * DESCRIPTOR_QUANT;
+
+/**
+ * What one inlier adds to a pair's similarity: ((cosine − 0.7) / 0.3)², 0 at the tentative-match floor,
+ * 1 for identical descriptors. At equal inlier counts, genuine pairs' inliers are the closer ones; an
+ * impostor's geometry-consistent chance matches sit near the floor (docs/engine.md, "Session fusion").
+ */
+export function inlierWeight(cosine: number): number {
+  return Math.max(0, (cosine - MATCH_MIN_COSINE) / (1 - MATCH_MIN_COSINE)) ** 2;
+}
 /** An affine refit needs enough inliers not to bend onto chance matches. */
 const AFFINE_MIN_INLIERS = 6;
 
@@ -225,7 +236,7 @@ export function compareInFrame(
 ): PairComparison {
   const rotationDeg = 0 - DESCRIPTOR_ANGLES_DEG[set]; // not -x: the upright frame is +0, not -0
   const matches = findTentativeMatches(keypointCount(a), neighbours[set]);
-  const none = { tentative: matches.count, inliers: 0, scale: 0, rotationDeg };
+  const none = { tentative: matches.count, inliers: 0, similarity: 0, scale: 0, rotationDeg };
   if (matches.count < 3) return none;
   let inliers = bestAnchorInliers(a, b, matches, (rotationDeg * Math.PI) / 180);
   if (inliers.length < 3) return none;
@@ -246,7 +257,9 @@ export function compareInFrame(
     detail.b = inliers.map((n) => matches.b[n]);
     detail.cosine = inliers.map((n) => matches.cosine[n]);
   }
-  return { tentative: matches.count, inliers: inliers.length, scale, rotationDeg };
+  let weighted = 0;
+  for (const n of inliers) weighted += inlierWeight(matches.cosine[n]);
+  return { tentative: matches.count, inliers: inliers.length, similarity: Math.round(weighted * 10) / 10, scale, rotationDeg };
 }
 
 /**

@@ -42,6 +42,6 @@ export function sessionScore(raw: number): number {
 }
 
 /** 0–100 score of one nose image against another. */
-export function pairScore(inliers: number): number {
-  return toScore(inliers, PAIR_CALIBRATION);
+export function pairScore(similarity: number): number {
+  return toScore(similarity, PAIR_CALIBRATION);
 }

@@ -1,8 +1,10 @@
 import { describe, expect, it } from "vitest";
+import { inlierWeight } from "./pair-matcher";
+import { MATCH_MIN_COSINE } from "./parameters";
 import { sessionRawScore } from "./session-matcher";
 
 describe("session statistic", () => {
-  it("keeps the mean of the two best probe images' best inlier counts", () => {
+  it("keeps the mean of the two best probe images' best pair similarities", () => {
     expect(sessionRawScore([[1, 3, 0], [0, 2, 1], [7, 0, 0]])).toBe(5);
     // One lucky probe image cannot carry a session alone.
     expect(sessionRawScore([[0, 0], [30, 0], [1, 2]])).toBe(16);
@@ -10,5 +12,20 @@ describe("session statistic", () => {
 
   it("is 0 without probe images", () => {
     expect(sessionRawScore([])).toBe(0);
+  });
+
+  it("lands on the 0.05 grid that calibration tables use, whatever the sums' float error", () => {
+    expect(sessionRawScore([[0.1 + 0.2], [0.7]])).toBe(0.5);
+    expect(sessionRawScore([[12.3], [4.4], [1]])).toBe(8.35);
+  });
+});
+
+describe("inlier weight", () => {
+  it("is 0 at the tentative-match floor and below, 1 for identical descriptors, and grows in between", () => {
+    expect(inlierWeight(MATCH_MIN_COSINE)).toBe(0);
+    expect(inlierWeight(MATCH_MIN_COSINE - 0.1)).toBe(0);
+    expect(inlierWeight(1)).toBeCloseTo(1, 12);
+    expect(inlierWeight(0.85)).toBeCloseTo(0.25, 12);
+    expect(inlierWeight(0.95)).toBeGreaterThan(inlierWeight(0.9));
   });
 });

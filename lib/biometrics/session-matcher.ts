@@ -3,7 +3,7 @@ import type { NoseTemplate } from "./template";
 
 /** The raw similarity of a probe set against an enrolled set, with every pair's figures (transparency). */
 export interface SessionComparison {
-  /** Mean of the two best probe images' best inlier counts. */
+  /** Mean of the two best probe images' best pair similarities (weighted inliers). */
   raw: number;
   /** pairs[p][e]: probe image p against enrolled image e. */
   pairs: PairComparison[][];
@@ -15,13 +15,13 @@ export interface SessionComparison {
  */
 export function compareSessions(probe: readonly NoseTemplate[], enrolled: readonly NoseTemplate[]): SessionComparison {
   const pairs = probe.map((p) => enrolled.map((e) => compareTemplates(p, e)));
-  return { raw: sessionRawScore(pairs.map((row) => row.map((pair) => pair.inliers))), pairs };
+  return { raw: sessionRawScore(pairs.map((row) => row.map((pair) => pair.similarity))), pairs };
 }
 
-/** The session statistic from inlier counts: inliers[p][e] for probe image p and enrolled image e. */
-export function sessionRawScore(inliers: readonly (readonly number[])[]): number {
-  const bestPerProbe = inliers.map((row) => row.reduce((best, value) => Math.max(best, value), 0)).sort((a, b) => b - a);
+/** The session statistic from pair similarities: similarity[p][e] for probe image p and enrolled image e; to 0.05. */
+export function sessionRawScore(similarity: readonly (readonly number[])[]): number {
+  const bestPerProbe = similarity.map((row) => row.reduce((best, value) => Math.max(best, value), 0)).sort((a, b) => b - a);
   if (bestPerProbe.length === 0) return 0;
   const top = bestPerProbe.slice(0, 2);
-  return top.reduce((sum, value) => sum + value, 0) / top.length;
+  return Math.round((top.reduce((sum, value) => sum + value, 0) / top.length) * 20) / 20;
 }

@@ -16,14 +16,15 @@ export type EvalRequest =
 
 let templates: (NoseTemplate | null)[] = [];
 
-function comparePairs(pairs: Int32Array): Int32Array {
-  const inliers = new Int32Array(pairs.length / 2);
-  for (let k = 0; k < inliers.length; k++) {
+/** Each pair's similarity (0 when an image is unusable). */
+function comparePairs(pairs: Int32Array): Float64Array {
+  const similarity = new Float64Array(pairs.length / 2);
+  for (let k = 0; k < similarity.length; k++) {
     const a = templates[pairs[2 * k]];
     const b = templates[pairs[2 * k + 1]];
-    inliers[k] = a && b ? compareTemplates(a, b).inliers : 0;
+    similarity[k] = a && b ? compareTemplates(a, b).similarity : 0;
   }
-  return inliers;
+  return similarity;
 }
 
 /** Each pair's full figures and inliers, in the compact row format of `scripts/fusion-study.ts`. */

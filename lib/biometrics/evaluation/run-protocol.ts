@@ -12,7 +12,7 @@ export interface ProtocolRun {
   usable: boolean[];
   /** Subjects whose enrolment had too few usable images. */
   failedToEnrol: Set<string>;
-  /** Raw session statistics (mean of the two best probe images' inliers); 0 when the probe was unusable. */
+  /** Raw session statistics (mean of the two best probe images' pair similarities); 0 when the probe was unusable. */
   genuineSessions: number[];
   impostorSessions: number[];
   /** Image-pair inlier counts from the same comparisons. */
@@ -81,23 +81,23 @@ export async function runProtocol(root: string, options: ProtocolOptions): Promi
   }
   log(`comparing ${sessions.length} sessions (${pairs.length / 2} image pairs) on ${workers.size} workers`);
   const started = performance.now();
-  const chunks = await workers.map<Int32Array>(requests, (done) => {
+  const chunks = await workers.map<Float64Array>(requests, (done) => {
     if (done % 50 === 0) log(`  ${done}/${requests.length} batches`);
   });
   const elapsed = performance.now() - started;
-  const inliers = new Int32Array(pairs.length / 2);
-  chunks.forEach((chunk, i) => inliers.set(chunk, i * PAIRS_PER_REQUEST));
+  const similarity = new Float64Array(pairs.length / 2);
+  chunks.forEach((chunk, i) => similarity.set(chunk, i * PAIRS_PER_REQUEST));
 
   const run: ProtocolRun = {
     plan, analyses, usable, failedToEnrol, workers,
     genuineSessions: [], impostorSessions: [], genuinePairs: [], impostorPairs: [],
     extractionMsPerImage: extractionMs / Math.max(1, usable.length),
     msPerSessionComparison: (elapsed * workers.size) / Math.max(1, sessions.length),
-    msPerPairComparison: (elapsed * workers.size) / Math.max(1, inliers.length),
+    msPerPairComparison: (elapsed * workers.size) / Math.max(1, similarity.length),
   };
   for (const session of sessions) {
     const matrix = session.probe.map((_, p) =>
-      Array.from(inliers.subarray(session.offset + p * session.enrol.length, session.offset + (p + 1) * session.enrol.length)),
+      Array.from(similarity.subarray(session.offset + p * session.enrol.length, session.offset + (p + 1) * session.enrol.length)),
     );
     (session.genuine ? run.genuineSessions : run.impostorSessions).push(session.probe.length ? sessionRawScore(matrix) : 0);
     for (const row of matrix) (session.genuine ? run.genuinePairs : run.impostorPairs).push(...row);
