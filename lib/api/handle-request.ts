@@ -57,16 +57,29 @@ function collectIssues(details: ValidationDetails, source: string, error: z.ZodE
 
 const NO_QUERY: Readonly<Record<string, string>> = Object.freeze({});
 
-async function validateInput(req: ApiRequest, search: string, endpoint: Endpoint, params: Record<string, string>) {
-  const raw = {
+type RawInput = { query: Readonly<Record<string, string>>; params: Record<string, string>; body: unknown };
+type EndpointInput = Parameters<Endpoint["handle"]>[0];
+
+/**
+ * The endpoint's validated input. An endpoint without a body is validated at once, without a
+ * promise (every GET); one with a body waits for it first.
+ */
+function validateInput(req: ApiRequest, search: string, endpoint: Endpoint, params: Record<string, string>): EndpointInput | Promise<EndpointInput> {
+  const raw: RawInput = {
     query: search === "" ? NO_QUERY : Object.fromEntries(new URLSearchParams(search).entries()),
     params,
-    body: undefined as unknown,
+    body: undefined,
   };
-  if (endpoint.bodyKind) {
-    const bytes = await readCappedBody(req, endpoint.bodyKind);
-    raw.body = endpoint.bodyKind === "json" ? parseJsonBody(bytes) : await parseMultipartBody(req, bytes);
-  }
+  return endpoint.bodyKind ? withBody(req, endpoint, raw) : checkInput(endpoint, raw);
+}
+
+async function withBody(req: ApiRequest, endpoint: Endpoint, raw: RawInput): Promise<EndpointInput> {
+  const bytes = await readCappedBody(req, endpoint.bodyKind!);
+  raw.body = endpoint.bodyKind === "json" ? parseJsonBody(bytes) : await parseMultipartBody(req, bytes);
+  return checkInput(endpoint, raw);
+}
+
+function checkInput(endpoint: Endpoint, raw: RawInput): EndpointInput {
   const details: ValidationDetails = {};
   const nulFields = (["query", "params", "body"] as const).flatMap((source) => findNulFields(raw[source], ""));
   for (const field of nulFields) (details[field || "body"] ??= []).push("must not contain NUL characters");
@@ -80,7 +93,7 @@ async function validateInput(req: ApiRequest, search: string, endpoint: Endpoint
     else collectIssues(details, source, parsed.error);
   }
   if (Object.keys(details).length > 0) throw new ApiError("ValidationError", details);
-  return input as Parameters<Endpoint["handle"]>[0];
+  return input as EndpointInput;
 }
 
 /**
@@ -100,13 +113,14 @@ export async function handleApiRequest(req: ApiRequest, router: ReturnType<typeo
     if (!key) throw new ApiError("InvalidApiKeyException");
     record.accountId = key.accountId;
     record.apiKeyId = key.id;
-    void touchApiKey(db, key).catch((error) => logError("api-key-touch-failed", error));
+    touchApiKey(db, key)?.catch((error) => logError("api-key-touch-failed", error));
     const rate = rateLimiter().take(key.id);
     if (!rate.allowed) throw new ApiError("RateLimitExceededError", undefined, rate.retryAfterSeconds);
     if (key.account.suspended) throw new ApiError("AccountApiAccessSuspended");
     // Authenticated before the 404 so that an unauthenticated caller cannot map the surface.
     if (!match) throw new ApiError("RouteNotFoundError");
-    const input = await validateInput(req, search, match.endpoint, match.params);
+    const validated = validateInput(req, search, match.endpoint, match.params);
+    const input = validated instanceof Promise ? await validated : validated;
     const data = await match.endpoint.handle(input, { db, accountId: key.accountId, account: key.account, apiKeyId: key.id });
     const status = match.endpoint.successStatus;
     response = status === 204 ? { status, headers: {}, body: null } : jsonAnswer(status, { success: true, data });
