@@ -9,7 +9,7 @@ import { logError } from "@/lib/log";
 import { parseJsonBody, parseMultipartBody, readCappedBody } from "./body";
 import type { Endpoint } from "./endpoint";
 import { ApiError, errorAnswer, type ValidationDetails } from "./errors";
-import { headerOf, jsonAnswer, splitTarget, type ApiAnswer, type ApiRequest } from "./exchange";
+import { headerOf, splitTarget, successAnswer, type ApiAnswer, type ApiRequest } from "./exchange";
 import { recordApiCall } from "./metering";
 import { createRateLimiter } from "./rate-limit";
 import type { createRouter } from "./router";
@@ -141,7 +141,7 @@ export async function handleApiRequest(req: ApiRequest, router: ReturnType<typeo
     const input = validated instanceof Promise ? await validated : validated;
     const data = await match.endpoint.handle(input, { db, accountId: key.accountId, account: key.account, apiKeyId: key.id });
     const status = match.endpoint.successStatus;
-    response = status === 204 ? { status, headers: {}, body: null } : jsonAnswer(status, { success: true, data });
+    response = status === 204 ? { status, headers: {}, body: null } : successAnswer(status, data);
   } catch (error) {
     if (error instanceof ApiError) {
       response = errorAnswer(error.errorName, error.details, error.retryAfterSeconds);
