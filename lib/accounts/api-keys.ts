@@ -52,12 +52,13 @@ const LAST_USED_RESOLUTION_MS = 60_000;
 /**
  * Records use of a key, at most once a minute per key so that reads do not all become writes. The
  * key object is updated too: it may be the one the key cache hands to every request of the minute.
+ * Undefined when there is nothing to write (most calls: no promise made for them).
  */
-export async function touchApiKey(db: Db, key: { id: string; lastUsedAt: Date | null }): Promise<void> {
+export function touchApiKey(db: Db, key: { id: string; lastUsedAt: Date | null }): Promise<void> | undefined {
   const now = Date.now();
-  if (key.lastUsedAt && now - key.lastUsedAt.getTime() < LAST_USED_RESOLUTION_MS) return;
+  if (key.lastUsedAt && now - key.lastUsedAt.getTime() < LAST_USED_RESOLUTION_MS) return undefined;
   key.lastUsedAt = new Date(now);
-  await db.apiKey.update({ where: { id: key.id }, data: { lastUsedAt: key.lastUsedAt } });
+  return db.apiKey.update({ where: { id: key.id }, data: { lastUsedAt: key.lastUsedAt } }).then(() => undefined);
 }
 
 /** Deactivates one key of the account; false when the account has no such active key. */

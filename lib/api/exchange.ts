@@ -34,6 +34,21 @@ export function jsonAnswer(status: number, value: unknown, headers?: Record<stri
   return { status, headers: headers ? { ...JSON_HEADERS, ...headers } : { ...JSON_HEADERS }, body: JSON.stringify(value) };
 }
 
+/**
+ * Data already serialised: an endpoint may answer this instead of a value (e.g. a cached view that
+ * is serialised once, not on every read). The envelope around it is the same bytes as
+ * `JSON.stringify({ success: true, data: value })`.
+ */
+export class JsonText {
+  constructor(readonly text: string) {}
+}
+
+/** The success envelope `{ success: true, data }` as a JSON answer. */
+export function successAnswer(status: number, data: unknown): ApiAnswer {
+  if (data instanceof JsonText) return { status, headers: { ...JSON_HEADERS }, body: `{"success":true,"data":${data.text}}` };
+  return jsonAnswer(status, { success: true, data });
+}
+
 /** A header's value; repeated headers joined with ", " (as `Headers.get`). */
 export function headerOf(req: Pick<ApiRequest, "headers">, name: string): string | undefined {
   const value = req.headers[name];

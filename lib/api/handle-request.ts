@@ -9,7 +9,7 @@ import { logError } from "@/lib/log";
 import { parseJsonBody, parseMultipartBody, readCappedBody } from "./body";
 import type { Endpoint } from "./endpoint";
 import { ApiError, errorAnswer, type ValidationDetails } from "./errors";
-import { headerOf, jsonAnswer, splitTarget, type ApiAnswer, type ApiRequest } from "./exchange";
+import { headerOf, splitTarget, successAnswer, type ApiAnswer, type ApiRequest } from "./exchange";
 import { recordApiCall } from "./metering";
 import { createRateLimiter } from "./rate-limit";
 import type { createRouter } from "./router";
@@ -48,6 +48,17 @@ function findNulFields(root: unknown, rootName: string): string[] {
   return [...new Set(found)];
 }
 
+/** Nothing to report, seen without allocating: no value, or a flat record of NUL-free strings (path parameters, a query). */
+function plainlyNulFree(value: unknown): boolean {
+  if (value === undefined) return true;
+  if (!value || typeof value !== "object") return false;
+  for (const key in value) {
+    const v = (value as Record<string, unknown>)[key];
+    if (typeof v !== "string" || v.includes("\u0000")) return false;
+  }
+  return true;
+}
+
 function collectIssues(details: ValidationDetails, source: string, error: z.ZodError): void {
   for (const issue of error.issues) {
     const key = issue.path.length > 0 ? issue.path.join(".") : source;
@@ -56,31 +67,51 @@ function collectIssues(details: ValidationDetails, source: string, error: z.ZodE
 }
 
 const NO_QUERY: Readonly<Record<string, string>> = Object.freeze({});
+const INPUT_SOURCES = ["query", "params", "body"] as const;
 
-async function validateInput(req: ApiRequest, search: string, endpoint: Endpoint, params: Record<string, string>) {
-  const raw = {
+type RawInput = { query: Readonly<Record<string, string>>; params: Record<string, string>; body: unknown };
+type EndpointInput = Parameters<Endpoint["handle"]>[0];
+
+/**
+ * The endpoint's validated input. An endpoint without a body is validated at once, without a
+ * promise (every GET); one with a body waits for it first.
+ */
+function validateInput(req: ApiRequest, search: string, endpoint: Endpoint, params: Record<string, string>): EndpointInput | Promise<EndpointInput> {
+  const raw: RawInput = {
     query: search === "" ? NO_QUERY : Object.fromEntries(new URLSearchParams(search).entries()),
     params,
-    body: undefined as unknown,
+    body: undefined,
   };
-  if (endpoint.bodyKind) {
-    const bytes = await readCappedBody(req, endpoint.bodyKind);
-    raw.body = endpoint.bodyKind === "json" ? parseJsonBody(bytes) : await parseMultipartBody(req, bytes);
-  }
+  return endpoint.bodyKind ? withBody(req, endpoint, raw) : checkInput(endpoint, raw);
+}
+
+async function withBody(req: ApiRequest, endpoint: Endpoint, raw: RawInput): Promise<EndpointInput> {
+  const bytes = await readCappedBody(req, endpoint.bodyKind!);
+  raw.body = endpoint.bodyKind === "json" ? parseJsonBody(bytes) : await parseMultipartBody(req, bytes);
+  return checkInput(endpoint, raw);
+}
+
+function checkInput(endpoint: Endpoint, raw: RawInput): EndpointInput {
   const details: ValidationDetails = {};
-  const nulFields = (["query", "params", "body"] as const).flatMap((source) => findNulFields(raw[source], ""));
-  for (const field of nulFields) (details[field || "body"] ??= []).push("must not contain NUL characters");
-  if (nulFields.length > 0) throw new ApiError("ValidationError", details);
+  if (!(plainlyNulFree(raw.query) && plainlyNulFree(raw.params) && plainlyNulFree(raw.body))) {
+    const nulFields = INPUT_SOURCES.flatMap((source) => findNulFields(raw[source], ""));
+    for (const field of nulFields) (details[field || "body"] ??= []).push("must not contain NUL characters");
+    if (nulFields.length > 0) throw new ApiError("ValidationError", details);
+  }
   const input: Record<string, unknown> = {};
-  for (const source of ["query", "params", "body"] as const) {
+  let invalid = false;
+  for (const source of INPUT_SOURCES) {
     const schema = endpoint[source];
     if (!schema) continue;
     const parsed = schema.safeParse(raw[source]);
     if (parsed.success) input[source] = parsed.data;
-    else collectIssues(details, source, parsed.error);
+    else {
+      collectIssues(details, source, parsed.error);
+      invalid = true;
+    }
   }
-  if (Object.keys(details).length > 0) throw new ApiError("ValidationError", details);
-  return input as Parameters<Endpoint["handle"]>[0];
+  if (invalid) throw new ApiError("ValidationError", details);
+  return input as EndpointInput;
 }
 
 /**
@@ -100,16 +131,17 @@ export async function handleApiRequest(req: ApiRequest, router: ReturnType<typeo
     if (!key) throw new ApiError("InvalidApiKeyException");
     record.accountId = key.accountId;
     record.apiKeyId = key.id;
-    void touchApiKey(db, key).catch((error) => logError("api-key-touch-failed", error));
+    touchApiKey(db, key)?.catch((error) => logError("api-key-touch-failed", error));
     const rate = rateLimiter().take(key.id);
     if (!rate.allowed) throw new ApiError("RateLimitExceededError", undefined, rate.retryAfterSeconds);
     if (key.account.suspended) throw new ApiError("AccountApiAccessSuspended");
     // Authenticated before the 404 so that an unauthenticated caller cannot map the surface.
     if (!match) throw new ApiError("RouteNotFoundError");
-    const input = await validateInput(req, search, match.endpoint, match.params);
+    const validated = validateInput(req, search, match.endpoint, match.params);
+    const input = validated instanceof Promise ? await validated : validated;
     const data = await match.endpoint.handle(input, { db, accountId: key.accountId, account: key.account, apiKeyId: key.id });
     const status = match.endpoint.successStatus;
-    response = status === 204 ? { status, headers: {}, body: null } : jsonAnswer(status, { success: true, data });
+    response = status === 204 ? { status, headers: {}, body: null } : successAnswer(status, data);
   } catch (error) {
     if (error instanceof ApiError) {
       response = errorAnswer(error.errorName, error.details, error.retryAfterSeconds);

@@ -156,27 +156,33 @@ const FRONT_HEADERS: Readonly<Record<string, string>> = Object.fromEntries(
  * Writes the answer at once; with `received` (the rest of the request body), ends it once that has
  * arrived. JSON answers are gzipped for clients that accept it, as Next did before the front (zlib's
  * thread pool does the work, not the event loop). A string body goes in one write with the headers.
+ * Synchronous (no promise) when there is nothing to wait for: no gzip, no body left to discard.
  */
-async function writeAnswer(res: ServerResponse, answer: ApiAnswer, received?: Promise<void>, acceptEncoding?: string): Promise<void> {
+function writeAnswer(res: ServerResponse, answer: ApiAnswer, received?: Promise<void>, acceptEncoding?: string): Promise<void> | void {
   const headers: Record<string, string | number> = { ...FRONT_HEADERS, ...answer.headers };
-  let body: string | Buffer | null = answer.body;
-  if (body !== null) {
-    let length = Buffer.byteLength(body);
-    if (shouldCompress(answer.headers, length)) {
-      headers.vary = answer.headers.vary ? `${answer.headers.vary}, accept-encoding` : "accept-encoding";
-      if (acceptsGzip(acceptEncoding)) {
-        body = await gzipAsync(body);
-        length = body.byteLength;
-        headers["content-encoding"] = "gzip";
-      }
+  const body = answer.body;
+  if (body === null) return send(res, answer.status, headers, null, received);
+  const length = Buffer.byteLength(body);
+  if (shouldCompress(answer.headers, length)) {
+    headers.vary = answer.headers.vary ? `${answer.headers.vary}, accept-encoding` : "accept-encoding";
+    if (acceptsGzip(acceptEncoding)) {
+      headers["content-encoding"] = "gzip";
+      return gzipAsync(body).then((gzipped) => {
+        headers["content-length"] = gzipped.byteLength;
+        return send(res, answer.status, headers, gzipped, received);
+      });
     }
-    headers["content-length"] = length;
   }
-  res.writeHead(answer.status, headers);
+  headers["content-length"] = length;
+  return send(res, answer.status, headers, body, received);
+}
+
+/** Headers (content-length included), then the body; the end waits for `received`. */
+function send(res: ServerResponse, status: number, headers: Record<string, string | number>, body: string | Buffer | null, received?: Promise<void>): Promise<void> | void {
+  res.writeHead(status, headers);
   if (!received) return void res.end(body ?? undefined);
   if (body !== null) res.write(body);
-  await received;
-  res.end();
+  return received.then(() => void res.end());
 }
 
 /**
@@ -190,7 +196,8 @@ export function apiFront(handle: (request: ApiRequest) => Promise<ApiAnswer>) {
       if (malformed) return await writeAnswer(res, malformed);
       const { request, hasBody } = apiRequest(req);
       const answer = await handle(request);
-      await writeAnswer(res, answer, hasBody ? discardRest(req) : undefined, req.headers["accept-encoding"]);
+      const written = writeAnswer(res, answer, hasBody ? discardRest(req) : undefined, req.headers["accept-encoding"]);
+      if (written) await written;
     } catch (error) {
       // The wrapper answers every error itself; this is a failure of the adapter (a header Node refuses).
       logError("api-front-failed", error, { method: req.method });

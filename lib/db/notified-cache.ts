@@ -34,6 +34,26 @@ export interface NotifiedCacheOptions {
   fresh: () => boolean;
 }
 
+/**
+ * Resolves in the check phase of the event loop's current turn (after its poll phase, where sockets
+ * are read): a notification read in the same turn as the caller's request has been applied by then.
+ * One immediate and one promise serve every caller of the turn (each GET consults two caches, and
+ * the requests of one turn arrive together), instead of a setImmediate and a promise per read.
+ */
+let checkPhase: Promise<void> | undefined;
+export function nextCheckPhase(): Promise<void> {
+  if (!checkPhase) {
+    checkPhase = new Promise((resolve) =>
+      setImmediate(() => {
+        // A caller from here on waits for the next turn's check phase.
+        checkPhase = undefined;
+        resolve();
+      }),
+    );
+  }
+  return checkPhase;
+}
+
 export function createNotifiedCache<V>({ ttlMs, maxEntries, now = () => performance.now(), fresh = () => true }: Pick<NotifiedCacheOptions, "ttlMs" | "maxEntries"> & Partial<NotifiedCacheOptions>): NotifiedCache<V> {
   const entries = new Map<string, { value: V; expiresAt: number }>();
   // Reads under way, each marked when a notification for its key arrives before its answer.
@@ -48,7 +68,7 @@ export function createNotifiedCache<V>({ ttlMs, maxEntries, now = () => performa
       if (live && fresh()) {
         // A notification read from its socket in the same turn of the event loop as this request
         // is applied before the cache is consulted (check phase after the poll phase).
-        await new Promise((resolve) => setImmediate(resolve));
+        await nextCheckPhase();
         const hit = entries.get(key);
         if (hit && hit.expiresAt > now() && live && fresh() && usable(hit.value)) {
           entries.delete(key); // re-inserted last: the Map's order is the recency order

@@ -1,4 +1,5 @@
 import { ApiError } from "@/lib/api/errors";
+import { JsonText } from "@/lib/api/exchange";
 import type { Db } from "@/lib/db";
 import { listeningCache, type NotifiedCache } from "@/lib/db/notified-cache";
 import { findPetView } from "./pets";
@@ -26,10 +27,25 @@ const CACHE_LIMITS = { ttlMs: 60_000, maxEntries: 10_000 };
 export interface CachedPetView {
   accountId: string;
   view: PetView;
+  /** The view serialised, made on the first read that answers it (see getPetViewJsonOrThrow). */
+  json?: JsonText;
 }
 
 /** The pet view through `cache`, or NoSuchPetException (20000). */
 export async function getPetViewOrThrow(cache: NotifiedCache<CachedPetView>, db: Db, accountId: string, petId: string): Promise<PetView> {
+  return (await cachedPetView(cache, db, accountId, petId)).view;
+}
+
+/**
+ * The same view as JSON text, for GET /v2/pets/{petId}: serialised once per cached entry, not on every
+ * read (an entry never changes; a change replaces it).
+ */
+export async function getPetViewJsonOrThrow(cache: NotifiedCache<CachedPetView>, db: Db, accountId: string, petId: string): Promise<JsonText> {
+  const cached = await cachedPetView(cache, db, accountId, petId);
+  return (cached.json ??= new JsonText(JSON.stringify(cached.view)));
+}
+
+async function cachedPetView(cache: NotifiedCache<CachedPetView>, db: Db, accountId: string, petId: string): Promise<CachedPetView> {
   const cached = await cache.get(
     petId,
     async () => {
@@ -39,7 +55,7 @@ export async function getPetViewOrThrow(cache: NotifiedCache<CachedPetView>, db:
     (hit) => hit.accountId === accountId,
   );
   if (!cached) throw new ApiError("NoSuchPetException");
-  return cached.view;
+  return cached;
 }
 
 export function applyPetViewChange(cache: NotifiedCache<CachedPetView>, payload: string): void {
