@@ -18,7 +18,9 @@ test.afterAll(async () => {
   await page.close();
 });
 
+/** Drops files on a dropzone once it takes them (after hydration: a page just loaded may not have its handlers yet). */
 async function drop(selector: string, files: string[]) {
+  await expect(page.getByTestId(selector)).toHaveAttribute("data-ready", "true");
   await page.getByTestId(`${selector}-input`).setInputFiles(files);
 }
 

@@ -1,5 +1,6 @@
 "use client";
 
+import { useSyncExternalStore } from "react";
 import { useDropzone } from "react-dropzone";
 import { QualityBadge } from "@/components/dashboard/ui";
 import type { UploadedImage } from "@/lib/dashboard/capture";
@@ -13,8 +14,19 @@ export interface DroppedImage {
   error?: string;
 }
 
-/** Drag and drop or pick JPEGs; each shows its preview and, once uploaded, its verdict. */
+const subscribeToNothing = () => () => {};
+
+/** False in the server's HTML and while React hydrates it, true once this client renders. */
+function useHydrated(): boolean {
+  return useSyncExternalStore(subscribeToNothing, () => true, () => false);
+}
+
+/**
+ * Drag and drop or pick JPEGs; each shows its preview and, once uploaded, its verdict. `data-ready` says
+ * when a drop is taken: hydrated and not disabled (before hydration the server's HTML has no handlers).
+ */
 export function ImageDropzone(props: { label: string; images: DroppedImage[]; onFiles: (files: File[]) => void; disabled: boolean; testId: string }) {
+  const hydrated = useHydrated();
   const { getRootProps, getInputProps, isDragActive } = useDropzone({
     accept: { "image/jpeg": [".jpg", ".jpeg"] },
     disabled: props.disabled,
@@ -25,6 +37,7 @@ export function ImageDropzone(props: { label: string; images: DroppedImage[]; on
       <div
         {...getRootProps()}
         data-testid={props.testId}
+        data-ready={hydrated && !props.disabled}
         className={`flex min-h-24 cursor-pointer items-center justify-center rounded-lg border-2 border-dashed p-4 text-center text-sm focus-visible:outline focus-visible:outline-2 focus-visible:outline-teal-700 ${
           isDragActive ? "border-teal-600 bg-teal-50" : "border-slate-300 bg-slate-50"
         } ${props.disabled ? "cursor-not-allowed opacity-50" : ""}`}
