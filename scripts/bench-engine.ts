@@ -12,6 +12,7 @@ import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import sharp from "sharp";
+import { cpuMsSince } from "../lib/bench/stats";
 import { areaUnderRoc, equalErrorRate } from "../lib/biometrics/evaluation/metrics";
 import { runSiftPeer } from "../lib/biometrics/evaluation/sift-peer";
 import { extractNoseImage } from "../lib/biometrics/extract";
@@ -38,14 +39,6 @@ function quantiles(samples: number[]): { median: number; p95: number } {
 }
 const ms = (value: number) => `${value.toFixed(1)} ms`;
 
-/**
- * CPU time of this process (every thread: sharp's decode threads included) since `since`, in ms. Unlike
- * wall time it is not stretched by other processes sharing the machine, so runs at load compare.
- */
-function cpuMsSince(since: NodeJS.CpuUsage): number {
-  const { user, system } = process.cpuUsage(since);
-  return (user + system) / 1000;
-}
 
 async function timeExtraction(): Promise<{ median: number; p95: number; cpuPerImage: number; images: number }> {
   const root = path.join(work, "normal");

@@ -11,6 +11,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
+import { cpuMsSince } from "../lib/bench/stats";
 import { readLabelledDataset } from "../lib/biometrics/evaluation/dataset";
 import { distractorKeys } from "../lib/biometrics/evaluation/distractors";
 import { Gallery } from "../lib/biometrics/gallery";
@@ -71,14 +72,13 @@ for (const size of sizes) {
   const latencies: number[] = [];
   const found = RANKS.map(() => 0);
   let queries = 0;
-  let cpuMicros = 0;
+  let cpuMs = 0;
   probes.forEach((probe, s) => {
     if (probe.length < 2) return;
     const t0 = performance.now();
-    const cpu0 = process.cpuUsage();
+    const cpu = process.cpuUsage();
     const { petIds } = gallery.shortlist(probe, Math.max(...RANKS));
-    const cpu = process.cpuUsage(cpu0);
-    cpuMicros += cpu.user + cpu.system;
+    cpuMs += cpuMsSince(cpu);
     latencies.push(performance.now() - t0);
     queries++;
     const rank = petIds.indexOf(`real-${s}`);
@@ -88,7 +88,7 @@ for (const size of sizes) {
   const pct = (n: number) => `${((100 * n) / queries).toFixed(1)} %`;
   console.log(
     `${gallery.size} | ${Math.round(gallery.bytes / gallery.size)} | ${buildSeconds.toFixed(1)} | ` +
-      `${quantile(latencies, 0.5).toFixed(0)} / ${quantile(latencies, 0.95).toFixed(0)} | ${(cpuMicros / 1000 / queries).toFixed(0)} | ${found.map(pct).join(" / ")}`,
+      `${quantile(latencies, 0.5).toFixed(0)} / ${quantile(latencies, 0.95).toFixed(0)} | ${(cpuMs / queries).toFixed(0)} | ${found.map(pct).join(" / ")}`,
   );
   gallery.dispose();
 }

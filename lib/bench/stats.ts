@@ -5,6 +5,15 @@ export function quantile(samples: number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
 }
 
+/**
+ * CPU time of this process (every thread: sharp's and other worker threads included) since `since`, in ms.
+ * Unlike wall time it is not stretched by other processes sharing the machine, so runs at load compare.
+ */
+export function cpuMsSince(since: NodeJS.CpuUsage): number {
+  const { user, system } = process.cpuUsage(since);
+  return (user + system) / 1000;
+}
+
 export const ms = (value: number) => (value >= 100 ? `${Math.round(value)} ms` : `${value.toFixed(1)} ms`);
 export const pct = (ratio: number) => `${(ratio * 100).toFixed(0)} %`;
 export const num = (value: number) => Math.round(value).toLocaleString("en-US");
