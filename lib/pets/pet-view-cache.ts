@@ -31,21 +31,11 @@ export interface CachedPetView {
   json?: JsonText;
 }
 
-/** The pet view through `cache`, or NoSuchPetException (20000). */
-export async function getPetViewOrThrow(cache: NotifiedCache<CachedPetView>, db: Db, accountId: string, petId: string): Promise<PetView> {
-  return (await cachedPetView(cache, db, accountId, petId)).view;
-}
-
 /**
- * The same view as JSON text, for GET /v2/pets/{petId}: serialised once per cached entry, not on every
- * read (an entry never changes; a change replaces it).
+ * The pet view through `cache` as JSON text, for GET /v2/pets/{petId}, or NoSuchPetException (20000).
+ * Serialised once per cached entry, not on every read (an entry never changes; a change replaces it).
  */
 export async function getPetViewJsonOrThrow(cache: NotifiedCache<CachedPetView>, db: Db, accountId: string, petId: string): Promise<JsonText> {
-  const cached = await cachedPetView(cache, db, accountId, petId);
-  return (cached.json ??= new JsonText(JSON.stringify(cached.view)));
-}
-
-async function cachedPetView(cache: NotifiedCache<CachedPetView>, db: Db, accountId: string, petId: string): Promise<CachedPetView> {
   const cached = await cache.get(
     petId,
     async () => {
@@ -55,7 +45,7 @@ async function cachedPetView(cache: NotifiedCache<CachedPetView>, db: Db, accoun
     (hit) => hit.accountId === accountId,
   );
   if (!cached) throw new ApiError("NoSuchPetException");
-  return cached;
+  return (cached.json ??= new JsonText(JSON.stringify(cached.view)));
 }
 
 export function applyPetViewChange(cache: NotifiedCache<CachedPetView>, payload: string): void {
