@@ -11,43 +11,58 @@ export interface ApiCallRecord {
   latencyMs: number;
 }
 
-/** A call as buffered: with the time it was recorded. */
-export type BufferedApiCall = ApiCallRecord & { createdAt: Date };
+/** The calls of one account, key, route and status within one second, as counted in memory and written. */
+export interface UsageRow {
+  accountId: string | null;
+  apiKeyId: string | null;
+  method: string;
+  route: string;
+  status: number;
+  /** Start of the second the calls fall in (UTC, epoch ms). */
+  second: number;
+  calls: number;
+  latencyMsSum: number;
+  latencyMsMax: number;
+}
 
-/** A buffer flushes when it holds this many rows, or this long after its first row, whichever comes first. */
-const METERING_FLUSH_ROWS = 200;
-const METERING_FLUSH_MS = 100;
+/** A buffer flushes this long after its first call, or at once when it holds this many groups. */
+const METERING_FLUSH_MS = 1000;
+const METERING_FLUSH_GROUPS = 200;
 
-export interface ApiCallBuffer {
+export interface UsageBuffer {
   add(call: ApiCallRecord): void;
   /** Writes what is buffered now (and waits for writes already under way). Never throws. */
   flush(): Promise<void>;
+  /** Groups waiting to be written. */
   pending(): number;
 }
 
 /**
- * Usage rows are not answers a client waits for, so they are written in batches: one multi-row
- * INSERT per 100 ms (or 200 rows) instead of one INSERT and commit per request, which cost a pool
- * connection and a commit on every call. A crash (SIGKILL, power) loses at most the rows of the
- * last 100 ms; SIGTERM flushes (lib/server/start.ts). A failed write is logged, never answered.
+ * Usage is counted, not logged: calls are summed in memory per account, key, route, status and
+ * second, and each group is written as one row (`ApiUsage.calls`) once a second. A read under load
+ * thus costs the database nothing of its own (a row per call cost PostgreSQL 21 µs of CPU per GET,
+ * as much as the load generator; docs/benchmarks.md), the table grows with seconds of use rather
+ * than with calls, and every figure the dashboard and `ops usage` show (calls by day, key, route and
+ * status) is a sum of rows. A crash (SIGKILL, power) loses at most the last second's counts;
+ * SIGTERM flushes (lib/server/start.ts). A failed write is logged, never answered.
  */
-export function createApiCallBuffer(
-  write: (rows: BufferedApiCall[]) => Promise<unknown>,
-  options: { maxRows: number; flushMs: number } = { maxRows: METERING_FLUSH_ROWS, flushMs: METERING_FLUSH_MS },
-): ApiCallBuffer {
-  let rows: BufferedApiCall[] = [];
+export function createUsageBuffer(
+  write: (rows: UsageRow[]) => Promise<unknown>,
+  options: { maxGroups: number; flushMs: number } = { maxGroups: METERING_FLUSH_GROUPS, flushMs: METERING_FLUSH_MS },
+): UsageBuffer {
+  let groups = new Map<string, UsageRow>();
   let timer: NodeJS.Timeout | undefined;
   const writing = new Set<Promise<void>>();
 
   function writeNow(): Promise<void> {
     if (timer) clearTimeout(timer);
     timer = undefined;
-    if (rows.length === 0) return Promise.resolve();
-    const batch = rows;
-    rows = [];
+    if (groups.size === 0) return Promise.resolve();
+    const batch = [...groups.values()];
+    groups = new Map();
     const done = write(batch)
       .then(() => undefined)
-      .catch((error) => logError("api-call-record-failed", error, { rows: batch.length }))
+      .catch((error) => logError("api-usage-record-failed", error, { rows: batch.length }))
       .finally(() => writing.delete(done));
     writing.add(done);
     return done;
@@ -55,9 +70,19 @@ export function createApiCallBuffer(
 
   return {
     add(call) {
-      // The call's own time, not the flush's: usage by day must not shift across midnight.
-      rows.push({ ...call, createdAt: new Date() });
-      if (rows.length >= options.maxRows) void writeNow();
+      // The call's own second, not the flush's: usage by day must not shift across midnight.
+      const second = Math.floor(Date.now() / 1000) * 1000;
+      const key = `${second}\u0000${call.accountId}\u0000${call.apiKeyId}\u0000${call.route}\u0000${call.status}\u0000${call.method}`;
+      const group = groups.get(key);
+      if (group) {
+        group.calls++;
+        group.latencyMsSum += call.latencyMs;
+        if (call.latencyMs > group.latencyMsMax) group.latencyMsMax = call.latencyMs;
+        return;
+      }
+      const { accountId, apiKeyId, method, route, status, latencyMs } = call;
+      groups.set(key, { accountId, apiKeyId, method, route, status, second, calls: 1, latencyMsSum: latencyMs, latencyMsMax: latencyMs });
+      if (groups.size >= options.maxGroups) void writeNow();
       // unref: a pending flush alone never keeps a process (a CLI, a test) alive.
       else if (!timer) timer = setTimeout(() => void writeNow(), options.flushMs).unref();
     },
@@ -65,56 +90,51 @@ export function createApiCallBuffer(
       void writeNow();
       await Promise.all([...writing]);
     },
-    pending: () => rows.length,
+    pending: () => groups.size,
   };
 }
 
-// One buffer per database client in this process, kept on globalThis like the client itself.
 /**
  * One INSERT of the batch, its rows as one JSON text (json_to_recordset): written as SQL rather than
  * `createMany`, which Prisma compiles anew every time (its WebAssembly query compiler took 13 % of a
  * web process's CPU under read load, docs/benchmarks.md), and as one parameter made by one native
- * JSON.stringify of plain values rather than seven arrays that Prisma and the driver convert element
- * by element (~4 % of a web process's samples under read load). Times go as milliseconds since the
- * epoch (a Date in JSON.stringify costs a call per row, ~3× the row), stored as Prisma stores a
- * DateTime (UTC, ms). Ids are generated by PostgreSQL instead of Prisma's cuid() default.
+ * JSON.stringify of plain values. Seconds go as milliseconds since the epoch, stored as Prisma
+ * stores a DateTime (UTC, ms). Ids are generated by PostgreSQL instead of Prisma's cuid() default.
  */
-function insertApiCalls(db: Db, rows: BufferedApiCall[]) {
-  const json = JSON.stringify(
-    rows.map((r) => ({ accountId: r.accountId, apiKeyId: r.apiKeyId, method: r.method, route: r.route, status: r.status, latencyMs: r.latencyMs, createdAt: r.createdAt.getTime() })),
-  );
-  return db.$executeRaw`INSERT INTO "ApiCall" (id, "accountId", "apiKeyId", method, route, status, "latencyMs", "createdAt")
-    SELECT gen_random_uuid()::text, t."accountId", t."apiKeyId", t.method, t.route, t.status, t."latencyMs",
-      (to_timestamp(t."createdAt" / 1000.0) AT TIME ZONE 'UTC')::timestamp(3)
-    FROM json_to_recordset(${json}::json)
-      AS t("accountId" text, "apiKeyId" text, method text, route text, status int, "latencyMs" int, "createdAt" bigint)`;
+function insertUsage(db: Db, rows: UsageRow[]) {
+  return db.$executeRaw`INSERT INTO "ApiUsage" (id, "accountId", "apiKeyId", method, route, status, second, calls, "latencyMsSum", "latencyMsMax")
+    SELECT gen_random_uuid()::text, t."accountId", t."apiKeyId", t.method, t.route, t.status,
+      (to_timestamp(t.second / 1000.0) AT TIME ZONE 'UTC')::timestamp(3), t.calls, t."latencyMsSum", t."latencyMsMax"
+    FROM json_to_recordset(${JSON.stringify(rows)}::json)
+      AS t("accountId" text, "apiKeyId" text, method text, route text, status int, second bigint, calls int, "latencyMsSum" int, "latencyMsMax" int)`;
 }
 
-const state = globalThis as unknown as { __rhinariumMeteringBuffers?: Map<Db, ApiCallBuffer> };
-const buffers = (state.__rhinariumMeteringBuffers ??= new Map());
+// One buffer per database client in this process, kept on globalThis like the client itself.
+const state = globalThis as unknown as { __rhinariumUsageBuffers?: Map<Db, UsageBuffer> };
+const buffers = (state.__rhinariumUsageBuffers ??= new Map());
 
-/** Records one call (buffered, see createApiCallBuffer). Never fails the request. */
+/** Counts one call (buffered, see createUsageBuffer). Never fails the request. */
 export function recordApiCall(db: Db, call: ApiCallRecord): void {
   let buffer = buffers.get(db);
   if (!buffer) {
-    buffer = createApiCallBuffer((rows) => insertApiCalls(db, rows));
+    buffer = createUsageBuffer((rows) => insertUsage(db, rows));
     buffers.set(db, buffer);
   }
   buffer.add(call);
 }
 
-/** Writes every buffered usage row of this process: before the database closes, and before usage is read. */
+/** Writes every buffered usage count of this process: before the database closes, and before usage is read. */
 export async function flushApiCalls(): Promise<void> {
   await Promise.all([...buffers.values()].map((b) => b.flush()));
 }
 
 export async function summariseUsage(db: Db, accountId: string) {
   await flushApiCalls();
-  const rows = await db.apiCall.groupBy({
+  const rows = await db.apiUsage.groupBy({
     by: ["route", "status"],
     where: { accountId },
-    _count: { _all: true },
+    _sum: { calls: true },
     orderBy: [{ route: "asc" }, { status: "asc" }],
   });
-  return rows.map((r) => ({ route: r.route, status: r.status, calls: r._count._all }));
+  return rows.map((r) => ({ route: r.route, status: r.status, calls: r._sum.calls ?? 0 }));
 }

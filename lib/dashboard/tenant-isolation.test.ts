@@ -18,6 +18,7 @@ import { setAccountSuspendedAction } from "./operator";
 import { petListQuerySchema } from "./pet-list-query";
 import { createPetAction, deletePetAction, getPetDetail, listPetsPage, updatePetAction } from "./pets";
 import { getUsageReport } from "./usage";
+import { recordApiCall, summariseUsage } from "@/lib/api/metering";
 
 // Every dashboard action and query, run as account A's users with account B's ids: each must answer
 // "not found" (or not allowed) and leave B's data as it was. Each case also runs as B's own user on
@@ -153,6 +154,24 @@ describe("dashboard actions with another account's ids", () => {
     await expect(getJobProgress(db, a.accountId, b.jobId)).rejects.toThrow("does not exist");
     const usage = await getUsageReport(db, a.accountId);
     expect(usage.failureToEnrol).toEqual({ failed: 1, finished: 1, rate: 1 }); // A's own failed job only
+  });
+
+  it("usage counts only the account's own calls, summed per day and key", async () => {
+    const route = "GET /v2/pets/{petId}";
+    const calls = (t: Tenant, n: number, status = 200) =>
+      Array.from({ length: n }, () => recordApiCall(db, { accountId: t.accountId, apiKeyId: t.keyId, method: "GET", route, status, latencyMs: 1 }));
+    calls(a, 3);
+    calls(a, 2, 404);
+    calls(b, 7);
+    const report = await getUsageReport(db, a.accountId); // flushes what this process buffered
+    expect(report.keys).toEqual(["rk_test…"]);
+    expect(report.callsByDay.at(-1)).toEqual({ day: report.days.at(-1), "rk_test…": 5 });
+    expect(report.callsByDay.slice(0, -1).every((d) => Object.keys(d).length === 1)).toBe(true);
+    expect(await summariseUsage(db, a.accountId)).toEqual([
+      { route, status: 200, calls: 3 },
+      { route, status: 404, calls: 2 },
+    ]);
+    expect(await summariseUsage(db, b.accountId)).toEqual([{ route, status: 200, calls: 7 }]);
   });
 
   it("serves an uploaded image only to signed-in users of its account", async () => {

@@ -1,3 +1,4 @@
+import { flushApiCalls } from "@/lib/api/metering";
 import type { Db } from "@/lib/db/connect";
 import { dashboardFiguresSchema, type DashboardFigures } from "@/lib/biometrics/evaluation/dashboard-figures";
 import publishedFigures from "@/docs/figures/evaluation.json";
@@ -26,10 +27,11 @@ function dayKey(date: Date): string {
 export async function getUsageReport(db: Db, accountId: string, now = new Date()): Promise<UsageReport> {
   const since = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() - (USAGE_DAYS - 1)));
   const days = Array.from({ length: USAGE_DAYS }, (_, i) => dayKey(new Date(since.getTime() + i * 86_400_000)));
+  await flushApiCalls(); // this process's last second of counts, so a page shows the calls just made
   const [calls, keys, jobs, latency, verifications] = await Promise.all([
     db.$queryRaw<{ day: Date; apiKeyId: string | null; calls: bigint }[]>`
-      SELECT date_trunc('day', "createdAt") AS day, "apiKeyId", count(*) AS calls
-      FROM "ApiCall" WHERE "accountId" = ${accountId} AND "createdAt" >= ${since}
+      SELECT date_trunc('day', second) AS day, "apiKeyId", sum(calls) AS calls
+      FROM "ApiUsage" WHERE "accountId" = ${accountId} AND second >= ${since}
       GROUP BY 1, 2`,
     db.apiKey.findMany({ where: { accountId }, select: { id: true, prefix: true } }),
     db.job.groupBy({ by: ["kind", "status"], where: { accountId }, _count: { _all: true } }),
