@@ -11,6 +11,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
+import { WARMUP_SECONDS } from "@/lib/bench/api-load";
 import { benchGalleryLoad, type GalleryLoadResult } from "@/lib/bench/gallery-load";
 import { benchIdentification, type GallerySizeResult } from "@/lib/bench/identification";
 import { benchApi, benchJobs, benchUploads, type ApiFigures, type JobFigures, type UploadFigures } from "@/lib/bench/service";
@@ -76,7 +77,7 @@ function apiSection(figures: { mode: string; api: ApiFigures }[]): string {
   );
   const databaseOnly = figures.find((f) => f.api.get.databaseOnly !== undefined)?.api.get.databaseOnly;
   return [
-    `### API under load (${load.connections} connections, ${load.seconds} s each, autocannon in its own process)`,
+    `### API under load (${load.connections} connections, ${load.seconds} s each, after ${WARMUP_SECONDS} s of warm-up, autocannon in its own process)`,
     "",
     table(["call", "Rhinarium", "bare http ceiling", "ratio", "p50 / p99", "ceiling p50 / p99", "non-2xx + errors"], rows),
     ...(databaseOnly === undefined

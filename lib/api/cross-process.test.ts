@@ -2,7 +2,7 @@ import fs from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LEASE_MS } from "@/lib/db/notifications";
 import { createTestDatabase, type TestDatabase } from "@/lib/test-support/scale";
-import { NO_CONTENT_SECURITY_POLICY, SECURITY_HEADERS } from "@/lib/http/security-headers";
+import { API_SECURITY_HEADERS } from "@/lib/http/security-headers";
 import { adminSql, buildOnce, ops, startServer, type TestServer } from "@/lib/test-support/server";
 import { startTcpProxy } from "@/lib/test-support/tcp-proxy";
 
@@ -188,7 +188,7 @@ describe("two web processes on one PostgreSQL database", () => {
     await adminSql(`UPDATE "Pet" SET metadata = '"notified"' WHERE id = '${petId}'`, database.url);
     for (const server of [a, b]) await expectEventually(async () => (await metadataVia(server, apiKey, petId)) === '"notified"');
   });
-  it("answers from the Node front carry the security headers Next gives its own responses", async () => {
+  it("answers from the Node front carry the API's security headers, and no document policies", async () => {
     const { apiKey } = await newAccount("Headers");
     const petId = (await call(a, apiKey, "POST", "/v2/pets", { species: "DOG" })).body!.data!.id as string;
     const answers = [
@@ -199,7 +199,8 @@ describe("two web processes on one PostgreSQL database", () => {
     ];
     expect(answers.map((r) => r.status)).toEqual([200, 204, 401, 400]);
     for (const res of answers) {
-      for (const { key, value } of [...SECURITY_HEADERS, NO_CONTENT_SECURITY_POLICY]) expect(res.headers.get(key), key).toBe(value);
+      for (const { key, value } of API_SECURITY_HEADERS) expect(res.headers.get(key), key).toBe(value);
+      for (const key of ["referrer-policy", "permissions-policy", "cross-origin-opener-policy"]) expect(res.headers.get(key), key).toBeNull();
     }
   });
 

@@ -122,15 +122,14 @@ export async function handleApiRequest(req: ApiRequest, router: ReturnType<typeo
   const started = performance.now();
   const { pathname, search } = splitTarget(req.target);
   const match = router.match(req.method, pathname);
-  const record = { accountId: null as string | null, apiKeyId: null as string | null };
   let db: Db | undefined;
+  let caller: { accountId: string; id: string } | undefined;
   let response: ApiAnswer;
   try {
     db = await getDb();
     const key = await serverApiKeyCache().find(db, headerOf(req, API_KEY_HEADER) ?? null);
     if (!key) throw new ApiError("InvalidApiKeyException");
-    record.accountId = key.accountId;
-    record.apiKeyId = key.id;
+    caller = key;
     touchApiKey(db, key)?.catch((error) => logError("api-key-touch-failed", error));
     const rate = rateLimiter().take(key.id);
     if (!rate.allowed) throw new ApiError("RateLimitExceededError", undefined, rate.retryAfterSeconds);
@@ -155,9 +154,10 @@ export async function handleApiRequest(req: ApiRequest, router: ReturnType<typeo
   }
   if (db) {
     recordApiCall(db, {
-      ...record,
+      accountId: caller ? caller.accountId : null,
+      apiKeyId: caller ? caller.id : null,
       method: req.method,
-      route: match ? `${match.endpoint.method} ${match.endpoint.path}` : "UNMATCHED",
+      route: match ? match.route : "UNMATCHED",
       status: response.status,
       latencyMs: Math.round(performance.now() - started),
     });

@@ -50,16 +50,21 @@ export function createUsageBuffer(
   write: (rows: UsageRow[]) => Promise<unknown>,
   options: { maxGroups: number; flushMs: number } = { maxGroups: METERING_FLUSH_GROUPS, flushMs: METERING_FLUSH_MS },
 ): UsageBuffer {
-  let groups = new Map<string, UsageRow>();
+  // The groups of the second under way by key, each key's few (route, method, status) groups in a
+  // list: found by comparing the strings the caller holds anyway, no key string built per call.
+  let rows: UsageRow[] = [];
+  let second = 0;
+  let byKey = new Map<string | null, UsageRow[]>();
   let timer: NodeJS.Timeout | undefined;
   const writing = new Set<Promise<void>>();
 
   function writeNow(): Promise<void> {
     if (timer) clearTimeout(timer);
     timer = undefined;
-    if (groups.size === 0) return Promise.resolve();
-    const batch = [...groups.values()];
-    groups = new Map();
+    if (rows.length === 0) return Promise.resolve();
+    const batch = rows;
+    rows = [];
+    byKey = new Map();
     const done = write(batch)
       .then(() => undefined)
       .catch((error) => logError("api-usage-record-failed", error, { rows: batch.length }))
@@ -71,18 +76,26 @@ export function createUsageBuffer(
   return {
     add(call) {
       // The call's own second, not the flush's: usage by day must not shift across midnight.
-      const second = Math.floor(Date.now() / 1000) * 1000;
-      const key = `${second}\u0000${call.accountId}\u0000${call.apiKeyId}\u0000${call.route}\u0000${call.status}\u0000${call.method}`;
-      const group = groups.get(key);
-      if (group) {
-        group.calls++;
-        group.latencyMsSum += call.latencyMs;
-        if (call.latencyMs > group.latencyMsMax) group.latencyMsMax = call.latencyMs;
-        return;
+      const now = Math.floor(Date.now() / 1000) * 1000;
+      if (now !== second) {
+        second = now;
+        byKey = new Map();
+      }
+      let ofKey = byKey.get(call.apiKeyId);
+      if (!ofKey) byKey.set(call.apiKeyId, (ofKey = []));
+      for (const group of ofKey) {
+        if (group.route === call.route && group.status === call.status && group.method === call.method && group.accountId === call.accountId) {
+          group.calls++;
+          group.latencyMsSum += call.latencyMs;
+          if (call.latencyMs > group.latencyMsMax) group.latencyMsMax = call.latencyMs;
+          return;
+        }
       }
       const { accountId, apiKeyId, method, route, status, latencyMs } = call;
-      groups.set(key, { accountId, apiKeyId, method, route, status, second, calls: 1, latencyMsSum: latencyMs, latencyMsMax: latencyMs });
-      if (groups.size >= options.maxGroups) void writeNow();
+      const group: UsageRow = { accountId, apiKeyId, method, route, status, second, calls: 1, latencyMsSum: latencyMs, latencyMsMax: latencyMs };
+      ofKey.push(group);
+      rows.push(group);
+      if (rows.length >= options.maxGroups) void writeNow();
       // unref: a pending flush alone never keeps a process (a CLI, a test) alive.
       else if (!timer) timer = setTimeout(() => void writeNow(), options.flushMs).unref();
     },
@@ -90,7 +103,7 @@ export function createUsageBuffer(
       void writeNow();
       await Promise.all([...writing]);
     },
-    pending: () => groups.size,
+    pending: () => rows.length,
   };
 }
 

@@ -99,6 +99,9 @@ describe("the Node front over a wrapper", () => {
     expect(res.headers["x-frame-options"]).toBe("DENY");
     expect(res.headers["x-content-type-options"]).toBe("nosniff");
     expect(res.headers["content-security-policy"]).toBe("default-src 'none'; frame-ancestors 'none'");
+    expect(res.headers["strict-transport-security"]).toBe("max-age=31536000; includeSubDomains");
+    expect(res.headers["cache-control"]).toBe("no-store");
+    expect(res.headers["referrer-policy"]).toBeUndefined();
     expect(res.headers["content-encoding"]).toBeUndefined();
   });
 

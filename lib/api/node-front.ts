@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { promisify } from "node:util";
 import { gzip } from "node:zlib";
-import { NO_CONTENT_SECURITY_POLICY, SECURITY_HEADERS } from "@/lib/http/security-headers";
+import { API_SECURITY_HEADERS } from "@/lib/http/security-headers";
 import { logError } from "@/lib/log";
 import { errorAnswer } from "./errors";
 import type { ApiAnswer, ApiRequest } from "./exchange";
@@ -148,9 +148,7 @@ export function shouldCompress(headers: Readonly<Record<string, string>>, byteLe
 }
 
 /** Sent with every answer, before the answer's own headers. */
-const FRONT_HEADERS: Readonly<Record<string, string>> = Object.fromEntries(
-  [...SECURITY_HEADERS, NO_CONTENT_SECURITY_POLICY].map(({ key, value }) => [key, value]),
-);
+const FRONT_HEADERS: Readonly<Record<string, string>> = Object.fromEntries(API_SECURITY_HEADERS.map(({ key, value }) => [key, value]));
 
 /**
  * Writes the answer at once; with `received` (the rest of the request body), ends it once that has

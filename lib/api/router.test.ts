@@ -14,14 +14,14 @@ const router = createRouter(endpoints);
 
 describe("router", () => {
   it("matches templates with a verb glued to the last segment", () => {
-    expect(router.match("POST", "/v2/pets/abc:verify")).toEqual({ endpoint: endpoints[2], params: { petId: "abc" } });
+    expect(router.match("POST", "/v2/pets/abc:verify")).toEqual({ endpoint: endpoints[2], route: "POST /v2/pets/{petId}:verify", params: { petId: "abc" } });
     expect(router.match("POST", "/v2/pets:identify")?.endpoint).toBe(endpoints[3]);
     expect(router.match("POST", "/v2/fingerprints:upload")?.endpoint).toBe(endpoints[4]);
   });
 
   it("keeps the verb out of path parameters", () => {
     expect(router.match("GET", "/v2/pets/abc:verify")).toBeNull();
-    expect(router.match("GET", "/v2/pets/abc")).toEqual({ endpoint: endpoints[1], params: { petId: "abc" } });
+    expect(router.match("GET", "/v2/pets/abc")).toEqual({ endpoint: endpoints[1], route: "GET /v2/pets/{petId}", params: { petId: "abc" } });
   });
 
   it("decodes parameters and refuses other methods, extra segments and unknown verbs", () => {

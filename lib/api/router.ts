@@ -5,12 +5,15 @@ import type { Endpoint, HttpMethod } from "./endpoint";
 
 interface CompiledRoute {
   endpoint: Endpoint;
+  route: string;
   pattern: RegExp;
   paramNames: string[];
 }
 
 export interface RouteMatch {
   endpoint: Endpoint;
+  /** How usage names the operation: method and contract template, e.g. "GET /v2/pets/{petId}". */
+  route: string;
   params: Record<string, string>;
 }
 
@@ -26,7 +29,7 @@ function compile(endpoint: Endpoint): CompiledRoute {
       return "([^/:]+)";
     })
     .join("");
-  return { endpoint, pattern: new RegExp(`^${source}$`), paramNames };
+  return { endpoint, route: `${endpoint.method} ${endpoint.path}`, pattern: new RegExp(`^${source}$`), paramNames };
 }
 
 /** A malformed escape (e.g. "%E0") is kept as typed: it then names no resource (404), not a 500. */
@@ -50,7 +53,7 @@ export function createRouter(endpoints: Endpoint[]) {
         route.paramNames.forEach((name, i) => {
           params[name] = decodeOrRaw(m[i + 1]);
         });
-        return { endpoint: route.endpoint, params };
+        return { endpoint: route.endpoint, route: route.route, params };
       }
       return null;
     },

@@ -13,12 +13,16 @@ export interface LoadResult {
   errors: number;
 }
 
-/** autocannon in its own process (the load must not share the server's event loop), JSON out. */
+/** Seconds of the same load before measuring, on both sides alike: V8 has compiled the hot paths by then. */
+export const WARMUP_SECONDS = 2;
+
+/** autocannon in its own process (the load must not share the server's event loop), JSON out, after a warm-up. */
 export async function loadTest(
   url: string,
   options: { connections: number; seconds: number; method?: "GET" | "POST" | "PATCH"; body?: string; headers?: Record<string, string> },
 ): Promise<LoadResult> {
   const args = [path.join(process.cwd(), "node_modules", "autocannon", "autocannon.js"), "-j", "-c", String(options.connections), "-d", String(options.seconds)];
+  args.push("--warmup", "[", "-c", String(options.connections), "-d", String(WARMUP_SECONDS), "]");
   if (options.method) args.push("-m", options.method);
   if (options.body) args.push("-b", options.body);
   for (const [key, value] of Object.entries(options.headers ?? {})) args.push("-H", `${key}=${value}`);
