@@ -69,3 +69,13 @@ describe("API key cache", () => {
     expect(cache.size()).toBe(0);
   });
 });
+
+const SHA256_RK_TEST = "777cf8e9cb1c2ec1e749af726b07ef9d2391d25f63efb94e0110df191ac9ead9";
+
+describe("hashApiKey", () => {
+  it("is the SHA-256 hex digest of the key's UTF-8 bytes, as every stored key was hashed", () => {
+    // sha256("rk_test") computed independently (coreutils: printf rk_test | sha256sum).
+    expect(hashApiKey("rk_test")).toBe(SHA256_RK_TEST);
+    expect(hashApiKey("rk_tesu")).not.toBe(SHA256_RK_TEST);
+  });
+});

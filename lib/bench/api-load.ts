@@ -28,7 +28,8 @@ export async function loadTest(
   for (const [key, value] of Object.entries(options.headers ?? {})) args.push("-H", `${key}=${value}`);
   args.push(url);
   const { stdout } = await run("node", args, { maxBuffer: 64 * 1024 * 1024 });
-  const result = JSON.parse(stdout) as {
+  // One JSON line for the warm-up, then one for the measured run.
+  const result = JSON.parse(stdout.trim().split("\n").at(-1)!) as {
     requests: { average: number };
     latency: { p50: number; p99: number };
     non2xx: number;
