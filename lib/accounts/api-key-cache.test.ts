@@ -27,6 +27,22 @@ function fakeKeys() {
 }
 
 describe("API key cache", () => {
+  it("cached() reads a key from memory by its hash, refuses impossible values at once, and says when find() must look", async () => {
+    const keys = fakeKeys();
+    keys.add("rk_a");
+    const cache = createApiKeyCache({ lookup: keys.lookup });
+    cache.setLive(true);
+    expect(cache.cached(null)).toBeNull();
+    expect(cache.cached("rk_" + "x".repeat(10_000))).toBeNull();
+    expect(cache.cached("rk_a")).toBeUndefined(); // not looked up yet
+    await cache.find(db, "rk_a");
+    expect(cache.cached("rk_a")?.id).toBe("rk_a");
+    expect(cache.cached("rk_b")).toBeUndefined();
+    cache.invalidate();
+    expect(cache.cached("rk_a")).toBeUndefined();
+    expect(keys.lookups()).toBe(1);
+  });
+
   it("caches active keys only while notifications flow, and never unknown keys", async () => {
     const keys = fakeKeys();
     keys.add("rk_a");

@@ -21,6 +21,11 @@ const API_KEY_CACHE_MAX_ENTRIES = 10_000;
 export interface ApiKeyCache {
   /** The active key (with its account and plan) for a presented key value, or null; from memory when it can be. */
   find(db: Db, presented: string | null): Promise<AuthenticatedKey | null>;
+  /**
+   * The key from memory without a promise: null for a value that can be no key, undefined when `find`
+   * must look (see NotifiedCache.cached: only after nextCheckPhase()).
+   */
+  cached(presented: string | null): AuthenticatedKey | null | undefined;
   /** Drops every cached key (a change was notified). */
   invalidate(): void;
   /** Whether notifications flow; caching happens only while they do. */
@@ -41,6 +46,10 @@ function apiKeyCache(cache: NotifiedCache<AuthenticatedKey>, lookup: ApiKeyCache
       // Keyed by the hash, as in the database: the map never holds a usable key.
       const hash = hashApiKey(presented);
       return cache.get(hash, () => lookup(db, hash));
+    },
+    cached(presented) {
+      if (!presented || presented.length > MAX_PRESENTED_KEY_LENGTH) return null;
+      return cache.cached(hashApiKey(presented));
     },
     invalidate: () => cache.clear(),
     setLive: (isLive) => cache.setLive(isLive),

@@ -34,7 +34,8 @@ export interface Endpoint<B extends z.ZodType = z.ZodType, Q extends z.ZodType =
   response?: z.ZodType;
   /** Error names this operation can answer with besides the ones every call can (10000, 10001, 10010, 500). */
   errors: ErrorName[];
-  handle(input: Input<z.infer<B>, z.infer<Q>, z.infer<P>>, ctx: EndpointContext): Promise<unknown>;
+  /** The answer's data, or a promise of it (a read answered from memory needs none). */
+  handle(input: Input<z.infer<B>, z.infer<Q>, z.infer<P>>, ctx: EndpointContext): unknown;
 }
 
 export function defineEndpoint<B extends z.ZodType, Q extends z.ZodType, P extends z.ZodType>(

@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { serverApiKeyCache } from "@/lib/accounts/api-key-cache";
 import { touchApiKey } from "@/lib/accounts/api-keys";
-import { getDb } from "@/lib/db";
+import { getDb, openedDb } from "@/lib/db";
+import { nextCheckPhase } from "@/lib/db/notified-cache";
 import type { Db } from "@/lib/db/connect";
 import { readEnv } from "@/lib/env";
 import { isDatabaseUnavailable } from "@/lib/db/unavailable";
@@ -114,6 +115,11 @@ function checkInput(endpoint: Endpoint, raw: RawInput): EndpointInput {
   return input as EndpointInput;
 }
 
+/** A promise or any thenable (a Prisma query returned as it is), which the wrapper awaits; else a value. */
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as PromiseLike<unknown> | null)?.then === "function";
+}
+
 /**
  * The one wrapper every /v2 call goes through: authenticate the key, refuse suspended accounts,
  * cap and validate the input, run the handler, shape the envelope, and meter the call.
@@ -126,8 +132,14 @@ export async function handleApiRequest(req: ApiRequest, router: ReturnType<typeo
   let caller: { accountId: string; id: string } | undefined;
   let response: ApiAnswer;
   try {
-    db = await getDb();
-    const key = await serverApiKeyCache().find(db, headerOf(req, API_KEY_HEADER) ?? null);
+    // One wait per call for the check phase of this turn (notifications read with the request are
+    // applied by then); the caches are then read without a promise when they hold the answer.
+    await nextCheckPhase();
+    db = openedDb() ?? (await getDb());
+    const presented = headerOf(req, API_KEY_HEADER) ?? null;
+    const keys = serverApiKeyCache();
+    const known = keys.cached(presented);
+    const key = known !== undefined ? known : await keys.find(db, presented);
     if (!key) throw new ApiError("InvalidApiKeyException");
     caller = key;
     touchApiKey(db, key)?.catch((error) => logError("api-key-touch-failed", error));
@@ -138,7 +150,8 @@ export async function handleApiRequest(req: ApiRequest, router: ReturnType<typeo
     if (!match) throw new ApiError("RouteNotFoundError");
     const validated = validateInput(req, search, match.endpoint, match.params);
     const input = validated instanceof Promise ? await validated : validated;
-    const data = await match.endpoint.handle(input, { db, accountId: key.accountId, account: key.account, apiKeyId: key.id });
+    const handled = match.endpoint.handle(input, { db, accountId: key.accountId, account: key.account, apiKeyId: key.id });
+    const data = isThenable(handled) ? await handled : handled;
     const status = match.endpoint.successStatus;
     response = status === 204 ? { status, headers: {}, body: null } : successAnswer(status, data);
   } catch (error) {

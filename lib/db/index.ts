@@ -50,17 +50,28 @@ async function acquireOwnerLockPatiently(env: Env, role: OwnerInfo["role"]): Pro
 }
 
 // One client per process, kept on globalThis so that Next's module reloading in dev reuses it.
-const state = globalThis as unknown as { __rhinariumDb?: Promise<OpenDatabase> };
+const state = globalThis as unknown as { __rhinariumDb?: Promise<OpenDatabase>; __rhinariumDbOpened?: OpenDatabase };
 
 function openServerDatabase(): Promise<OpenDatabase> {
   if (!state.__rhinariumDb) {
     const env = readEnv();
-    state.__rhinariumDb = openOwnedDatabase(env, "server");
-    state.__rhinariumDb.catch(() => {
-      state.__rhinariumDb = undefined;
-    });
+    const opening = openOwnedDatabase(env, "server");
+    state.__rhinariumDb = opening;
+    opening.then(
+      (open) => {
+        if (state.__rhinariumDb === opening) state.__rhinariumDbOpened = open;
+      },
+      () => {
+        state.__rhinariumDb = undefined;
+      },
+    );
   }
   return state.__rhinariumDb;
+}
+
+/** The process's database client if it is open already, without a promise (the API's hot path); else getDb. */
+export function openedDb(): Db | undefined {
+  return state.__rhinariumDbOpened?.prisma;
 }
 
 export async function getDb(): Promise<Db> {
@@ -75,5 +86,6 @@ export async function serverNotifications(): Promise<DbNotifications> {
 export async function closeDb(): Promise<void> {
   const open = state.__rhinariumDb;
   state.__rhinariumDb = undefined;
+  state.__rhinariumDbOpened = undefined;
   if (open) await (await open).close();
 }

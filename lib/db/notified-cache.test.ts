@@ -33,6 +33,35 @@ function fakeTable() {
 const tick = () => new Promise((r) => setTimeout(r, 5));
 
 describe("notified cache", () => {
+  it("cached() answers what get() would from memory, without a promise, and undefined where get() would load", async () => {
+    const table = fakeTable();
+    table.rows.set("a", "A");
+    let fresh = true;
+    let now = 0;
+    const cache = createNotifiedCache<string>({ ttlMs: 1000, maxEntries: 2, fresh: () => fresh, now: () => now });
+    cache.setLive(true);
+    expect(cache.cached("a")).toBeUndefined(); // never loaded
+    await cache.get("a", table.load("a"));
+    expect(cache.cached("a")).toBe("A");
+    expect(cache.cached("a", (v) => v === "other")).toBeUndefined(); // not usable by this caller
+    fresh = false;
+    expect(cache.cached("a")).toBeUndefined(); // the lease ran out
+    fresh = true;
+    table.rows.set("b", "B");
+    await cache.get("b", table.load("b"));
+    expect(cache.cached("a")).toBe("A"); // a read makes "a" the most recent...
+    table.rows.set("c", "C");
+    await cache.get("c", table.load("c")); // ...so the full cache drops "b"
+    expect([cache.cached("b"), cache.cached("a"), cache.cached("c")]).toEqual([undefined, "A", "C"]);
+    cache.invalidate("a");
+    expect(cache.cached("a")).toBeUndefined();
+    now = 1000; // past the backstop age: dropped
+    expect(cache.cached("c")).toBeUndefined();
+    expect(cache.size()).toBe(0);
+    cache.setLive(false);
+    expect(cache.cached("c")).toBeUndefined();
+  });
+
   it("answers from memory only while live and fresh, and never caches a miss", async () => {
     const table = fakeTable();
     table.rows.set("a", "A");

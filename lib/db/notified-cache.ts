@@ -17,6 +17,12 @@ import type { DbNotifications } from "./notifications";
 export interface NotifiedCache<V> {
   /** The value for `key`: from memory when it can be and `usable` accepts it, else from `load` (null: not found). */
   get(key: string, load: () => Promise<V | null>, usable?: (value: V) => boolean): Promise<V | null>;
+  /**
+   * What `get` would answer from memory, without a promise, or undefined when it would load. Only for
+   * a caller that has awaited nextCheckPhase() since its request was read (the rule `get` keeps by
+   * waiting itself): the API's wrapper waits once and then reads both its caches this way.
+   */
+  cached(key: string, usable?: (value: V) => boolean): V | undefined;
   /** Drops one key (a notification named it). */
   invalidate(key: string): void;
   /** Drops everything (a notification that names no key). */
@@ -63,19 +69,25 @@ export function createNotifiedCache<V>({ ttlMs, maxEntries, now = () => performa
     entries.clear();
     for (const read of reads) read.overtaken = true;
   };
+  function cached(key: string, usable: (value: V) => boolean = () => true): V | undefined {
+    if (!(live && fresh())) return undefined;
+    const hit = entries.get(key);
+    if (!hit) return undefined;
+    if (hit.expiresAt <= now()) {
+      entries.delete(key);
+      return undefined;
+    }
+    if (!usable(hit.value)) return undefined;
+    entries.delete(key); // re-inserted last: the Map's order is the recency order
+    entries.set(key, hit);
+    return hit.value;
+  }
   return {
     async get(key, load, usable = () => true) {
       if (live && fresh()) {
-        // A notification read from its socket in the same turn of the event loop as this request
-        // is applied before the cache is consulted (check phase after the poll phase).
         await nextCheckPhase();
-        const hit = entries.get(key);
-        if (hit && hit.expiresAt > now() && live && fresh() && usable(hit.value)) {
-          entries.delete(key); // re-inserted last: the Map's order is the recency order
-          entries.set(key, hit);
-          return hit.value;
-        }
-        if (hit && hit.expiresAt <= now()) entries.delete(key);
+        const hit = cached(key, usable);
+        if (hit !== undefined) return hit;
       }
       const read = { key, overtaken: false };
       reads.add(read);
@@ -92,6 +104,7 @@ export function createNotifiedCache<V>({ ttlMs, maxEntries, now = () => performa
       }
       return value;
     },
+    cached,
     invalidate(key) {
       entries.delete(key);
       for (const read of reads) if (read.key === key) read.overtaken = true;

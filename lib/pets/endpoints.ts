@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { defineEndpoint } from "@/lib/api/endpoint";
 import { awaitCacheInvalidation } from "@/lib/db/notified-cache";
-import { getPetViewJsonOrThrow, serverPetViewCache } from "./pet-view-cache";
+import { readPetViewJson, serverPetViewCache } from "./pet-view-cache";
 import { createPet, deletePet, listPets, updatePet } from "./pets";
 import { createPetBodySchema, idDataSchema, petIdParamsSchema, petSchema, updatePetBodySchema } from "./schemas";
 
@@ -40,7 +40,7 @@ export const petEndpoints = [
     successStatus: 200,
     response: petSchema,
     errors: ["NoSuchPetException"],
-    handle: ({ params }, { db, accountId }) => getPetViewJsonOrThrow(serverPetViewCache(), db, accountId, params.petId),
+    handle: ({ params }, { db, accountId }) => readPetViewJson(serverPetViewCache(), db, accountId, params.petId),
   }),
   defineEndpoint({
     method: "PATCH",

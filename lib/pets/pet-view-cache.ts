@@ -45,6 +45,19 @@ export async function getPetViewJsonOrThrow(cache: NotifiedCache<CachedPetView>,
     (hit) => hit.accountId === accountId,
   );
   if (!cached) throw new ApiError("NoSuchPetException");
+  return jsonOf(cached);
+}
+
+/**
+ * The same answer when the view is in memory, without a promise (see NotifiedCache.cached: only after
+ * nextCheckPhase()), else getPetViewJsonOrThrow's promise. What GET /v2/pets/{petId} answers.
+ */
+export function readPetViewJson(cache: NotifiedCache<CachedPetView>, db: Db, accountId: string, petId: string): JsonText | Promise<JsonText> {
+  const cached = cache.cached(petId, (hit) => hit.accountId === accountId);
+  return cached ? jsonOf(cached) : getPetViewJsonOrThrow(cache, db, accountId, petId);
+}
+
+function jsonOf(cached: CachedPetView): JsonText {
   return (cached.json ??= new JsonText(JSON.stringify(cached.view)));
 }
 
