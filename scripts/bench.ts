@@ -77,7 +77,7 @@ function apiSection(figures: { mode: string; api: ApiFigures }[]): string {
   );
   const databaseOnly = figures.find((f) => f.api.get.databaseOnly !== undefined)?.api.get.databaseOnly;
   return [
-    `### API under load (${load.connections} connections, ${load.seconds} s each, after ${WARMUP_SECONDS} s of warm-up, autocannon in its own process)`,
+    `### API under load (${load.connections} connections, ${load.seconds} s each, on a server that has rendered a dashboard page, after ${WARMUP_SECONDS} s of warm-up, autocannon in its own process)`,
     "",
     table(["call", "Rhinarium", "bare http ceiling", "ratio", "p50 / p99", "ceiling p50 / p99", "non-2xx + errors"], rows),
     ...(databaseOnly === undefined
