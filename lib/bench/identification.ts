@@ -58,9 +58,7 @@ async function dataset(dir: string, subjects: number, captures: number, seed: nu
 
 /** Engine templates of the given JPEG files, cached per engine version (extraction is the slow part). */
 async function templatesOf(cacheFile: string, jpegs: () => Promise<Buffer>[]): Promise<(Uint8Array | null)[]> {
-  if (fs.existsSync(cacheFile)) {
-    return (JSON.parse(fs.readFileSync(cacheFile, "utf8")) as (string | null)[]).map((t) => (t ? new Uint8Array(Buffer.from(t, "base64")) : null));
-  }
+  if (fs.existsSync(cacheFile)) return readTemplateCache(cacheFile);
   const engine = await getEngine();
   const sources = jpegs();
   const out: (Uint8Array | null)[] = new Array(sources.length).fill(null);
@@ -75,7 +73,44 @@ async function templatesOf(cacheFile: string, jpegs: () => Promise<Buffer>[]): P
       }
     }),
   );
-  fs.writeFileSync(cacheFile, JSON.stringify(out.map((t) => (t ? Buffer.from(t).toString("base64") : null))));
+  writeTemplateCache(cacheFile, out);
+  return out;
+}
+
+/** No template (an unusable image): a length no template has. */
+const NO_TEMPLATE = 0xffffffff;
+
+/**
+ * The cache as binary records (a 4-byte length, then the template): thousands of ~120 KB templates
+ * are more than one JavaScript string can hold, as JSON with base64 they were.
+ */
+function writeTemplateCache(file: string, templates: (Uint8Array | null)[]): void {
+  const fd = fs.openSync(file + ".tmp", "w");
+  try {
+    for (const t of templates) {
+      const length = Buffer.alloc(4);
+      length.writeUInt32LE(t ? t.byteLength : NO_TEMPLATE);
+      fs.writeSync(fd, length);
+      if (t) fs.writeSync(fd, t);
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
+  fs.renameSync(file + ".tmp", file);
+}
+
+function readTemplateCache(file: string): (Uint8Array | null)[] {
+  const bytes = fs.readFileSync(file);
+  const out: (Uint8Array | null)[] = [];
+  for (let at = 0; at < bytes.byteLength; ) {
+    const length = bytes.readUInt32LE(at);
+    at += 4;
+    if (length === NO_TEMPLATE) out.push(null);
+    else {
+      out.push(new Uint8Array(bytes.subarray(at, at + length)));
+      at += length;
+    }
+  }
   return out;
 }
 
@@ -99,7 +134,7 @@ export async function prepareTemplates(options: Omit<IdentificationBenchOptions,
     Array.from({ length: 8 }, (_, c) => path.join(genuineDir, subjectDirName(s, options.genuine), captureFileName(c, 8))),
   ).flat();
   options.log(`identification: extracting templates (engine version ${ENGINE_VERSION})`);
-  const genuine = await templatesOf(path.join(options.cacheDir, `${path.basename(genuineDir)}-v${ENGINE_VERSION}.json`), () =>
+  const genuine = await templatesOf(path.join(options.cacheDir, `${path.basename(genuineDir)}-v${ENGINE_VERSION}.bin`), () =>
     genuineFiles.map((f) => fs.promises.readFile(f)),
   );
   const subjects: Subject[] = Array.from({ length: options.genuine }, (_, s) => ({
@@ -108,7 +143,7 @@ export async function prepareTemplates(options: Omit<IdentificationBenchOptions,
   }));
 
   const poolFiles = Array.from({ length: options.distractorSubjects }, (_, s) => path.join(poolDir, subjectDirName(s, options.distractorSubjects), captureFileName(0, 1)));
-  const pool = await templatesOf(path.join(options.cacheDir, `${path.basename(poolDir)}-v${ENGINE_VERSION}.json`), () => [
+  const pool = await templatesOf(path.join(options.cacheDir, `${path.basename(poolDir)}-v${ENGINE_VERSION}.bin`), () => [
     ...poolFiles.map((f) => fs.promises.readFile(f)),
     ...poolFiles.map((f) => sharp(f).flop().jpeg({ quality: 92 }).toBuffer()),
   ]);
