@@ -11,7 +11,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { WARMUP_SECONDS } from "@/lib/bench/api-load";
+import { WARMUP_SECONDS, type LoadResult } from "@/lib/bench/api-load";
 import { benchGalleryLoad, type GalleryLoadResult } from "@/lib/bench/gallery-load";
 import { benchIdentification, type GallerySizeResult } from "@/lib/bench/identification";
 import { benchApi, benchJobs, benchUploads, type ApiFigures, type JobFigures, type UploadFigures } from "@/lib/bench/service";
@@ -75,11 +75,22 @@ function apiSection(figures: { mode: string; api: ApiFigures }[]): string {
       ];
     }),
   );
+  const cpu = (r: LoadResult, name: string) => (r.cpuMicrosPerRequest[name] === undefined ? "–" : `${r.cpuMicrosPerRequest[name].toFixed(1)} µs`);
+  const cpuRows = figures.map(({ mode, api: { get } }) => [
+    `\`GET /v2/pets/{id}\` (${mode})`,
+    `${cpu(get.server, "server")} (ceiling ${cpu(get.ceiling, "server")})`,
+    cpu(get.server, "postgres"),
+    `${cpu(get.server, "autocannon")} (ceiling ${cpu(get.ceiling, "autocannon")})`,
+  ]);
   const databaseOnly = figures.find((f) => f.api.get.databaseOnly !== undefined)?.api.get.databaseOnly;
   return [
     `### API under load (${load.connections} connections, ${load.seconds} s each, on a server that has rendered a dashboard page, after ${WARMUP_SECONDS} s of warm-up, autocannon in its own process)`,
     "",
     table(["call", "Rhinarium", "bare http ceiling", "ratio", "p50 / p99", "ceiling p50 / p99", "non-2xx + errors"], rows),
+    "",
+    "CPU time per read over the measured run (user + system, all threads, from /proc; PostgreSQL: every `postgres` process of the machine):",
+    "",
+    table(["call", "server process", "PostgreSQL", "autocannon"], cpuRows),
     ...(databaseOnly === undefined
       ? []
       : [

@@ -10,7 +10,7 @@ import { getPetOrThrow } from "@/lib/pets/pets";
 import { noseCapture } from "@/lib/test-support/nose-images";
 import { apiClient, probeSession, registerPet } from "@/lib/test-support/scale";
 import { ops, type TestServer } from "@/lib/test-support/server";
-import { loadTest, startCeilingServer, type LoadResult } from "./api-load";
+import { loadTest, postgresPids, startCeilingServer, type LoadResult } from "./api-load";
 import { quantile } from "./stats";
 
 // The service figures, each beside its reference measured in the same run: API calls against a bare
@@ -72,8 +72,8 @@ export async function benchApi(server: TestServer, load: { connections: number; 
   const ceiling = await startCeilingServer(getBody, postBody, patchBody);
   try {
     const get = {
-      ceiling: await loadTest(`${ceiling.baseUrl}/v2/pets/${petId}`, { ...load, headers }),
-      server: await loadTest(`${server.baseUrl}/v2/pets/${petId}`, { ...load, headers }),
+      ceiling: await loadTest(`${ceiling.baseUrl}/v2/pets/${petId}`, { ...load, headers, cpuOf: { server: () => [ceiling.pid] } }),
+      server: await loadTest(`${server.baseUrl}/v2/pets/${petId}`, { ...load, headers, cpuOf: { server: () => [server.pid], postgres: postgresPids } }),
       databaseOnly: databaseUrl ? await databaseOnlyReads(databaseUrl, key, petId, load) : undefined,
     };
     const post = {

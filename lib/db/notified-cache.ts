@@ -85,6 +85,8 @@ export function createNotifiedCache<V>({ ttlMs, maxEntries, now = () => performa
   return {
     async get(key, load, usable = () => true) {
       if (live && fresh()) {
+        // A notification read from its socket in the same turn of the event loop as this request
+        // is applied before the cache is consulted (check phase after the poll phase).
         await nextCheckPhase();
         const hit = cached(key, usable);
         if (hit !== undefined) return hit;
