@@ -14,7 +14,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { decodeNoseImage } from "../lib/biometrics/decode";
 import { normaliseContrast } from "../lib/biometrics/enhance";
-import { extractLocalFeatures } from "../lib/biometrics/features";
+import { descriptorFrame, extractLocalFeatures } from "../lib/biometrics/features";
 import { DESCRIPTOR_ANGLES_DEG, DESCRIPTOR_DIMS, DESCRIPTOR_QUANT } from "../lib/biometrics/parameters";
 import { planCapture, surfacePointOf } from "../lib/synth/capture";
 import { burstLayout, captureFileName, captureSeed, MANIFEST_FILE, subjectDirName, subjectSeed, type DatasetManifest } from "../lib/synth/dataset";
@@ -60,8 +60,7 @@ async function loadCaptures(subjects: number): Promise<Capture[]> {
       const { keypoints, descriptors } = extractLocalFeatures(normaliseContrast(image), image);
       const packed = new Float32Array(keypoints.length * 3);
       const surface = new Float32Array(keypoints.length * 3);
-      const size = keypoints.length * DESCRIPTOR_DIMS;
-      const frames = DESCRIPTOR_ANGLES_DEG.map((_, set) => descriptors.subarray(set * size, (set + 1) * size));
+      const frames = DESCRIPTOR_ANGLES_DEG.map((_, set) => descriptorFrame(descriptors, keypoints.length, set));
       keypoints.forEach((k, i) => {
         packed.set([k.x, k.y, k.sigma], i * 3);
         const p = surfacePointOf(plan, (k.x + 0.5) * toCapture - 0.5, (k.y + 0.5) * toCapture - 0.5);

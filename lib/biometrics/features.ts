@@ -268,6 +268,15 @@ function normaliseDescriptor(histogram: Float32Array): void {
   for (let d = 0; d < histogram.length; d++) histogram[d] = Math.sqrt(histogram[d] / l1);
 }
 
+/**
+ * The descriptors of frame `set` (DESCRIPTOR_ANGLES_DEG[set]; 0 is upright) in a `LocalFeatures.descriptors`
+ * array of `keypointTotal` keypoints: the one place that knows the frames' layout.
+ */
+export function descriptorFrame(descriptors: Int8Array, keypointTotal: number, set: number): Int8Array {
+  const size = keypointTotal * DESCRIPTOR_DIMS;
+  return descriptors.subarray(set * size, (set + 1) * size);
+}
+
 /** Keypoints and descriptors of a contrast-normalised image. */
 export function extractLocalFeatures(normalised: GreyImage, grey: GreyImage): LocalFeatures {
   const levels = buildScaleSpace(normalised);
@@ -276,7 +285,8 @@ export function extractLocalFeatures(normalised: GreyImage, grey: GreyImage): Lo
   const descriptors = new Int8Array(DESCRIPTOR_SETS * keypoints.length * DESCRIPTOR_DIMS);
   for (let s = 0; s < DESCRIPTOR_SETS; s++) {
     const angle = (DESCRIPTOR_ANGLES_DEG[s] * Math.PI) / 180;
-    keypoints.forEach((keypoint, k) => describe(levels[keypoint.level], keypoint, angle, descriptors, (s * keypoints.length + k) * DESCRIPTOR_DIMS));
+    const frame = descriptorFrame(descriptors, keypoints.length, s);
+    keypoints.forEach((keypoint, k) => describe(levels[keypoint.level], keypoint, angle, frame, k * DESCRIPTOR_DIMS));
   }
   return { keypoints, descriptors };
 }

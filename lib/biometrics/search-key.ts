@@ -1,3 +1,4 @@
+import { descriptorFrame } from "./features";
 import { DESCRIPTOR_ANGLES_DEG, DESCRIPTOR_DIMS, DESCRIPTOR_SETS, INDEXED_KEYPOINTS, PROBE_KEYPOINTS, QUERY_WORDS, TURNED_QUERY_WORDS } from "./parameters";
 import { assignWords, projectDescriptors, signatureIn, VOCABULARY_FORMAT } from "./visual-words";
 
@@ -53,8 +54,7 @@ function wordsAndSignatures(
   wordsPerKeypoint: number,
 ): { count: number; words: Uint16Array; signatures: Uint32Array; angles: Uint8Array } {
   const count = Math.min(limit, keypointTotal);
-  const start = set * keypointTotal * DESCRIPTOR_DIMS;
-  const strongest = descriptors.subarray(start, start + count * DESCRIPTOR_DIMS);
+  const strongest = descriptorFrame(descriptors, keypointTotal, set).subarray(0, count * DESCRIPTOR_DIMS);
   const words = assignWords(strongest, wordsPerKeypoint);
   const projections = projectDescriptors(strongest);
   const signatures = new Uint32Array(count * wordsPerKeypoint * 2);

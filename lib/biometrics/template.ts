@@ -1,3 +1,4 @@
+import { descriptorFrame } from "./features";
 import { DESCRIPTOR_DIMS, DESCRIPTOR_SETS, TEMPLATE_VERSION } from "./parameters";
 import { deserializeSearchKey, searchKeyLengthAt, serializeSearchKey, searchKeyByteLength, type SearchKey } from "./search-key";
 
@@ -36,8 +37,7 @@ export function keypointCount(template: NoseTemplate): number {
 
 /** The descriptors of every keypoint in frame `set` (DESCRIPTOR_ANGLES_DEG[set]); set 0 is upright. */
 export function descriptorSet(template: NoseTemplate, set: number): Int8Array {
-  const size = keypointCount(template) * DESCRIPTOR_DIMS;
-  return template.descriptors.subarray(set * size, (set + 1) * size);
+  return descriptorFrame(template.descriptors, keypointCount(template), set);
 }
 
 function featuresByteLength(count: number): number {
