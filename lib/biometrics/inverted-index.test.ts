@@ -60,6 +60,28 @@ describe("inverted index", () => {
     expect(index.search([scattered], 1)[0].score).toBeLessThan(consistent / 4);
   });
 
+  it("scores a pet, per probe image, by its two best images: one lookalike image does not outrank a pet whose captures agree", () => {
+    const index = new InvertedIndex();
+    const seen = randomKey(700);
+    // The true pet: two captures that each hold 40 of the probe image's 60 keypoints.
+    const capture = (seed: number) => {
+      const key = randomKey(seed);
+      for (let i = 0; i < 40; i++) {
+        key.words[i] = seen.words[i];
+        key.signatures.set(seen.signatures.subarray(i * 2, i * 2 + 2), i * 2);
+        key.angles[i] = seen.angles[i];
+      }
+      return key;
+    };
+    index.upsert("true-pet", [capture(701), capture(702)]);
+    // A pet mixed from one image that repeats all 60 keypoints (a lookalike) and an unrelated one.
+    index.upsert("lookalike", [seen, randomKey(703)]);
+    for (let p = 0; p < 20; p++) index.upsert(`pet-${p}`, [randomKey(800 + p), randomKey(900 + p)]);
+    const top = index.search([probeOf(seen)], 2);
+    // Its best image alone (60 votes against 40) would put the lookalike first.
+    expect(top.map((hit) => hit.petId)).toEqual(["true-pet", "lookalike"]);
+  });
+
   it("skips stop words: a word far more frequent than the rest gives no votes, the others still find the pet", () => {
     const index = new InvertedIndex();
     const common = 4321;

@@ -90,7 +90,8 @@ export class InvertedIndex {
   private readonly stamps = new KernelArray(4);
   private readonly histograms = new KernelArray(4 * ANGLE_BINS);
   private readonly touched = new KernelArray(4);
-  private readonly petBest = new KernelArray(8);
+  /** Per pet, its two best image scores for the current probe image (f64 best, then second). */
+  private readonly petBest = new KernelArray(16);
   private readonly petTouched = new KernelArray(4);
   private bestProbe = new Float64Array(0);
   private secondProbe = new Float64Array(0);
@@ -166,8 +167,9 @@ export class InvertedIndex {
    * Each probe image votes for enrolled images: a probe keypoint gives each enrolled image at most one
    * vote (its first signature match), weighted by Hamming distance and word rarity, binned by the change
    * of orientation; an enrolled image scores its best pair of adjacent bins. A pet takes, per probe
-   * image, its best image's score; its session score is the mean of its two best probe images' scores
-   * (the rule of the full matcher). The `limit` best pets, best first.
+   * image, the mean of its two best images' scores (parameters.ts, "1:N inverted index"); its session
+   * score is the mean of its two best probe images' scores (the rule of the full matcher). The `limit`
+   * best pets, best first.
    */
   search(probe: readonly ProbeLookups[], limit: number): PetScore[] {
     if (limit <= 0 || probe.length === 0) return [];
@@ -185,7 +187,7 @@ export class InvertedIndex {
     return best;
   }
 
-  /** Votes of one probe image; each pet's score goes into its two best probe-image scores. */
+  /** Votes of one probe image; each pet's score (its two best images) goes into its two best probe-image scores. */
   private scoreProbeImage(lookups: ProbeLookups, idf: Float32Array, scored: number[]): void {
     const { heads, stamps, histograms, rowPet, touched } = this;
     let touchedCount = 0;
@@ -230,8 +232,8 @@ export class InvertedIndex {
     const petBest = this.petBest.address >>> 3;
     for (let k = 0; k < pets; k++) {
       const pet = i32[petTouched + k];
-      const score = f64[petBest + pet];
-      f64[petBest + pet] = 0;
+      const score = (f64[petBest + 2 * pet] + f64[petBest + 2 * pet + 1]) / Math.min(2, this.petRows[pet]!.length);
+      f64[petBest + 2 * pet] = f64[petBest + 2 * pet + 1] = 0;
       if (this.bestProbe[pet] === 0) scored.push(pet);
       if (score > this.bestProbe[pet]) {
         this.secondProbe[pet] = this.bestProbe[pet];

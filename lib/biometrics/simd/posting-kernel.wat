@@ -63,8 +63,8 @@
     (local.get $nTouched))
 
   ;; After one probe image: each touched row scores its best pair of adjacent orientation bins; its
-  ;; histogram and stamp are cleared; its pet keeps the best row score (f64 at `petBest`). Pets that
-  ;; got their first score are appended at `petTouched`; returns how many. With `sweep` set, `n` is the
+  ;; histogram and stamp are cleared; its pet keeps its two best row scores (f64 best, then second, 16
+  ;; bytes a pet at `petBest`). Pets that got their first score are appended at `petTouched`; returns how many. With `sweep` set, `n` is the
   ;; number of rows and every row with a stamp is taken in memory order instead of the `touched` list's
   ;; order: faster once a probe image touched a large part of the gallery (sequential, not random, reads).
   (func (export "finish")
@@ -106,7 +106,7 @@
             (br $clear)))
         (i32.store (i32.add (local.get $stamps) (i32.shl (local.get $row) (i32.const 2))) (i32.const 0))
         (local.set $pp (i32.add (local.get $petBest)
-          (i32.shl (i32.load (i32.add (local.get $rowPet) (i32.shl (local.get $row) (i32.const 2)))) (i32.const 3))))
+          (i32.shl (i32.load (i32.add (local.get $rowPet) (i32.shl (local.get $row) (i32.const 2)))) (i32.const 4))))
         (local.set $old (f64.load (local.get $pp)))
         (if (f64.gt (local.get $best) (local.get $old))
           (then
@@ -115,6 +115,10 @@
                 (i32.store (i32.add (local.get $petTouched) (i32.shl (local.get $m) (i32.const 2)))
                   (i32.load (i32.add (local.get $rowPet) (i32.shl (local.get $row) (i32.const 2)))))
                 (local.set $m (i32.add (local.get $m) (i32.const 1)))))
-            (f64.store (local.get $pp) (local.get $best))))
+            (f64.store offset=8 (local.get $pp) (local.get $old))
+            (f64.store (local.get $pp) (local.get $best)))
+          (else
+            (if (f64.gt (local.get $best) (f64.load offset=8 (local.get $pp)))
+              (then (f64.store offset=8 (local.get $pp) (local.get $best))))))
         (br $rows)))
     (local.get $m)))
