@@ -64,9 +64,10 @@
 
   ;; After one probe image: each touched row scores its best pair of adjacent orientation bins; its
   ;; histogram and stamp are cleared; its pet keeps its two best row scores (f64 best, then second, 16
-  ;; bytes a pet at `petBest`). Pets that got their first score are appended at `petTouched`; returns how many. With `sweep` set, `n` is the
-  ;; number of rows and every row with a stamp is taken in memory order instead of the `touched` list's
-  ;; order: faster once a probe image touched a large part of the gallery (sequential, not random, reads).
+  ;; bytes a pet at `petBest`). Pets that got their first score are appended at `petTouched`; returns
+  ;; how many. With `sweep` set, `n` is the number of rows and every row with a stamp is taken in memory
+  ;; order instead of the `touched` list's order: faster once a probe image touched a large part of the
+  ;; gallery (sequential, not random, reads).
   (func (export "finish")
     (param $touched i32) (param $n i32) (param $hist i32) (param $stamps i32) (param $rowPet i32)
     (param $binsLog2 i32) (param $petBest i32) (param $petTouched i32) (param $sweep i32)
