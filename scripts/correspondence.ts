@@ -1,98 +1,61 @@
 /**
- * npm run eval:correspondence -- DIR [--subjects 10] [--tolerance-px 3]
- * Measures the engine's keypoints against the generator's ground truth on a synthetic set made by
- * `npm run synth` (its manifest gives seed, difficulty and counts). For two captures of one nose, a
- * keypoint's true partner is the keypoint of the other capture at the same nose-surface point (within
- * the tolerance, at a scale within 1.5x). Prints, for capture pairs of the same burst and of different
- * bursts: the share of keypoints with a true partner (repeatability), the descriptor cosine of true
- * partners, and how often the true partner is the nearest descriptor (a's frame nearest to the true turn
- * between the captures against b's upright frame, as the matcher's best rotation hypothesis would be);
- * then the cosine of random keypoint pairs of different noses. Nothing is asserted: this says where matching loses genuine pairs.
+ * npm run eval:correspondence -- DIR [--subjects 10] [--first-subject 0] [--tolerance-px 3] [--descriptor-net FILE]
+ * Measures the engine's keypoints against the generator's ground truth (scripts/ground-truth.ts) on a synthetic
+ * set made by `npm run synth`. Prints, for capture pairs of the same burst and of different bursts: the share of
+ * keypoints with a true partner (repeatability), the descriptor cosine of true partners, and how often the true
+ * partner is the nearest descriptor (a's frame nearest to the true turn between the captures against b's upright
+ * frame, as the matcher's best rotation hypothesis would be); then the cosine of random keypoint pairs of
+ * different noses. With --descriptor-net, the descriptors are a learned network's (lib/biometrics/descriptor-net.ts,
+ * trained by `npm run train:descriptor`) on the same keypoints and frames instead of the engine's.
+ * Nothing is asserted: this says where matching loses genuine pairs.
  */
 import fs from "node:fs";
-import path from "node:path";
 import { parseArgs } from "node:util";
-import { decodeNoseImage } from "../lib/biometrics/decode";
-import { normaliseContrast } from "../lib/biometrics/enhance";
-import { descriptorFrame, extractLocalFeatures } from "../lib/biometrics/features";
+import { describePatch, parseDescriptorNet, type DescriptorNet } from "../lib/biometrics/descriptor-net";
 import { DESCRIPTOR_ANGLES_DEG, DESCRIPTOR_DIMS, DESCRIPTOR_QUANT } from "../lib/biometrics/parameters";
-import { planCapture, surfacePointOf } from "../lib/synth/capture";
-import { burstLayout, captureFileName, captureSeed, MANIFEST_FILE, subjectDirName, subjectSeed, type DatasetManifest } from "../lib/synth/dataset";
-import { createNoseSubject } from "../lib/synth/nose-surface";
+import { PATCH_PIXELS, samplePatch } from "../lib/biometrics/patches";
+import { loadSubjectCaptures, nearestFrame, readManifest, trueTurnDeg, truePartners, type GroundTruthCapture } from "./ground-truth";
 
 const { positionals, values } = parseArgs({
   allowPositionals: true,
-  options: { subjects: { type: "string", default: "10" }, "tolerance-px": { type: "string", default: "3" } },
+  options: {
+    subjects: { type: "string", default: "10" },
+    "first-subject": { type: "string", default: "0" },
+    "tolerance-px": { type: "string", default: "3" },
+    "descriptor-net": { type: "string" },
+  },
 });
 const root = positionals[0];
-if (!root) throw new Error("usage: eval:correspondence DIR [--subjects 10] [--tolerance-px 3]");
-const manifest = JSON.parse(fs.readFileSync(path.join(root, MANIFEST_FILE), "utf8")) as DatasetManifest;
+if (!root) throw new Error("usage: eval:correspondence DIR [--subjects 10] [--first-subject 0] [--tolerance-px 3] [--descriptor-net FILE]");
+const manifest = readManifest(root);
 const toleranceWorkPx = Number(values["tolerance-px"]);
-const SCALE_TOLERANCE = Math.log(1.5);
+const net = values["descriptor-net"] ? parseDescriptorNet(fs.readFileSync(values["descriptor-net"])) : null;
 
-interface Capture {
-  subject: number;
-  burst: number;
-  /** The capture's roll (radians): image = nose surface turned by it. */
-  rotation: number;
-  /** count x 3: x, y, sigma at the engine's working size. */
-  keypoints: Float32Array;
-  /** One descriptor array per frame (DESCRIPTOR_ANGLES_DEG), upright first. */
-  descriptors: Int8Array[];
-  /** count x 3: u, v, coverage on the nose surface. */
-  surface: Float32Array;
-  /** Working-size pixels per surface unit. */
-  pixelsPerUnit: number;
+/** The learned descriptors of a capture's keypoints in every frame, int8 at DESCRIPTOR_QUANT like the engine's; the scale space is dropped. */
+function learnedDescriptors(capture: GroundTruthCapture, model: DescriptorNet): Int8Array[] {
+  if (model.outputs !== DESCRIPTOR_DIMS) throw new Error(`the network gives ${model.outputs} dimensions, the engine's descriptors ${DESCRIPTOR_DIMS}`);
+  const patch = new Float32Array(PATCH_PIXELS);
+  const frames = DESCRIPTOR_ANGLES_DEG.map((angleDeg) => {
+    const frame = new Int8Array(capture.keypoints.length * DESCRIPTOR_DIMS);
+    capture.keypoints.forEach((k, i) => {
+      samplePatch(capture.levels![k.level].blurred, k, (angleDeg * Math.PI) / 180, patch);
+      describePatch(model, patch).forEach((v, d) => (frame[i * DESCRIPTOR_DIMS + d] = Math.round(v * DESCRIPTOR_QUANT)));
+    });
+    return frame;
+  });
+  capture.levels = undefined;
+  return frames;
 }
 
-async function loadCaptures(subjects: number): Promise<Capture[]> {
-  const captures: Capture[] = [];
-  for (let s = 0; s < subjects; s++) {
-    const seed = subjectSeed(manifest.seed, s);
-    const subject = createNoseSubject(seed);
-    const bursts = burstLayout(seed, manifest.captures, manifest.difficulty);
-    for (let c = 0; c < manifest.captures; c++) {
-      const burst = bursts[c];
-      const plan = planCapture(subject, captureSeed(seed, c), { difficulty: manifest.difficulty, ...(burst ? { burst } : {}) });
-      const file = path.join(root, subjectDirName(s, manifest.subjects), captureFileName(c, manifest.captures));
-      const { image } = await decodeNoseImage(fs.readFileSync(file));
-      const toCapture = plan.width / image.width;
-      const { keypoints, descriptors } = extractLocalFeatures(normaliseContrast(image), image);
-      const packed = new Float32Array(keypoints.length * 3);
-      const surface = new Float32Array(keypoints.length * 3);
-      const frames = DESCRIPTOR_ANGLES_DEG.map((_, set) => descriptorFrame(descriptors, keypoints.length, set));
-      keypoints.forEach((k, i) => {
-        packed.set([k.x, k.y, k.sigma], i * 3);
-        const p = surfacePointOf(plan, (k.x + 0.5) * toCapture - 0.5, (k.y + 0.5) * toCapture - 0.5);
-        surface.set([p.u, p.v, p.coverage], i * 3);
-      });
-      captures.push({ subject: s, burst: burst?.seed ?? c, rotation: plan.rotation, keypoints: packed, descriptors: frames, surface, pixelsPerUnit: plan.pixelsPerUnit / toCapture });
+async function loadCaptures(first: number, count: number): Promise<GroundTruthCapture[]> {
+  const captures: GroundTruthCapture[] = [];
+  for (let s = first; s < Math.min(first + count, manifest.subjects); s++) {
+    for (const capture of await loadSubjectCaptures(root, manifest, s, { levels: net !== null })) {
+      if (net) capture.descriptors = learnedDescriptors(capture, net);
+      captures.push(capture);
     }
   }
   return captures;
-}
-
-/** For each keypoint of a, the keypoint of b at the same surface point and a similar physical scale, or -1. */
-function truePartners(a: Capture, b: Capture): Int32Array {
-  const countA = a.keypoints.length / 3;
-  const countB = b.keypoints.length / 3;
-  const partners = new Int32Array(countA).fill(-1);
-  const tolerance = toleranceWorkPx / a.pixelsPerUnit;
-  for (let i = 0; i < countA; i++) {
-    if (a.surface[i * 3 + 2] < 0.5) continue;
-    let best = tolerance * tolerance;
-    for (let j = 0; j < countB; j++) {
-      const du = a.surface[i * 3] - b.surface[j * 3];
-      const dv = a.surface[i * 3 + 1] - b.surface[j * 3 + 1];
-      const scaleA = a.keypoints[i * 3 + 2] / a.pixelsPerUnit;
-      const scaleB = b.keypoints[j * 3 + 2] / b.pixelsPerUnit;
-      if (du * du + dv * dv < best && Math.abs(Math.log(scaleA / scaleB)) < SCALE_TOLERANCE) {
-        best = du * du + dv * dv;
-        partners[i] = j;
-      }
-    }
-  }
-  return partners;
 }
 
 function cosine(a: Int8Array, i: number, b: Int8Array, j: number): number {
@@ -104,8 +67,12 @@ function cosine(a: Int8Array, i: number, b: Int8Array, j: number): number {
 const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
 const percent = (part: number, whole: number) => `${((100 * part) / Math.max(1, whole)).toFixed(1)} %`;
 
-const captures = await loadCaptures(Math.min(Number(values.subjects), manifest.subjects));
-console.log(`${root}: seed ${manifest.seed}, ${manifest.difficulty}, first ${captures.length / manifest.captures} subjects x ${manifest.captures} captures, tolerance ${toleranceWorkPx} px`);
+const first = Number(values["first-subject"]);
+const captures = await loadCaptures(first, Number(values.subjects));
+console.log(
+  `${root}: seed ${manifest.seed}, ${manifest.difficulty}, subjects ${first}-${first + captures.length / manifest.captures - 1} x ${manifest.captures} captures, ` +
+    `tolerance ${toleranceWorkPx} px, descriptors: ${values["descriptor-net"] ?? "the engine's"}`,
+);
 for (const sameBurst of [true, false]) {
   let pairs = 0;
   let keypoints = 0;
@@ -116,12 +83,8 @@ for (const sameBurst of [true, false]) {
     for (const b of captures) {
       if (a === b || a.subject !== b.subject || (a.burst === b.burst) !== sameBurst) continue;
       pairs++;
-      const partners = truePartners(a, b);
-      const countB = b.keypoints.length / 3;
-      // The image is the surface turned by the capture's roll, so a's frame at (a - b roll) sees b's upright frame.
-      const turnDeg = ((a.rotation - b.rotation) * 180) / Math.PI;
-      const frame = DESCRIPTOR_ANGLES_DEG.reduce((best, angle, set) => (Math.abs(angle - turnDeg) < Math.abs(DESCRIPTOR_ANGLES_DEG[best] - turnDeg) ? set : best), 0);
-      const da = a.descriptors[frame];
+      const partners = truePartners(a, b, toleranceWorkPx);
+      const da = a.descriptors[nearestFrame(trueTurnDeg(a, b))];
       const db = b.descriptors[0];
       keypoints += partners.length;
       partners.forEach((j, i) => {
@@ -130,7 +93,7 @@ for (const sameBurst of [true, false]) {
         const c = cosine(da, i, db, j);
         cosines.push(c);
         let closer = false;
-        for (let k = 0; k < countB && !closer; k++) closer = k !== j && cosine(da, i, db, k) > c;
+        for (let k = 0; k < b.keypoints.length && !closer; k++) closer = k !== j && cosine(da, i, db, k) > c;
         if (!closer) nearest++;
       });
     }
@@ -150,7 +113,7 @@ while (random.length < 20_000) {
   const a = captures[Math.floor(next() * captures.length)];
   const b = captures[Math.floor(next() * captures.length)];
   if (a.subject === b.subject) continue;
-  random.push(cosine(a.descriptors[0], Math.floor((next() * a.keypoints.length) / 3), b.descriptors[0], Math.floor((next() * b.keypoints.length) / 3)));
+  random.push(cosine(a.descriptors[0], Math.floor(next() * a.keypoints.length), b.descriptors[0], Math.floor(next() * b.keypoints.length)));
 }
 random.sort((x, y) => x - y);
 console.log(`random keypoints of different noses: cosine p10 / p50 / p90 / p99 ${[0.1, 0.5, 0.9, 0.99].map((q) => quantile(random, q).toFixed(2)).join(" / ")}`);

@@ -19,7 +19,7 @@ import {
 } from "./parameters";
 
 /** One level of the scale space: the blurred image and its gradients. */
-interface ScaleLevel {
+export interface ScaleLevel {
   sigma: number;
   blurred: GreyImage;
   gx: Float32Array;
@@ -277,11 +277,16 @@ export function descriptorFrame(descriptors: Int8Array, keypointTotal: number, s
   return descriptors.subarray(set * size, (set + 1) * size);
 }
 
-/** Keypoints and descriptors of a contrast-normalised image. */
-export function extractLocalFeatures(normalised: GreyImage, grey: GreyImage): LocalFeatures {
+/** The keypoints of a contrast-normalised image and the scale space they were found in (`keypoint.level` indexes it). */
+export function detectKeypoints(normalised: GreyImage, grey: GreyImage): { keypoints: Keypoint[]; levels: ScaleLevel[] } {
   const levels = buildScaleSpace(normalised);
   const smoothedGrey = gaussianBlur(grey, 1.5);
-  const keypoints = selectSpread(detectCandidates(levels, smoothedGrey), normalised.width, normalised.height);
+  return { keypoints: selectSpread(detectCandidates(levels, smoothedGrey), normalised.width, normalised.height), levels };
+}
+
+/** Keypoints and descriptors of a contrast-normalised image. */
+export function extractLocalFeatures(normalised: GreyImage, grey: GreyImage): LocalFeatures {
+  const { keypoints, levels } = detectKeypoints(normalised, grey);
   const descriptors = new Int8Array(DESCRIPTOR_SETS * keypoints.length * DESCRIPTOR_DIMS);
   for (let s = 0; s < DESCRIPTOR_SETS; s++) {
     const angle = (DESCRIPTOR_ANGLES_DEG[s] * Math.PI) / 180;

@@ -1,0 +1,189 @@
+import { PATCH_PIXELS, PATCH_SIZE } from "./patches";
+
+/**
+ * A small convolutional descriptor network (trained by `npm run train:descriptor`, scripts/train-descriptor.py):
+ * a standardised PATCH_SIZE² patch through 3 x 3 convolutions (padding 1, stride 1 or 2, ReLU) and a final linear
+ * layer, ending in a unit vector. Inference is plain TypeScript in float32, for measurement; the weights file
+ * carries check patches with the trainer's own outputs, and loading refuses a file this code does not reproduce.
+ *
+ * File layout (little-endian): "RDN1", u32 layer count; per layer u8 kind (1 conv 3 x 3, 2 linear), u8 stride,
+ * u8 relu, u8 0, u32 inputs, u32 outputs, f32 weights (PyTorch order: out, in, ky, kx), f32 biases; then u32 check
+ * count, and per check PATCH_PIXELS f32 inputs (raw patch) and `outputs` f32 expected outputs.
+ */
+
+const MAGIC = "RDN1";
+const CHECK_TOLERANCE = 1e-3;
+
+interface Layer {
+  kind: "conv" | "linear";
+  stride: number;
+  relu: boolean;
+  inputs: number;
+  outputs: number;
+  /**
+   * In the order inference reads them, outputs innermost: conv [ky][kx][in][out]; linear [in][out], with the inputs
+   * in the activations' order (pixel by pixel, channels innermost) rather than PyTorch's flattening (channel by channel).
+   */
+  weights: Float32Array;
+  biases: Float32Array;
+}
+
+export interface DescriptorNet {
+  layers: Layer[];
+  outputs: number;
+}
+
+export class DescriptorNetFormatError extends Error {}
+
+/** Patch standardised to mean 0, standard deviation 1 (a flat patch stays 0). */
+function standardise(patch: Float32Array, offset: number, out: Float32Array): void {
+  let sum = 0;
+  let sumSq = 0;
+  for (let i = 0; i < PATCH_PIXELS; i++) {
+    const v = patch[offset + i];
+    sum += v;
+    sumSq += v * v;
+  }
+  const mean = sum / PATCH_PIXELS;
+  const std = Math.sqrt(Math.max(0, sumSq / PATCH_PIXELS - mean * mean)) + 1e-6;
+  for (let i = 0; i < PATCH_PIXELS; i++) out[i] = (patch[offset + i] - mean) / std;
+}
+
+/** Activations are pixel by pixel, channels innermost; zero inputs (most, after a ReLU) are skipped. */
+function conv3x3(layer: Layer, input: Float32Array, size: number): { output: Float32Array; size: number } {
+  const { stride, inputs, outputs, weights, biases } = layer;
+  const outSize = Math.ceil(size / stride);
+  const output = new Float32Array(outputs * outSize * outSize);
+  for (let y = 0; y < outSize; y++) {
+    for (let x = 0; x < outSize; x++) {
+      const out = (y * outSize + x) * outputs;
+      output.set(biases, out);
+      for (let ky = 0; ky < 3; ky++) {
+        const iy = y * stride + ky - 1;
+        if (iy < 0 || iy >= size) continue;
+        for (let kx = 0; kx < 3; kx++) {
+          const ix = x * stride + kx - 1;
+          if (ix < 0 || ix >= size) continue;
+          const pixel = (iy * size + ix) * inputs;
+          const tap = (ky * 3 + kx) * inputs;
+          for (let c = 0; c < inputs; c++) {
+            const v = input[pixel + c];
+            if (v === 0) continue;
+            const w = (tap + c) * outputs;
+            for (let o = 0; o < outputs; o++) output[out + o] += weights[w + o] * v;
+          }
+        }
+      }
+      if (layer.relu) for (let o = out; o < out + outputs; o++) if (output[o] < 0) output[o] = 0;
+    }
+  }
+  return { output, size: outSize };
+}
+
+function linear(layer: Layer, input: Float32Array): Float32Array {
+  const { inputs, outputs, weights, biases } = layer;
+  const output = Float32Array.from(biases);
+  for (let i = 0; i < inputs; i++) {
+    const v = input[i];
+    if (v === 0) continue;
+    const w = i * outputs;
+    for (let o = 0; o < outputs; o++) output[o] += weights[w + o] * v;
+  }
+  if (layer.relu) for (let o = 0; o < outputs; o++) if (output[o] < 0) output[o] = 0;
+  return output;
+}
+
+/** The network's unit-length descriptor of one raw patch (PATCH_PIXELS values from `offset`). */
+export function describePatch(net: DescriptorNet, patch: Float32Array, offset = 0): Float32Array {
+  let activations: Float32Array = new Float32Array(PATCH_PIXELS);
+  standardise(patch, offset, activations);
+  let size = PATCH_SIZE;
+  for (const layer of net.layers) {
+    if (layer.kind === "conv") ({ output: activations, size } = conv3x3(layer, activations, size));
+    else activations = linear(layer, activations);
+  }
+  let norm = 0;
+  for (let i = 0; i < activations.length; i++) norm += activations[i] * activations[i];
+  norm = Math.sqrt(norm) || 1;
+  for (let i = 0; i < activations.length; i++) activations[i] /= norm;
+  return activations;
+}
+
+/** PyTorch's conv weights [out][in][ky][kx] as [ky][kx][in][out]. */
+function convWeightsForInference(w: Float32Array, inputs: number, outputs: number): Float32Array {
+  const out = new Float32Array(w.length);
+  for (let o = 0; o < outputs; o++) for (let c = 0; c < inputs; c++) for (let k = 0; k < 9; k++) out[(k * inputs + c) * outputs + o] = w[(o * inputs + c) * 9 + k];
+  return out;
+}
+
+/** PyTorch's linear weights [out][in] as [in][out], the inputs of a flattened feature map (channels x size x size) taken pixel by pixel. */
+function linearWeightsForInference(w: Float32Array, inputs: number, outputs: number, channels: number, size: number): Float32Array {
+  const out = new Float32Array(w.length);
+  for (let o = 0; o < outputs; o++) {
+    for (let i = 0; i < inputs; i++) {
+      const [c, pixel] = size === 1 ? [i, 0] : [Math.floor(i / (size * size)), i % (size * size)];
+      out[(pixel * channels + c) * outputs + o] = w[o * inputs + i];
+    }
+  }
+  return out;
+}
+
+/** Parses and checks a weights file: its layers must chain (PATCH_SIZE² in, 1 channel) and reproduce its check outputs. */
+export function parseDescriptorNet(bytes: Uint8Array): DescriptorNet {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let at = 0;
+  const need = (n: number) => {
+    if (at + n > bytes.byteLength) throw new DescriptorNetFormatError("descriptor net: file truncated");
+  };
+  const u32 = () => (need(4), (at += 4), view.getUint32(at - 4, true));
+  const u8 = () => (need(1), (at += 1), view.getUint8(at - 1));
+  const f32s = (n: number) => {
+    need(n * 4);
+    const out = new Float32Array(n);
+    for (let i = 0; i < n; i++) out[i] = view.getFloat32(at + i * 4, true);
+    at += n * 4;
+    return out;
+  };
+  need(4);
+  if (new TextDecoder().decode(bytes.subarray(0, 4)) !== MAGIC) throw new DescriptorNetFormatError("descriptor net: not an RDN1 file");
+  at = 4;
+  const layers: Layer[] = [];
+  let channels = 1;
+  let size = PATCH_SIZE;
+  let flat = false;
+  for (let l = u32(); l > 0; l--) {
+    const kind = u8() === 1 ? "conv" : "linear";
+    const stride = u8();
+    const relu = u8() === 1;
+    u8();
+    const inputs = u32();
+    const outputs = u32();
+    if (kind === "conv") {
+      if (flat || inputs !== channels || (stride !== 1 && stride !== 2)) throw new DescriptorNetFormatError("descriptor net: layers do not chain");
+      layers.push({ kind, stride, relu, inputs, outputs, weights: convWeightsForInference(f32s(outputs * inputs * 9), inputs, outputs), biases: f32s(outputs) });
+      size = Math.ceil(size / stride);
+    } else {
+      if (inputs !== (flat ? channels : channels * size * size)) throw new DescriptorNetFormatError("descriptor net: layers do not chain");
+      const weights = linearWeightsForInference(f32s(outputs * inputs), inputs, outputs, flat ? inputs : channels, flat ? 1 : size);
+      layers.push({ kind, stride, relu, inputs, outputs, weights, biases: f32s(outputs) });
+      flat = true;
+    }
+    channels = outputs;
+  }
+  if (!flat) throw new DescriptorNetFormatError("descriptor net: no linear output layer");
+  const net: DescriptorNet = { layers, outputs: channels };
+  const checks = u32();
+  if (checks === 0) throw new DescriptorNetFormatError("descriptor net: no check patches");
+  for (let c = 0; c < checks; c++) {
+    const patch = f32s(PATCH_PIXELS);
+    const expected = f32s(net.outputs);
+    const got = describePatch(net, patch);
+    for (let i = 0; i < net.outputs; i++) {
+      if (Math.abs(got[i] - expected[i]) > CHECK_TOLERANCE) {
+        throw new DescriptorNetFormatError(`descriptor net: check patch ${c} output ${i} is ${got[i]}, the trainer computed ${expected[i]}`);
+      }
+    }
+  }
+  if (at !== bytes.byteLength) throw new DescriptorNetFormatError("descriptor net: trailing bytes");
+  return net;
+}
