@@ -7,8 +7,11 @@ exported by `npm run export:patches` (scripts/export-patches.ts). Needs PyTorch 
 
 Network: 3 x 3 convolutions (ReLU) with strides 1, 2, 1, 2 and the given widths, then a linear layer to 128,
 L2-normalised; the input patch is standardised (mean 0, std 1) first, as the TypeScript inference does.
-Loss: hardest-in-batch triplet margin loss of HardNet (Mishchuk et al. 2017): each anchor against its partner and
-the closest non-partner of its row and column in the batch's distance matrix, margin 1. Adam with a one-cycle rate.
+Loss (--loss): "infonce" (default), the symmetric cross-entropy of each patch's similarities to every patch of the
+other side of the batch, its partner the target (temperature 0.05); or "hardnet", the hardest-in-batch triplet
+margin loss of HardNet (Mishchuk et al. 2017), which on these patches collapses every descriptor onto nearly one
+vector (loss stuck at the margin; the partner still nearest by float differences that int8 storage erases).
+Adam with a one-cycle rate.
 After every epoch: on up to 2,048 validation pairs, how often the partner is the nearest of all validation
 partners (both directions). Writes the RDN1 weights file with 4 validation patches and their outputs as checks.
 """
@@ -60,6 +63,12 @@ class DescriptorNet(nn.Module):
         return F.normalize(self.linear(x.flatten(1)), dim=1)
 
 
+def infonce_loss(da, db, temperature):
+    logits = (da @ db.T) / temperature
+    target = torch.arange(len(da))
+    return (F.cross_entropy(logits, target) + F.cross_entropy(logits.T, target)) / 2
+
+
 def hardnet_loss(da, db, margin=1.0):
     distance = torch.cdist(da, db)
     positive = distance.diag()
@@ -107,6 +116,8 @@ def main():
     parser.add_argument("--batch", type=int, default=512)
     parser.add_argument("--lr", type=float, default=2e-3)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--loss", choices=["infonce", "hardnet"], default="infonce")
+    parser.add_argument("--temperature", type=float, default=0.05)
     args = parser.parse_args()
 
     torch.manual_seed(args.seed)
@@ -130,7 +141,8 @@ def main():
         batches = 0
         for start in range(0, len(order) - args.batch + 1, args.batch):
             index = order[start : start + args.batch]
-            loss = hardnet_loss(net(a[index]), net(b[index]))
+            da, db = net(a[index]), net(b[index])
+            loss = infonce_loss(da, db, args.temperature) if args.loss == "infonce" else hardnet_loss(da, db)
             optimiser.zero_grad()
             loss.backward()
             optimiser.step()

@@ -1,32 +1,27 @@
 import { PATCH_PIXELS, PATCH_SIZE } from "./patches";
+import { placeNet, runNet, type NetLayer, type PlacedNet } from "./simd/net-kernel";
 
 /**
  * A small convolutional descriptor network (trained by `npm run train:descriptor`, scripts/train-descriptor.py):
  * a standardised PATCH_SIZE² patch through 3 x 3 convolutions (padding 1, stride 1 or 2, ReLU) and a final linear
- * layer, ending in a unit vector. Inference is plain TypeScript in float32, for measurement; the weights file
+ * layer, ending in a unit vector. Inference is float32; the weights file
  * carries check patches with the trainer's own outputs, and loading refuses a file this code does not reproduce.
  *
  * File layout (little-endian): "RDN1", u32 layer count; per layer u8 kind (1 conv 3 x 3, 2 linear), u8 stride,
  * u8 relu, u8 0, u32 inputs, u32 outputs, f32 weights (PyTorch order: out, in, ky, kx), f32 biases; then u32 check
- * count, and per check PATCH_PIXELS f32 inputs (raw patch) and `outputs` f32 expected outputs.
+ * count, and per check PATCH_PIXELS f32 inputs (raw patch) and `outputs` f32 expected outputs. The layers run in
+ * WebAssembly SIMD (simd/net-kernel.wat).
  */
 
 const MAGIC = "RDN1";
 const CHECK_TOLERANCE = 1e-3;
 
-interface Layer {
-  kind: "conv" | "linear";
-  stride: number;
-  relu: boolean;
-  inputs: number;
-  outputs: number;
-  /**
-   * In the order inference reads them, outputs innermost: conv [ky][kx][in][out]; linear [in][out], with the inputs
-   * in the activations' order (pixel by pixel, channels innermost) rather than PyTorch's flattening (channel by channel).
-   */
-  weights: Float32Array;
-  biases: Float32Array;
-}
+/**
+ * Layers hold their weights in the order inference reads them, outputs innermost: conv [ky][kx][in][out]; linear
+ * [in][out], with the inputs in the activations' order (pixel by pixel, channels innermost) rather than PyTorch's
+ * flattening (channel by channel).
+ */
+type Layer = NetLayer;
 
 export interface DescriptorNet {
   layers: Layer[];
@@ -49,59 +44,16 @@ function standardise(patch: Float32Array, offset: number, out: Float32Array): vo
   for (let i = 0; i < PATCH_PIXELS; i++) out[i] = (patch[offset + i] - mean) / std;
 }
 
-/** Activations are pixel by pixel, channels innermost; zero inputs (most, after a ReLU) are skipped. */
-function conv3x3(layer: Layer, input: Float32Array, size: number): { output: Float32Array; size: number } {
-  const { stride, inputs, outputs, weights, biases } = layer;
-  const outSize = Math.ceil(size / stride);
-  const output = new Float32Array(outputs * outSize * outSize);
-  for (let y = 0; y < outSize; y++) {
-    for (let x = 0; x < outSize; x++) {
-      const out = (y * outSize + x) * outputs;
-      output.set(biases, out);
-      for (let ky = 0; ky < 3; ky++) {
-        const iy = y * stride + ky - 1;
-        if (iy < 0 || iy >= size) continue;
-        for (let kx = 0; kx < 3; kx++) {
-          const ix = x * stride + kx - 1;
-          if (ix < 0 || ix >= size) continue;
-          const pixel = (iy * size + ix) * inputs;
-          const tap = (ky * 3 + kx) * inputs;
-          for (let c = 0; c < inputs; c++) {
-            const v = input[pixel + c];
-            if (v === 0) continue;
-            const w = (tap + c) * outputs;
-            for (let o = 0; o < outputs; o++) output[out + o] += weights[w + o] * v;
-          }
-        }
-      }
-      if (layer.relu) for (let o = out; o < out + outputs; o++) if (output[o] < 0) output[o] = 0;
-    }
-  }
-  return { output, size: outSize };
-}
-
-function linear(layer: Layer, input: Float32Array): Float32Array {
-  const { inputs, outputs, weights, biases } = layer;
-  const output = Float32Array.from(biases);
-  for (let i = 0; i < inputs; i++) {
-    const v = input[i];
-    if (v === 0) continue;
-    const w = i * outputs;
-    for (let o = 0; o < outputs; o++) output[o] += weights[w + o] * v;
-  }
-  if (layer.relu) for (let o = 0; o < outputs; o++) if (output[o] < 0) output[o] = 0;
-  return output;
-}
+const standardised = new Float32Array(PATCH_PIXELS);
+/** Each network's copy in this thread's kernel memory. */
+const placedNets = new WeakMap<DescriptorNet, PlacedNet>();
 
 /** The network's unit-length descriptor of one raw patch (PATCH_PIXELS values from `offset`). */
 export function describePatch(net: DescriptorNet, patch: Float32Array, offset = 0): Float32Array {
-  let activations: Float32Array = new Float32Array(PATCH_PIXELS);
-  standardise(patch, offset, activations);
-  let size = PATCH_SIZE;
-  for (const layer of net.layers) {
-    if (layer.kind === "conv") ({ output: activations, size } = conv3x3(layer, activations, size));
-    else activations = linear(layer, activations);
-  }
+  standardise(patch, offset, standardised);
+  let placed = placedNets.get(net);
+  if (!placed) placedNets.set(net, (placed = placeNet(net.layers, PATCH_SIZE)));
+  const activations = runNet(placed, standardised);
   let norm = 0;
   for (let i = 0; i < activations.length; i++) norm += activations[i] * activations[i];
   norm = Math.sqrt(norm) || 1;

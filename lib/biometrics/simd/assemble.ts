@@ -3,7 +3,7 @@ import path from "node:path";
 import wabtFactory from "wabt";
 
 /** The WebAssembly kernels, each assembled from `<name>.wat` into the committed `<name>-wasm.ts`. */
-export const KERNELS = ["dot-kernel", "posting-kernel", "image-kernel"] as const;
+export const KERNELS = ["dot-kernel", "posting-kernel", "image-kernel", "net-kernel"] as const;
 export type KernelName = (typeof KERNELS)[number];
 
 /** A kernel's bytes assembled from its text source (build time and the freshness tests only). */
