@@ -1,3 +1,5 @@
+import fs from "node:fs";
+import { DESCRIPTOR_DIMS } from "./parameters";
 import { PATCH_PIXELS, PATCH_SIZE } from "./patches";
 import { placeNet, runNet, type NetLayer, type PlacedNet } from "./simd/net-kernel";
 
@@ -138,4 +140,19 @@ export function parseDescriptorNet(bytes: Uint8Array): DescriptorNet {
   }
   if (at !== bytes.byteLength) throw new DescriptorNetFormatError("descriptor net: trailing bytes");
   return net;
+}
+
+/** The engine's network, trained by `npm run train:descriptor` (docs/engine.md); changing it changes templates (bump TEMPLATE_VERSION). */
+export const DESCRIPTOR_NET_FILE = new URL("./descriptor-net.rdn", import.meta.url);
+
+let loaded: DescriptorNet | null = null;
+
+/** The engine's descriptor network, loaded and checked on first use in each thread. */
+export function descriptorNet(): DescriptorNet {
+  if (!loaded) {
+    const net = parseDescriptorNet(fs.readFileSync(DESCRIPTOR_NET_FILE));
+    if (net.outputs !== DESCRIPTOR_DIMS) throw new DescriptorNetFormatError(`descriptor net: ${net.outputs} outputs, the engine's descriptors have ${DESCRIPTOR_DIMS}`);
+    loaded = net;
+  }
+  return loaded;
 }

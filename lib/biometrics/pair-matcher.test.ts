@@ -4,7 +4,6 @@ import { renderCapture } from "../synth/capture";
 import { captureSeed, subjectSeed } from "../synth/dataset";
 import { createNoseSubject } from "../synth/nose-surface";
 import { extractNoseImage } from "./extract";
-import { fastAtan2 } from "./features";
 import { compareInFrame, compareTemplates } from "./pair-matcher";
 import { DESCRIPTOR_ANGLES_DEG } from "./parameters";
 import type { NoseTemplate } from "./template";
@@ -31,16 +30,4 @@ describe("rotation hypotheses", () => {
       expect(best).toEqual(compareInFrame(original, DESCRIPTOR_ANGLES_DEG.indexOf(-turn), turned));
     }
   }, 60_000);
-
-  it("approximate atan2 within 3e-4 rad everywhere", () => {
-    let worst = 0;
-    for (let i = 0; i < 20_000; i++) {
-      const t = (i / 20_000) * 2 * Math.PI - Math.PI;
-      const r = 0.25 + (i % 7);
-      const error = Math.abs(fastAtan2(r * Math.sin(t), r * Math.cos(t)) - Math.atan2(r * Math.sin(t), r * Math.cos(t)));
-      worst = Math.max(worst, Math.min(error, Math.abs(error - 2 * Math.PI)));
-    }
-    expect(worst).toBeLessThan(3e-4);
-    expect(fastAtan2(0, 0)).toBe(0);
-  });
 });

@@ -39,7 +39,7 @@ interface TentativeMatches {
 const COSINE_SCALE = DESCRIPTOR_QUANT * DESCRIPTOR_QUANT;
 
 /**
- * What one inlier adds to a pair's similarity: ((cosine − 0.7) / 0.3)², 0 at the tentative-match floor,
+ * What one inlier adds to a pair's similarity: ((cosine − MATCH_MIN_COSINE) / (1 − MATCH_MIN_COSINE))², 0 at the tentative-match floor,
  * 1 for identical descriptors. At equal inlier counts, genuine pairs' inliers are the closer ones; an
  * impostor's geometry-consistent chance matches sit near the floor (docs/engine.md, "Session fusion").
  */

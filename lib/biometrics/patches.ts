@@ -1,11 +1,11 @@
 import type { GreyImage } from "./grey-image";
-import { DESCRIPTOR_CELL_SIGMAS, DESCRIPTOR_GRID } from "./parameters";
+import { DESCRIPTOR_WINDOW_SIGMAS } from "./parameters";
 
 /** A keypoint's patch is PATCH_SIZE x PATCH_SIZE samples. */
 export const PATCH_SIZE = 16;
 export const PATCH_PIXELS = PATCH_SIZE * PATCH_SIZE;
-/** The patch covers the hand-made descriptor's window: DESCRIPTOR_GRID cells of DESCRIPTOR_CELL_SIGMAS keypoint sigmas. */
-export const PATCH_WINDOW_SIGMAS = DESCRIPTOR_GRID * DESCRIPTOR_CELL_SIGMAS;
+/** The patch covers DESCRIPTOR_WINDOW_SIGMAS keypoint sigmas. */
+export const PATCH_WINDOW_SIGMAS = DESCRIPTOR_WINDOW_SIGMAS;
 /** Patches stored as int8 (training data) hold this many steps per unit of the contrast-normalised image. */
 export const PATCH_QUANT = 32;
 

@@ -25,7 +25,7 @@ describe("inlier weight", () => {
     expect(inlierWeight(MATCH_MIN_COSINE)).toBe(0);
     expect(inlierWeight(MATCH_MIN_COSINE - 0.1)).toBe(0);
     expect(inlierWeight(1)).toBeCloseTo(1, 12);
-    expect(inlierWeight(0.85)).toBeCloseTo(0.25, 12);
+    expect(inlierWeight((1 + MATCH_MIN_COSINE) / 2)).toBeCloseTo(0.25, 12);
     expect(inlierWeight(0.95)).toBeGreaterThan(inlierWeight(0.9));
   });
 });
