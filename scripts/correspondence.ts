@@ -11,9 +11,8 @@
  */
 import fs from "node:fs";
 import { parseArgs } from "node:util";
-import { describePatch, parseDescriptorNet, type DescriptorNet } from "../lib/biometrics/descriptor-net";
-import { DESCRIPTOR_ANGLES_DEG, DESCRIPTOR_DIMS, DESCRIPTOR_QUANT } from "../lib/biometrics/parameters";
-import { PATCH_PIXELS, samplePatch } from "../lib/biometrics/patches";
+import { parseDescriptorNet } from "../lib/biometrics/descriptor-net";
+import { DESCRIPTOR_DIMS, DESCRIPTOR_QUANT } from "../lib/biometrics/parameters";
 import { loadSubjectCaptures, nearestFrame, readManifest, trueTurnDeg, truePartners, type GroundTruthCapture } from "./ground-truth";
 
 const { positionals, values } = parseArgs({
@@ -30,30 +29,12 @@ if (!root) throw new Error("usage: eval:correspondence DIR [--subjects 10] [--fi
 const manifest = readManifest(root);
 const toleranceWorkPx = Number(values["tolerance-px"]);
 const net = values["descriptor-net"] ? parseDescriptorNet(fs.readFileSync(values["descriptor-net"])) : null;
-
-/** The learned descriptors of a capture's keypoints in every frame, int8 at DESCRIPTOR_QUANT like the engine's; the scale space is dropped. */
-function learnedDescriptors(capture: GroundTruthCapture, model: DescriptorNet): Int8Array[] {
-  if (model.outputs !== DESCRIPTOR_DIMS) throw new Error(`the network gives ${model.outputs} dimensions, the engine's descriptors ${DESCRIPTOR_DIMS}`);
-  const patch = new Float32Array(PATCH_PIXELS);
-  const frames = DESCRIPTOR_ANGLES_DEG.map((angleDeg) => {
-    const frame = new Int8Array(capture.keypoints.length * DESCRIPTOR_DIMS);
-    capture.keypoints.forEach((k, i) => {
-      samplePatch(capture.levels![k.level].blurred, k, (angleDeg * Math.PI) / 180, patch);
-      describePatch(model, patch).forEach((v, d) => (frame[i * DESCRIPTOR_DIMS + d] = Math.round(v * DESCRIPTOR_QUANT)));
-    });
-    return frame;
-  });
-  capture.levels = undefined;
-  return frames;
-}
+if (net && net.outputs !== DESCRIPTOR_DIMS) throw new Error(`the network gives ${net.outputs} dimensions, the engine's descriptors ${DESCRIPTOR_DIMS}`);
 
 async function loadCaptures(first: number, count: number): Promise<GroundTruthCapture[]> {
   const captures: GroundTruthCapture[] = [];
   for (let s = first; s < Math.min(first + count, manifest.subjects); s++) {
-    for (const capture of await loadSubjectCaptures(root, manifest, s, { levels: net !== null })) {
-      if (net) capture.descriptors = learnedDescriptors(capture, net);
-      captures.push(capture);
-    }
+    captures.push(...(await loadSubjectCaptures(root, manifest, s, { net: net ?? undefined })));
   }
   return captures;
 }

@@ -8,7 +8,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { decodeNoseImage } from "../lib/biometrics/decode";
 import { normaliseContrast } from "../lib/biometrics/enhance";
-import { descriptorFrame, detectKeypoints, extractLocalFeatures, type Keypoint, type ScaleLevel } from "../lib/biometrics/features";
+import type { DescriptorNet } from "../lib/biometrics/descriptor-net";
+import { describeKeypoints, descriptorFrame, detectKeypoints, type Keypoint, type ScaleLevel } from "../lib/biometrics/features";
 import { DESCRIPTOR_ANGLES_DEG } from "../lib/biometrics/parameters";
 import { planCapture, surfacePointOf } from "../lib/synth/capture";
 import { burstLayout, captureFileName, captureSeed, MANIFEST_FILE, subjectDirName, subjectSeed, type DatasetManifest } from "../lib/synth/dataset";
@@ -37,8 +38,16 @@ export function readManifest(root: string): DatasetManifest {
   return JSON.parse(fs.readFileSync(path.join(root, MANIFEST_FILE), "utf8")) as DatasetManifest;
 }
 
-/** Every capture of subject `s`: the engine's keypoints (and descriptors, or the scale space) with their surface points. */
-export async function loadSubjectCaptures(root: string, manifest: DatasetManifest, s: number, options: { levels?: boolean } = {}): Promise<GroundTruthCapture[]> {
+/**
+ * Every capture of subject `s`: the engine's keypoints with their surface points, and either their descriptors (by
+ * `options.net`, the engine's network by default) or, with `options.levels`, the scale space they were found in.
+ */
+export async function loadSubjectCaptures(
+  root: string,
+  manifest: DatasetManifest,
+  s: number,
+  options: { levels?: boolean; net?: DescriptorNet } = {},
+): Promise<GroundTruthCapture[]> {
   const seed = subjectSeed(manifest.seed, s);
   const subject = createNoseSubject(seed);
   const bursts = burstLayout(seed, manifest.captures, manifest.difficulty);
@@ -49,23 +58,15 @@ export async function loadSubjectCaptures(root: string, manifest: DatasetManifes
     const file = path.join(root, subjectDirName(s, manifest.subjects), captureFileName(c, manifest.captures));
     const { image } = await decodeNoseImage(fs.readFileSync(file));
     const toCapture = plan.width / image.width;
-    const normalised = normaliseContrast(image);
-    let keypoints: Keypoint[];
-    let descriptors: Int8Array[] = [];
-    let levels: ScaleLevel[] | undefined;
-    if (options.levels) {
-      ({ keypoints, levels } = detectKeypoints(normalised, image));
-    } else {
-      const features = extractLocalFeatures(normalised, image);
-      keypoints = features.keypoints;
-      descriptors = DESCRIPTOR_ANGLES_DEG.map((_, set) => descriptorFrame(features.descriptors, keypoints.length, set));
-    }
+    const { keypoints, levels } = detectKeypoints(normaliseContrast(image), image);
+    const all = options.levels ? null : describeKeypoints(levels, keypoints, options.net);
+    const descriptors = all ? DESCRIPTOR_ANGLES_DEG.map((_, set) => descriptorFrame(all, keypoints.length, set)) : [];
     const surface = new Float32Array(keypoints.length * 3);
     keypoints.forEach((k, i) => {
       const p = surfacePointOf(plan, (k.x + 0.5) * toCapture - 0.5, (k.y + 0.5) * toCapture - 0.5);
       surface.set([p.u, p.v, p.coverage], i * 3);
     });
-    captures.push({ subject: s, capture: c, burst: burst?.seed ?? c, rotation: plan.rotation, keypoints, descriptors, levels, surface, pixelsPerUnit: plan.pixelsPerUnit / toCapture });
+    captures.push({ subject: s, capture: c, burst: burst?.seed ?? c, rotation: plan.rotation, keypoints, descriptors, levels: options.levels ? levels : undefined, surface, pixelsPerUnit: plan.pixelsPerUnit / toCapture });
   }
   return captures;
 }

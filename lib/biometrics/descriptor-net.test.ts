@@ -15,7 +15,7 @@ describe("samplePatch", () => {
     for (const [i, j] of [[0, 0], [15, 0], [7, 9], [3, 15]]) expect(patch[j * PATCH_SIZE + i]).toBeCloseTo(50 + (i - 7.5) * step, 4);
   });
 
-  it("turns the frame as the hand-made descriptor does: at 90 degrees the patch's rows run along x", () => {
+  it("turns the frame by the angle (the convention of the rotation hypotheses): at 90 degrees the patch's rows run along x", () => {
     const patch = new Float32Array(PATCH_PIXELS);
     samplePatch(ramp, keypoint, Math.PI / 2, patch);
     for (const [i, j] of [[0, 0], [15, 2], [7, 9], [3, 15]]) expect(patch[j * PATCH_SIZE + i]).toBeCloseTo(50 - (j - 7.5) * step, 4);

@@ -1,4 +1,4 @@
-import { describePatch, descriptorNet } from "./descriptor-net";
+import { describePatch, descriptorNet, type DescriptorNet } from "./descriptor-net";
 import { gaussianBlur, type GreyImage } from "./grey-image";
 import { PATCH_PIXELS, samplePatch } from "./patches";
 import { hessianDeterminant } from "./simd/image-kernel";
@@ -116,16 +116,6 @@ function selectSpread(candidates: Keypoint[], width: number, height: number): Ke
   return selected;
 }
 
-/**
- * A keypoint's descriptor in the frame turned by `angle` (radians): the learned network's unit vector
- * (descriptor-net.ts) of its patch of the keypoint's scale level (patches.ts), int8-quantised.
- */
-function describe(level: ScaleLevel, keypoint: Keypoint, angle: number, out: Int8Array, offset: number): void {
-  samplePatch(level.blurred, keypoint, angle, patch);
-  const descriptor = describePatch(descriptorNet(), patch);
-  for (let d = 0; d < DESCRIPTOR_DIMS; d++) out[offset + d] = Math.round(descriptor[d] * DESCRIPTOR_QUANT);
-}
-
 /** One patch, reused from keypoint to keypoint. */
 const patch = new Float32Array(PATCH_PIXELS);
 
@@ -145,14 +135,26 @@ export function detectKeypoints(normalised: GreyImage, grey: GreyImage): { keypo
   return { keypoints: selectSpread(detectCandidates(levels, smoothedGrey), normalised.width, normalised.height), levels };
 }
 
-/** Keypoints and descriptors of a contrast-normalised image. */
-export function extractLocalFeatures(normalised: GreyImage, grey: GreyImage): LocalFeatures {
-  const { keypoints, levels } = detectKeypoints(normalised, grey);
+/**
+ * The descriptors of keypoints found in `levels`, in the `LocalFeatures.descriptors` layout: each keypoint's patch of
+ * its scale level (patches.ts) in every frame, through `net` (the engine's unless another is measured), int8-quantised.
+ */
+export function describeKeypoints(levels: ScaleLevel[], keypoints: Keypoint[], net: DescriptorNet = descriptorNet()): Int8Array {
   const descriptors = new Int8Array(DESCRIPTOR_SETS * keypoints.length * DESCRIPTOR_DIMS);
   for (let s = 0; s < DESCRIPTOR_SETS; s++) {
     const angle = (DESCRIPTOR_ANGLES_DEG[s] * Math.PI) / 180;
     const frame = descriptorFrame(descriptors, keypoints.length, s);
-    keypoints.forEach((keypoint, k) => describe(levels[keypoint.level], keypoint, angle, frame, k * DESCRIPTOR_DIMS));
+    keypoints.forEach((keypoint, k) => {
+      samplePatch(levels[keypoint.level].blurred, keypoint, angle, patch);
+      const descriptor = describePatch(net, patch);
+      for (let d = 0; d < DESCRIPTOR_DIMS; d++) frame[k * DESCRIPTOR_DIMS + d] = Math.round(descriptor[d] * DESCRIPTOR_QUANT);
+    });
   }
-  return { keypoints, descriptors };
+  return descriptors;
+}
+
+/** Keypoints and descriptors of a contrast-normalised image. */
+export function extractLocalFeatures(normalised: GreyImage, grey: GreyImage): LocalFeatures {
+  const { keypoints, levels } = detectKeypoints(normalised, grey);
+  return { keypoints, descriptors: describeKeypoints(levels, keypoints) };
 }
