@@ -1,10 +1,12 @@
 /**
- * npm run export:patches -- DIR --subjects FROM-TO --out FILE [--tolerance-px 3] [--jitter-deg 10] [--seed 1]
+ * npm run export:patches -- DIR --subjects FROM-TO --out FILE [--tolerance-px 3] [--jitter-deg 10] [--upright] [--seed 1]
  * Training data for the learned descriptor (scripts/train-descriptor.py): for every ordered pair of captures of
  * one nose from different bursts (a synthetic set made by `npm run synth`), every keypoint of the first whose true
  * partner the second's detector also found (scripts/ground-truth.ts) gives one record: the first keypoint's
  * patch in the frame of the true turn (plus a uniform jitter of +-jitter degrees, so the network learns to
  * bear the matcher's rotation hypotheses' error), the partner's patch upright (lib/biometrics/patches.ts).
+ * With --upright the first patch is upright too (plus the jitter): the network must bear the whole turn between
+ * the captures.
  * File: "RPP1", u32 record count, then per record i32 subject, int8 patch a, int8 patch b (PATCH_PIXELS each).
  */
 import fs from "node:fs";
@@ -20,12 +22,13 @@ const { positionals, values } = parseArgs({
     out: { type: "string" },
     "tolerance-px": { type: "string", default: "3" },
     "jitter-deg": { type: "string", default: "10" },
+    upright: { type: "boolean", default: false },
     seed: { type: "string", default: "1" },
   },
 });
 const root = positionals[0];
 const range = /^(\d+)-(\d+)$/.exec(values.subjects ?? "");
-if (!root || !range || !values.out) throw new Error("usage: export:patches DIR --subjects FROM-TO --out FILE [--tolerance-px 3] [--jitter-deg 10] [--seed 1]");
+if (!root || !range || !values.out) throw new Error("usage: export:patches DIR --subjects FROM-TO --out FILE [--tolerance-px 3] [--jitter-deg 10] [--upright] [--seed 1]");
 const manifest = readManifest(root);
 const [from, to] = [Number(range[1]), Math.min(Number(range[2]), manifest.subjects - 1)];
 const jitter = (Number(values["jitter-deg"]) * Math.PI) / 180;
@@ -43,7 +46,7 @@ for (let s = from; s <= to; s++) {
       const [a, b] = [captures[ai], captures[bi]];
       if (a.burst === b.burst) continue;
       const partners = truePartners(a, b, Number(values["tolerance-px"]));
-      const turn = (trueTurnDeg(a, b) * Math.PI) / 180;
+      const turn = values.upright ? 0 : (trueTurnDeg(a, b) * Math.PI) / 180;
       const pairs = [...partners].map((j, i) => [i, j]).filter(([, j]) => j >= 0);
       const chunk = Buffer.alloc(pairs.length * RECORD_BYTES);
       const bytes = new Int8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);

@@ -1,4 +1,4 @@
-"""npm run train:descriptor -- TRAIN.bin --val VAL.bin --out NET.rdn [--epochs 8] [--pairs-per-epoch 60000]
+"""npm run train:descriptor -- TRAIN.bin [TRAIN2.bin ...] --val VAL.bin --out NET.rdn [--epochs 8] [--pairs-per-epoch 60000]
                                 [--widths 16,32,32,64] [--batch 512] [--lr 2e-3] [--seed 1]
 
 Trains the learned patch descriptor (lib/biometrics/descriptor-net.ts) on generator-true keypoint partners
@@ -107,7 +107,7 @@ def write_weights(net, path, checks):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("train")
+    parser.add_argument("train", nargs="+")
     parser.add_argument("--val", required=True)
     parser.add_argument("--out", required=True)
     parser.add_argument("--epochs", type=int, default=8)
@@ -122,7 +122,8 @@ def main():
 
     torch.manual_seed(args.seed)
     torch.set_num_threads(2)
-    a, b = read_pairs(args.train)
+    parts = [read_pairs(path) for path in args.train]
+    a, b = torch.cat([p[0] for p in parts]), torch.cat([p[1] for p in parts])
     va, vb = read_pairs(args.val)
     generator = torch.Generator().manual_seed(args.seed)
     pick = torch.randperm(len(va), generator=generator)[:2048]

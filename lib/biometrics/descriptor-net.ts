@@ -6,13 +6,15 @@ import { placeNet, runNet, type NetLayer, type PlacedNet } from "./simd/net-kern
 /**
  * A small convolutional descriptor network (trained by `npm run train:descriptor`, scripts/train-descriptor.py):
  * a standardised PATCH_SIZE² patch through 3 x 3 convolutions (padding 1, stride 1 or 2, ReLU) and a final linear
- * layer, ending in a unit vector. Inference is float32; the weights file
- * carries check patches with the trainer's own outputs, and loading refuses a file this code does not reproduce.
+ * layer, ending in a unit vector. Inference is 16-bit integer arithmetic with exact int32 sums (simd/net-kernel.ts:
+ * weights per output and activations per layer and patch scaled to the int16 range), within about 1e-4 of the
+ * trainer's float32; the weights file carries check patches with the trainer's own outputs, and loading refuses
+ * a file this code does not reproduce to CHECK_TOLERANCE.
  *
  * File layout (little-endian): "RDN1", u32 layer count; per layer u8 kind (1 conv 3 x 3, 2 linear), u8 stride,
  * u8 relu, u8 0, u32 inputs, u32 outputs, f32 weights (PyTorch order: out, in, ky, kx), f32 biases; then u32 check
- * count, and per check PATCH_PIXELS f32 inputs (raw patch) and `outputs` f32 expected outputs. The layers run in
- * WebAssembly SIMD (simd/net-kernel.wat).
+ * count, and per check PATCH_PIXELS f32 inputs (raw patch) and `outputs` f32 expected outputs. The first layer
+ * must be a convolution of the patch.
  */
 
 const MAGIC = "RDN1";
@@ -32,35 +34,20 @@ export interface DescriptorNet {
 
 export class DescriptorNetFormatError extends Error {}
 
-/** Patch standardised to mean 0, standard deviation 1 (a flat patch stays 0). */
-function standardise(patch: Float32Array, offset: number, out: Float32Array): void {
-  let sum = 0;
-  let sumSq = 0;
-  for (let i = 0; i < PATCH_PIXELS; i++) {
-    const v = patch[offset + i];
-    sum += v;
-    sumSq += v * v;
-  }
-  const mean = sum / PATCH_PIXELS;
-  const std = Math.sqrt(Math.max(0, sumSq / PATCH_PIXELS - mean * mean)) + 1e-6;
-  for (let i = 0; i < PATCH_PIXELS; i++) out[i] = (patch[offset + i] - mean) / std;
-}
-
-const standardised = new Float32Array(PATCH_PIXELS);
 /** Each network's copy in this thread's kernel memory. */
 const placedNets = new WeakMap<DescriptorNet, PlacedNet>();
 
 /** The network's unit-length descriptor of one raw patch (PATCH_PIXELS values from `offset`). */
 export function describePatch(net: DescriptorNet, patch: Float32Array, offset = 0): Float32Array {
-  standardise(patch, offset, standardised);
   let placed = placedNets.get(net);
   if (!placed) placedNets.set(net, (placed = placeNet(net.layers, PATCH_SIZE)));
-  const activations = runNet(placed, standardised);
+  const activations = runNet(placed, patch, offset);
   let norm = 0;
   for (let i = 0; i < activations.length; i++) norm += activations[i] * activations[i];
   norm = Math.sqrt(norm) || 1;
-  for (let i = 0; i < activations.length; i++) activations[i] /= norm;
-  return activations;
+  const descriptor = new Float32Array(activations.length);
+  for (let i = 0; i < activations.length; i++) descriptor[i] = activations[i] / norm;
+  return descriptor;
 }
 
 /** PyTorch's conv weights [out][in][ky][kx] as [ky][kx][in][out]. */
@@ -114,9 +101,12 @@ export function parseDescriptorNet(bytes: Uint8Array): DescriptorNet {
     const outputs = u32();
     if (kind === "conv") {
       if (flat || inputs !== channels || (stride !== 1 && stride !== 2)) throw new DescriptorNetFormatError("descriptor net: layers do not chain");
+      // The kernel computes output pixels two at a time along a row (simd/net-kernel.wat).
+      if (Math.ceil(size / stride) % 2 !== 0) throw new DescriptorNetFormatError("descriptor net: a convolution's output side must be even");
       layers.push({ kind, stride, relu, inputs, outputs, weights: convWeightsForInference(f32s(outputs * inputs * 9), inputs, outputs), biases: f32s(outputs) });
       size = Math.ceil(size / stride);
     } else {
+      if (layers.length === 0) throw new DescriptorNetFormatError("descriptor net: the first layer must be a convolution of the patch");
       if (inputs !== (flat ? channels : channels * size * size)) throw new DescriptorNetFormatError("descriptor net: layers do not chain");
       const weights = linearWeightsForInference(f32s(outputs * inputs), inputs, outputs, flat ? inputs : channels, flat ? 1 : size);
       layers.push({ kind, stride, relu, inputs, outputs, weights, biases: f32s(outputs) });

@@ -4,7 +4,7 @@
  */
 
 /** Bumped whenever extraction output changes; stored templates of another version are re-extracted. */
-export const TEMPLATE_VERSION = 4;
+export const TEMPLATE_VERSION = 5;
 
 // --- Decoding and input limits -------------------------------------------------------------
 

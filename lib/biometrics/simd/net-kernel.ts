@@ -1,15 +1,20 @@
 import { NET_KERNEL_WASM_BASE64 } from "./net-kernel-wasm";
 
 const PAGE_BYTES = 65_536;
-/** The kernel computes outputs 8 at a time: every layer's outputs are padded with zero weights to a multiple of 8. */
-const LANES = 8;
+/** The kernel computes outputs 16 at a time: every layer's outputs are padded with zero weights to a multiple of 16. */
+const LANES = 16;
+/** No int32 sum may pass this: |input| x |weight| x terms stays below it (net-kernel.wat sums exactly in int32). */
+const SUM_LIMIT = 2 ** 31;
+/** int16 holds at most this magnitude. */
+const INT16_LIMIT = 2 ** 15 - 1;
 
 const instance = new WebAssembly.Instance(new WebAssembly.Module(Buffer.from(NET_KERNEL_WASM_BASE64, "base64")), {});
 const memory = instance.exports.memory as WebAssembly.Memory;
-const conv3x3 = instance.exports.conv3x3 as (
-  pin: number, size: number, cin: number, pw: number, pb: number, cout: number, stride: number, relu: number, pout: number,
-) => void;
-const linear = instance.exports.linear as (pin: number, n: number, pw: number, pb: number, nout: number, relu: number, pout: number) => void;
+const conv3x3 = instance.exports.conv3x3 as (pin: number, size: number, cin: number, pw: number, cout: number, stride: number, pz: number, pout: number) => void;
+const convPlane = instance.exports.convPlane as (pin: number, size: number, pw: number, cout: number, stride: number, pout: number) => void;
+const linear = instance.exports.linear as (pin: number, n: number, pw: number, nout: number, pout: number) => void;
+const dequantise = instance.exports.dequantise as (pacc: number, pixels: number, cout: number, ps: number, pb: number, xscale: number, relu: number, pout: number) => number;
+const quantise = instance.exports.quantise as (pf: number, n: number, max: number, limit: number, pq: number) => number;
 
 /** A layer as descriptor-net.ts holds it: weights with the outputs innermost (conv [ky][kx][in][out]; linear [in][out], inputs pixel by pixel, channels innermost). */
 export interface NetLayer {
@@ -23,25 +28,39 @@ export interface NetLayer {
 }
 
 interface PlacedLayer {
-  kind: "conv" | "linear";
+  /** "plane": the first layer, a convolution of the single input plane (convPlane). */
+  kind: "plane" | "conv" | "linear";
   stride: number;
   relu: number;
-  /** Input channels (conv) or values (linear), as padded by the layer before. */
+  /** Input channels (conv) or values (linear), as padded (even; the layer before pads to LANES). */
   inputs: number;
   /** Outputs padded to a multiple of LANES. */
   outputs: number;
   /** Input size (conv). */
   size: number;
+  /** Largest int16 magnitude of this layer's inputs and weights, so that no int32 sum can overflow. */
+  limit: number;
+  /** int16 weights: conv [tap][pair][out][2], linear [pair][out][2], plane [tap row][2 pairs][out][2]. */
   weights: number;
+  /** float32 per output: one weight step's value. */
+  scales: number;
   biases: number;
 }
 
-/** A network copied into this thread's kernel memory, with two activation buffers. */
+/** A network copied into this thread's kernel memory, with its buffers. */
 export interface PlacedNet {
   layers: PlacedLayer[];
   outputs: number;
-  bufferA: number;
-  bufferB: number;
+  /** The input plane's side. */
+  inputSize: number;
+  /** float32 input plane with the zero border that convPlane reads (row stride inputSize + 4); only the image part is ever written. */
+  input: Float32Array;
+  /** float32 outputs of the latest layer. */
+  floats: number;
+  /** int16 inputs of the next layer. */
+  ints: number;
+  /** Zero inputs for taps outside the image. */
+  zeros: number;
 }
 
 let top = 0;
@@ -55,49 +74,137 @@ function reserve(bytes: number): number {
 
 const padded = (n: number) => Math.ceil(n / LANES) * LANES;
 
-/** Copies a network's layers into kernel memory, outputs padded to multiples of 8 (padded inputs get zero weights). */
+/** The largest magnitude a layer's int16 inputs and weights may take when each output sums `terms` products. */
+export function int16Limit(terms: number): number {
+  return Math.min(INT16_LIMIT, Math.floor(Math.sqrt(SUM_LIMIT / terms)) - 1);
+}
+
+function copyInto<T extends Float32Array | Int16Array>(values: T): number {
+  const at = reserve(values.byteLength);
+  new (values.constructor as new (b: ArrayBuffer, o: number, n: number) => T)(memory.buffer, at, values.length).set(values);
+  return at;
+}
+
+/**
+ * Copies a network's layers into kernel memory as int16: inputs in pairs (padded with a zero input where odd),
+ * outputs padded to multiples of 16 with zero weights, each output's weights scaled so that its largest reaches the
+ * layer's limit (int16Limit).
+ */
 export function placeNet(layers: readonly NetLayer[], inputSize: number): PlacedNet {
+  if (layers[0]?.kind !== "conv" || layers[0].inputs !== 1) throw new Error("net kernel: the first layer must be a convolution of the input plane");
   const placed: PlacedLayer[] = [];
   let size = inputSize;
   let channels = 1;
   let channelsPadded = 1;
   let flat = false;
-  let largest = inputSize * inputSize;
-  for (const layer of layers) {
+  let largest = 0;
+  for (const [l, layer] of layers.entries()) {
+    const kind = l === 0 ? "plane" : layer.kind;
     const outputs = padded(layer.outputs);
     const taps = layer.kind === "conv" ? 9 : flat ? 1 : size * size;
     const perTap = layer.kind === "conv" ? layer.inputs : flat ? layer.inputs : channels;
-    const weights = new Float32Array(taps * channelsPadded * outputs);
-    for (let t = 0; t < taps; t++) {
-      for (let c = 0; c < perTap; c++) {
-        for (let o = 0; o < layer.outputs; o++) weights[(t * channelsPadded + c) * outputs + o] = layer.weights[(t * perTap + c) * layer.outputs + o];
+    // The plane's 3 tap rows are read as 2 pairs each (the last with a zero weight).
+    const terms = kind === "plane" ? 12 : taps * channelsPadded;
+    const limit = int16Limit(terms);
+    /** Index of the int16 weight of tap t, input c in the kernel's order (outputs innermost, inputs in pairs). */
+    const slot = (t: number, c: number) => (kind === "plane" ? 4 * Math.floor(t / 3) + (t % 3) : t * channelsPadded + c);
+    const weights = new Int16Array(terms * outputs);
+    const scales = new Float32Array(outputs);
+    for (let o = 0; o < layer.outputs; o++) {
+      let max = 0;
+      for (let t = 0; t < taps; t++) for (let c = 0; c < perTap; c++) max = Math.max(max, Math.abs(layer.weights[(t * perTap + c) * layer.outputs + o]));
+      const scale = max > 0 ? limit / max : 0;
+      scales[o] = max > 0 ? max / limit : 0;
+      for (let t = 0; t < taps; t++) {
+        for (let c = 0; c < perTap; c++) {
+          const input = slot(t, c);
+          weights[((input >> 1) * outputs + o) * 2 + (input & 1)] = Math.round(layer.weights[(t * perTap + c) * layer.outputs + o] * scale);
+        }
       }
     }
     const biases = new Float32Array(outputs);
     biases.set(layer.biases);
-    const pw = reserve(weights.byteLength);
-    new Float32Array(memory.buffer, pw, weights.length).set(weights);
-    const pb = reserve(biases.byteLength);
-    new Float32Array(memory.buffer, pb, biases.length).set(biases);
-    placed.push({ kind: layer.kind, stride: layer.stride, relu: layer.relu ? 1 : 0, inputs: layer.kind === "conv" ? channelsPadded : taps * channelsPadded, outputs, size, weights: pw, biases: pb });
-    if (layer.kind === "conv") size = Math.ceil(size / layer.stride);
-    else flat = true;
+    placed.push({
+      kind,
+      stride: layer.stride,
+      relu: layer.relu ? 1 : 0,
+      inputs: layer.kind === "conv" ? channelsPadded : terms,
+      outputs,
+      size,
+      limit,
+      weights: copyInto(weights),
+      scales: copyInto(scales),
+      biases: copyInto(biases),
+    });
+    if (layer.kind === "conv") {
+      size = Math.ceil(size / layer.stride);
+      if (size % 2 !== 0) throw new Error(`net kernel: a convolution's output size must be even, not ${size}`);
+    } else flat = true;
     channels = layer.outputs;
     channelsPadded = outputs;
     largest = Math.max(largest, (flat ? 1 : size * size) * outputs);
   }
-  return { layers: placed, outputs: channels, bufferA: reserve(largest * 4), bufferB: reserve(largest * 4) };
+  const planeValues = padded((inputSize + 4) * (inputSize + 2));
+  largest = Math.max(largest, planeValues);
+  const input = reserve(planeValues * 4);
+  return {
+    layers: placed,
+    outputs: channels,
+    inputSize,
+    input: new Float32Array(memory.buffer, input, planeValues).fill(0),
+    floats: reserve(largest * 4),
+    ints: reserve(largest * 2),
+    zeros: reserve(Math.max(...placed.map((l) => l.inputs)) * 2),
+  };
 }
 
-/** The network's raw outputs (before any normalisation) for one input plane of inputSize² values. */
-export function runNet(net: PlacedNet, input: Float32Array): Float32Array {
-  new Float32Array(memory.buffer, net.bufferA, input.length).set(input);
-  let from = net.bufferA;
-  let to = net.bufferB;
-  for (const layer of net.layers) {
-    if (layer.kind === "conv") conv3x3(from, layer.size, layer.inputs, layer.weights, layer.biases, layer.outputs, layer.stride, layer.relu, to);
-    else linear(from, layer.inputs, layer.weights, layer.biases, layer.outputs, layer.relu, to);
-    [from, to] = [to, from];
+/** Views of kernel memory go stale when it grows (a later placeNet): this net's input view, current. */
+function inputView(net: PlacedNet): Float32Array {
+  if (net.input.buffer !== memory.buffer) net.input = new Float32Array(memory.buffer, net.input.byteOffset, net.input.length);
+  return net.input;
+}
+
+/**
+ * The network's raw outputs (before any normalisation; a view of kernel memory, valid until the next call) for one input plane (`inputSize²` values of `plane` from
+ * `offset`, row by row), standardised first to mean 0 and standard deviation 1 (+ 1e-6), as the trainer does.
+ */
+export function runNet(net: PlacedNet, plane: Float32Array, offset = 0): Float32Array {
+  const size = net.inputSize;
+  const n = size * size;
+  let sum = 0;
+  let sumSq = 0;
+  for (let i = 0; i < n; i++) {
+    const v = plane[offset + i];
+    sum += v;
+    sumSq += v * v;
   }
-  return new Float32Array(memory.buffer.slice(from, from + net.outputs * 4));
+  const mean = sum / n;
+  const std = Math.sqrt(Math.max(0, sumSq / n - mean * mean)) + 1e-6;
+  const input = inputView(net);
+  const stride = size + 4;
+  let max = 0;
+  for (let y = 0; y < size; y++) {
+    for (let x = 0, at = (y + 1) * stride + 1, from = offset + y * size; x < size; x++) {
+      const v = plane[from + x] - mean;
+      input[at + x] = v;
+      max = Math.max(max, Math.abs(v));
+    }
+  }
+  // The standardised plane's int16 steps are the centred plane's divided by std.
+  let xscale = quantise(input.byteOffset, input.length, max, net.layers[0].limit, net.ints) / std;
+  let count = 0;
+  for (const [l, layer] of net.layers.entries()) {
+    if (l > 0) xscale = quantise(net.floats, count, max, layer.limit, net.ints);
+    let pixels = 1;
+    if (layer.kind === "linear") {
+      linear(net.ints, layer.inputs, layer.weights, layer.outputs, net.floats);
+    } else {
+      if (layer.kind === "plane") convPlane(net.ints, layer.size, layer.weights, layer.outputs, layer.stride, net.floats);
+      else conv3x3(net.ints, layer.size, layer.inputs, layer.weights, layer.outputs, layer.stride, net.zeros, net.floats);
+      pixels = Math.ceil(layer.size / layer.stride) ** 2;
+    }
+    max = dequantise(net.floats, pixels, layer.outputs, layer.scales, layer.biases, xscale, layer.relu, net.floats);
+    count = pixels * layer.outputs;
+  }
+  return new Float32Array(memory.buffer, net.floats, net.outputs);
 }

@@ -1,20 +1,121 @@
-;; The learned descriptor's layers (descriptor-net.ts) in WebAssembly SIMD, float32. Activations are stored pixel
-;; by pixel with the channels innermost; weights with the outputs innermost (conv [ky][kx][in][out], linear
-;; [in][out]), so each input value, splatted, multiplies 8 consecutive outputs' weights held in two vectors.
-;; Output counts must be multiples of 8. The sums run in the same order as descriptor-net.ts's scalar loops
-;; (bias, then taps row by row, inputs in order), without fused multiply-add, so results match them closely.
+;; The learned descriptor's layers (descriptor-net.ts) in WebAssembly SIMD, 16-bit integer arithmetic.
+;; Activations enter a layer as int16, pixel by pixel with the channels innermost (an even number of channels);
+;; weights are int16 with the outputs innermost and the inputs in pairs (conv [ky][kx][pair][out][2], linear
+;; [pair][out][2]), so i32x4.dot_i16x8_s multiplies one splatted input pair by 4 outputs' weights at once, and
+;; 16 outputs (four accumulators) share each splat. Sums are exact int32 (so any summing order gives the same
+;; result); the caller bounds values so that no sum can overflow (net-kernel.ts). `dequantise` turns a layer's sums
+;; into float32 outputs (scales, bias, ReLU) and reports their largest magnitude, with which `quantise` makes the
+;; next layer's int16 input. Output counts must be multiples of 16.
 (module
   (memory (export "memory") 1)
 
-  ;; 3 x 3 convolution, padding 1, stride 1 or 2, optional ReLU: input size x size x cin at pin, weights at pw,
-  ;; biases at pb, output ceil(size / stride)^2 x cout at pout.
-  (func (export "conv3x3") (param $pin i32) (param $size i32) (param $cin i32) (param $pw i32) (param $pb i32)
-    (param $cout i32) (param $stride i32) (param $relu i32) (param $pout i32)
+  ;; 3 x 3 convolution, padding 1, stride 1 or 2: int16 input size x size x cin at pin, int16 weights at pw; int32
+  ;; sums ceil(size / stride)^2 x cout at pout (an even number of columns). Output pixels go two at a time along the
+  ;; row, sharing each weight load; a tap outside the image reads cin zeros at pz.
+  (func (export "conv3x3") (param $pin i32) (param $size i32) (param $cin i32) (param $pw i32) (param $cout i32)
+    (param $stride i32) (param $pz i32) (param $pout i32)
     (local $outSize i32) (local $oy i32) (local $ox i32) (local $ob i32) (local $ky i32) (local $kx i32)
-    (local $iy i32) (local $ix i32) (local $c i32) (local $pixel i32) (local $w i32) (local $o i32)
-    (local $v v128) (local $acc0 v128) (local $acc1 v128) (local $rowBytes i32)
+    (local $iy i32) (local $ix0 i32) (local $ix1 i32) (local $row i32) (local $p0 i32) (local $p1 i32) (local $end i32)
+    (local $w i32) (local $o i32) (local $pixelBytes i32) (local $pairBytes i32) (local $tapBytes i32)
+    (local $a v128) (local $b v128) (local $wv v128)
+    (local $acc0 v128) (local $acc1 v128) (local $acc2 v128) (local $acc3 v128)
+    (local $acc4 v128) (local $acc5 v128) (local $acc6 v128) (local $acc7 v128)
     (local.set $outSize (i32.div_u (i32.add (local.get $size) (i32.sub (local.get $stride) (i32.const 1))) (local.get $stride)))
-    (local.set $rowBytes (i32.shl (local.get $cout) (i32.const 2)))
+    (local.set $pixelBytes (i32.shl (local.get $cin) (i32.const 1)))
+    ;; one input pair's weights: cout outputs x 2 int16
+    (local.set $pairBytes (i32.shl (local.get $cout) (i32.const 2)))
+    (local.set $tapBytes (i32.mul (local.get $pairBytes) (i32.shr_u (local.get $cin) (i32.const 1))))
+    (local.set $oy (i32.const 0))
+    (loop $rows
+      (local.set $ox (i32.const 0))
+      (loop $cols
+        (local.set $ob (i32.const 0))
+        (loop $blocks
+          (local.set $acc0 (v128.const i32x4 0 0 0 0))
+          (local.set $acc1 (v128.const i32x4 0 0 0 0))
+          (local.set $acc2 (v128.const i32x4 0 0 0 0))
+          (local.set $acc3 (v128.const i32x4 0 0 0 0))
+          (local.set $acc4 (v128.const i32x4 0 0 0 0))
+          (local.set $acc5 (v128.const i32x4 0 0 0 0))
+          (local.set $acc6 (v128.const i32x4 0 0 0 0))
+          (local.set $acc7 (v128.const i32x4 0 0 0 0))
+          (local.set $ky (i32.const 0))
+          (loop $taprows
+            (local.set $iy (i32.sub (i32.add (i32.mul (local.get $oy) (local.get $stride)) (local.get $ky)) (i32.const 1)))
+            (if (i32.lt_u (local.get $iy) (local.get $size))
+              (then
+                (local.set $row (i32.add (local.get $pin) (i32.mul (i32.mul (local.get $iy) (local.get $size)) (local.get $pixelBytes))))
+                (local.set $kx (i32.const 0))
+                (loop $tapcols
+                  (local.set $ix0 (i32.sub (i32.add (i32.mul (local.get $ox) (local.get $stride)) (local.get $kx)) (i32.const 1)))
+                  (local.set $ix1 (i32.add (local.get $ix0) (local.get $stride)))
+                  (if (i32.or (i32.lt_u (local.get $ix0) (local.get $size)) (i32.lt_u (local.get $ix1) (local.get $size)))
+                    (then
+                      (local.set $p0 (select (i32.add (local.get $row) (i32.mul (local.get $ix0) (local.get $pixelBytes))) (local.get $pz)
+                        (i32.lt_u (local.get $ix0) (local.get $size))))
+                      (local.set $p1 (select (i32.add (local.get $row) (i32.mul (local.get $ix1) (local.get $pixelBytes))) (local.get $pz)
+                        (i32.lt_u (local.get $ix1) (local.get $size))))
+                      (local.set $end (i32.add (local.get $p0) (local.get $pixelBytes)))
+                      ;; weights of tap (ky, kx), pair 0, output ob
+                      (local.set $w (i32.add (i32.add (local.get $pw)
+                        (i32.mul (i32.add (i32.mul (local.get $ky) (i32.const 3)) (local.get $kx)) (local.get $tapBytes)))
+                        (i32.shl (local.get $ob) (i32.const 2))))
+                      (loop $pairs
+                        (local.set $a (i32x4.splat (i32.load (local.get $p0))))
+                        (local.set $b (i32x4.splat (i32.load (local.get $p1))))
+                        (local.set $wv (v128.load (local.get $w)))
+                        (local.set $acc0 (i32x4.add (local.get $acc0) (i32x4.dot_i16x8_s (local.get $wv) (local.get $a))))
+                        (local.set $acc4 (i32x4.add (local.get $acc4) (i32x4.dot_i16x8_s (local.get $wv) (local.get $b))))
+                        (local.set $wv (v128.load offset=16 (local.get $w)))
+                        (local.set $acc1 (i32x4.add (local.get $acc1) (i32x4.dot_i16x8_s (local.get $wv) (local.get $a))))
+                        (local.set $acc5 (i32x4.add (local.get $acc5) (i32x4.dot_i16x8_s (local.get $wv) (local.get $b))))
+                        (local.set $wv (v128.load offset=32 (local.get $w)))
+                        (local.set $acc2 (i32x4.add (local.get $acc2) (i32x4.dot_i16x8_s (local.get $wv) (local.get $a))))
+                        (local.set $acc6 (i32x4.add (local.get $acc6) (i32x4.dot_i16x8_s (local.get $wv) (local.get $b))))
+                        (local.set $wv (v128.load offset=48 (local.get $w)))
+                        (local.set $acc3 (i32x4.add (local.get $acc3) (i32x4.dot_i16x8_s (local.get $wv) (local.get $a))))
+                        (local.set $acc7 (i32x4.add (local.get $acc7) (i32x4.dot_i16x8_s (local.get $wv) (local.get $b))))
+                        (local.set $w (i32.add (local.get $w) (local.get $pairBytes)))
+                        (local.set $p0 (i32.add (local.get $p0) (i32.const 4)))
+                        (local.set $p1 (i32.add (local.get $p1) (i32.const 4)))
+                        (br_if $pairs (i32.lt_u (local.get $p0) (local.get $end))))))
+                  (local.set $kx (i32.add (local.get $kx) (i32.const 1)))
+                  (br_if $tapcols (i32.lt_u (local.get $kx) (i32.const 3))))))
+            (local.set $ky (i32.add (local.get $ky) (i32.const 1)))
+            (br_if $taprows (i32.lt_u (local.get $ky) (i32.const 3))))
+          ;; sums of outputs ob.. of pixel (oy, ox), then of (oy, ox + 1)
+          (local.set $o (i32.add (local.get $pout)
+            (i32.shl (i32.add (i32.mul (i32.add (i32.mul (local.get $oy) (local.get $outSize)) (local.get $ox)) (local.get $cout)) (local.get $ob)) (i32.const 2))))
+          (v128.store (local.get $o) (local.get $acc0))
+          (v128.store offset=16 (local.get $o) (local.get $acc1))
+          (v128.store offset=32 (local.get $o) (local.get $acc2))
+          (v128.store offset=48 (local.get $o) (local.get $acc3))
+          (local.set $o (i32.add (local.get $o) (local.get $pairBytes)))
+          (v128.store (local.get $o) (local.get $acc4))
+          (v128.store offset=16 (local.get $o) (local.get $acc5))
+          (v128.store offset=32 (local.get $o) (local.get $acc6))
+          (v128.store offset=48 (local.get $o) (local.get $acc7))
+          (local.set $ob (i32.add (local.get $ob) (i32.const 16)))
+          (br_if $blocks (i32.lt_u (local.get $ob) (local.get $cout))))
+        (local.set $ox (i32.add (local.get $ox) (i32.const 2)))
+        (br_if $cols (i32.lt_u (local.get $ox) (local.get $outSize))))
+      (local.set $oy (i32.add (local.get $oy) (i32.const 1)))
+      (br_if $rows (i32.lt_u (local.get $oy) (local.get $outSize)))))
+
+  ;; The first layer, a 3 x 3 convolution of the single input plane (padding 1, stride 1 or 2): int16 plane at pin
+  ;; with a zero border (row y, column x of the image at ((y + 1) x (size + 4) + x + 1); one zero row above and below,
+  ;; one zero column left and three right), int16 weights at pw ([tap row][2 pairs][out][2]: columns -1 and 0, then
+  ;; column +1 and a zero weight, so each pair is two neighbouring pixels of the plane); int32 sums as conv3x3.
+  (func (export "convPlane") (param $pin i32) (param $size i32) (param $pw i32) (param $cout i32) (param $stride i32)
+    (param $pout i32)
+    (local $outSize i32) (local $rowBytes i32) (local $oy i32) (local $ox i32) (local $ob i32) (local $r i32)
+    (local $p0 i32) (local $p1 i32) (local $w i32) (local $o i32) (local $pairBytes i32)
+    (local $a v128) (local $b v128) (local $wv v128)
+    (local $acc0 v128) (local $acc1 v128) (local $acc2 v128) (local $acc3 v128)
+    (local $acc4 v128) (local $acc5 v128) (local $acc6 v128) (local $acc7 v128)
+    (local.set $outSize (i32.div_u (i32.add (local.get $size) (i32.sub (local.get $stride) (i32.const 1))) (local.get $stride)))
+    (local.set $rowBytes (i32.shl (i32.add (local.get $size) (i32.const 4)) (i32.const 1)))
+    (local.set $pairBytes (i32.shl (local.get $cout) (i32.const 2)))
     (local.set $o (local.get $pout))
     (local.set $oy (i32.const 0))
     (loop $rows
@@ -22,73 +123,151 @@
       (loop $cols
         (local.set $ob (i32.const 0))
         (loop $blocks
-          (local.set $acc0 (v128.load (i32.add (local.get $pb) (i32.shl (local.get $ob) (i32.const 2)))))
-          (local.set $acc1 (v128.load offset=16 (i32.add (local.get $pb) (i32.shl (local.get $ob) (i32.const 2)))))
-          (local.set $ky (i32.const 0))
+          (local.set $acc0 (v128.const i32x4 0 0 0 0))
+          (local.set $acc1 (v128.const i32x4 0 0 0 0))
+          (local.set $acc2 (v128.const i32x4 0 0 0 0))
+          (local.set $acc3 (v128.const i32x4 0 0 0 0))
+          (local.set $acc4 (v128.const i32x4 0 0 0 0))
+          (local.set $acc5 (v128.const i32x4 0 0 0 0))
+          (local.set $acc6 (v128.const i32x4 0 0 0 0))
+          (local.set $acc7 (v128.const i32x4 0 0 0 0))
+          (local.set $w (i32.add (local.get $pw) (i32.shl (local.get $ob) (i32.const 2))))
+          ;; column -1 of tap row 0 for output pixel (oy, ox) is plane pixel (oy * stride, ox * stride) of the padded plane
+          (local.set $p0 (i32.add (local.get $pin) (i32.add
+            (i32.mul (i32.mul (local.get $oy) (local.get $stride)) (local.get $rowBytes))
+            (i32.shl (i32.mul (local.get $ox) (local.get $stride)) (i32.const 1)))))
+          (local.set $p1 (i32.add (local.get $p0) (i32.shl (local.get $stride) (i32.const 1))))
+          (local.set $r (i32.const 0))
           (loop $taprows
-            (local.set $iy (i32.sub (i32.add (i32.mul (local.get $oy) (local.get $stride)) (local.get $ky)) (i32.const 1)))
-            (if (i32.lt_u (local.get $iy) (local.get $size))
-              (then
-                (local.set $kx (i32.const 0))
-                (loop $tapcols
-                  (local.set $ix (i32.sub (i32.add (i32.mul (local.get $ox) (local.get $stride)) (local.get $kx)) (i32.const 1)))
-                  (if (i32.lt_u (local.get $ix) (local.get $size))
-                    (then
-                      ;; input pixel (iy, ix), channel 0; weights of tap (ky, kx), input 0, output ob
-                      (local.set $pixel (i32.add (local.get $pin)
-                        (i32.shl (i32.mul (i32.add (i32.mul (local.get $iy) (local.get $size)) (local.get $ix)) (local.get $cin)) (i32.const 2))))
-                      (local.set $w (i32.add (local.get $pw)
-                        (i32.shl (i32.add (i32.mul (i32.mul (i32.add (i32.mul (local.get $ky) (i32.const 3)) (local.get $kx)) (local.get $cin)) (local.get $cout))
-                          (local.get $ob)) (i32.const 2))))
-                      (local.set $c (i32.const 0))
-                      (loop $inputs
-                        (local.set $v (f32x4.splat (f32.load (i32.add (local.get $pixel) (i32.shl (local.get $c) (i32.const 2))))))
-                        (local.set $acc0 (f32x4.add (local.get $acc0) (f32x4.mul (v128.load (local.get $w)) (local.get $v))))
-                        (local.set $acc1 (f32x4.add (local.get $acc1) (f32x4.mul (v128.load offset=16 (local.get $w)) (local.get $v))))
-                        (local.set $w (i32.add (local.get $w) (local.get $rowBytes)))
-                        (local.set $c (i32.add (local.get $c) (i32.const 1)))
-                        (br_if $inputs (i32.lt_u (local.get $c) (local.get $cin))))))
-                  (local.set $kx (i32.add (local.get $kx) (i32.const 1)))
-                  (br_if $tapcols (i32.lt_u (local.get $kx) (i32.const 3))))))
-            (local.set $ky (i32.add (local.get $ky) (i32.const 1)))
-            (br_if $taprows (i32.lt_u (local.get $ky) (i32.const 3))))
-          (if (local.get $relu)
-            (then
-              (local.set $acc0 (f32x4.max (local.get $acc0) (v128.const f32x4 0 0 0 0)))
-              (local.set $acc1 (f32x4.max (local.get $acc1) (v128.const f32x4 0 0 0 0)))))
+            (local.set $a (i32x4.splat (i32.load (local.get $p0))))
+            (local.set $b (i32x4.splat (i32.load (local.get $p1))))
+            (local.set $wv (v128.load (local.get $w)))
+            (local.set $acc0 (i32x4.add (local.get $acc0) (i32x4.dot_i16x8_s (local.get $wv) (local.get $a))))
+            (local.set $acc4 (i32x4.add (local.get $acc4) (i32x4.dot_i16x8_s (local.get $wv) (local.get $b))))
+            (local.set $wv (v128.load offset=16 (local.get $w)))
+            (local.set $acc1 (i32x4.add (local.get $acc1) (i32x4.dot_i16x8_s (local.get $wv) (local.get $a))))
+            (local.set $acc5 (i32x4.add (local.get $acc5) (i32x4.dot_i16x8_s (local.get $wv) (local.get $b))))
+            (local.set $wv (v128.load offset=32 (local.get $w)))
+            (local.set $acc2 (i32x4.add (local.get $acc2) (i32x4.dot_i16x8_s (local.get $wv) (local.get $a))))
+            (local.set $acc6 (i32x4.add (local.get $acc6) (i32x4.dot_i16x8_s (local.get $wv) (local.get $b))))
+            (local.set $wv (v128.load offset=48 (local.get $w)))
+            (local.set $acc3 (i32x4.add (local.get $acc3) (i32x4.dot_i16x8_s (local.get $wv) (local.get $a))))
+            (local.set $acc7 (i32x4.add (local.get $acc7) (i32x4.dot_i16x8_s (local.get $wv) (local.get $b))))
+            (local.set $a (i32x4.splat (i32.load offset=4 (local.get $p0))))
+            (local.set $b (i32x4.splat (i32.load offset=4 (local.get $p1))))
+            (local.set $w (i32.add (local.get $w) (local.get $pairBytes)))
+            (local.set $wv (v128.load (local.get $w)))
+            (local.set $acc0 (i32x4.add (local.get $acc0) (i32x4.dot_i16x8_s (local.get $wv) (local.get $a))))
+            (local.set $acc4 (i32x4.add (local.get $acc4) (i32x4.dot_i16x8_s (local.get $wv) (local.get $b))))
+            (local.set $wv (v128.load offset=16 (local.get $w)))
+            (local.set $acc1 (i32x4.add (local.get $acc1) (i32x4.dot_i16x8_s (local.get $wv) (local.get $a))))
+            (local.set $acc5 (i32x4.add (local.get $acc5) (i32x4.dot_i16x8_s (local.get $wv) (local.get $b))))
+            (local.set $wv (v128.load offset=32 (local.get $w)))
+            (local.set $acc2 (i32x4.add (local.get $acc2) (i32x4.dot_i16x8_s (local.get $wv) (local.get $a))))
+            (local.set $acc6 (i32x4.add (local.get $acc6) (i32x4.dot_i16x8_s (local.get $wv) (local.get $b))))
+            (local.set $wv (v128.load offset=48 (local.get $w)))
+            (local.set $acc3 (i32x4.add (local.get $acc3) (i32x4.dot_i16x8_s (local.get $wv) (local.get $a))))
+            (local.set $acc7 (i32x4.add (local.get $acc7) (i32x4.dot_i16x8_s (local.get $wv) (local.get $b))))
+            (local.set $w (i32.add (local.get $w) (local.get $pairBytes)))
+            (local.set $p0 (i32.add (local.get $p0) (local.get $rowBytes)))
+            (local.set $p1 (i32.add (local.get $p1) (local.get $rowBytes)))
+            (local.set $r (i32.add (local.get $r) (i32.const 1)))
+            (br_if $taprows (i32.lt_u (local.get $r) (i32.const 3))))
+          (local.set $o (i32.add (local.get $pout)
+            (i32.shl (i32.add (i32.mul (i32.add (i32.mul (local.get $oy) (local.get $outSize)) (local.get $ox)) (local.get $cout)) (local.get $ob)) (i32.const 2))))
           (v128.store (local.get $o) (local.get $acc0))
           (v128.store offset=16 (local.get $o) (local.get $acc1))
-          (local.set $o (i32.add (local.get $o) (i32.const 32)))
-          (local.set $ob (i32.add (local.get $ob) (i32.const 8)))
+          (v128.store offset=32 (local.get $o) (local.get $acc2))
+          (v128.store offset=48 (local.get $o) (local.get $acc3))
+          (local.set $o (i32.add (local.get $o) (local.get $pairBytes)))
+          (v128.store (local.get $o) (local.get $acc4))
+          (v128.store offset=16 (local.get $o) (local.get $acc5))
+          (v128.store offset=32 (local.get $o) (local.get $acc6))
+          (v128.store offset=48 (local.get $o) (local.get $acc7))
+          (local.set $ob (i32.add (local.get $ob) (i32.const 16)))
           (br_if $blocks (i32.lt_u (local.get $ob) (local.get $cout))))
-        (local.set $ox (i32.add (local.get $ox) (i32.const 1)))
+        (local.set $ox (i32.add (local.get $ox) (i32.const 2)))
         (br_if $cols (i32.lt_u (local.get $ox) (local.get $outSize))))
       (local.set $oy (i32.add (local.get $oy) (i32.const 1)))
       (br_if $rows (i32.lt_u (local.get $oy) (local.get $outSize)))))
 
-  ;; Fully connected layer, optional ReLU: n inputs at pin, weights at pw ([in][out]), biases at pb, nout outputs at pout.
-  (func (export "linear") (param $pin i32) (param $n i32) (param $pw i32) (param $pb i32) (param $nout i32)
-    (param $relu i32) (param $pout i32)
-    (local $ob i32) (local $i i32) (local $w i32) (local $v v128) (local $acc0 v128) (local $acc1 v128) (local $rowBytes i32)
-    (local.set $rowBytes (i32.shl (local.get $nout) (i32.const 2)))
+  ;; Fully connected layer: n int16 inputs at pin (n even), int16 weights at pw ([pair][out][2]); nout int32 sums at pout.
+  (func (export "linear") (param $pin i32) (param $n i32) (param $pw i32) (param $nout i32) (param $pout i32)
+    (local $ob i32) (local $pixel i32) (local $end i32) (local $w i32) (local $v v128) (local $pairBytes i32)
+    (local $acc0 v128) (local $acc1 v128) (local $acc2 v128) (local $acc3 v128)
+    (local.set $pairBytes (i32.shl (local.get $nout) (i32.const 2)))
+    (local.set $end (i32.add (local.get $pin) (i32.shl (local.get $n) (i32.const 1))))
     (local.set $ob (i32.const 0))
     (loop $blocks
-      (local.set $acc0 (v128.load (i32.add (local.get $pb) (i32.shl (local.get $ob) (i32.const 2)))))
-      (local.set $acc1 (v128.load offset=16 (i32.add (local.get $pb) (i32.shl (local.get $ob) (i32.const 2)))))
+      (local.set $acc0 (v128.const i32x4 0 0 0 0))
+      (local.set $acc1 (v128.const i32x4 0 0 0 0))
+      (local.set $acc2 (v128.const i32x4 0 0 0 0))
+      (local.set $acc3 (v128.const i32x4 0 0 0 0))
       (local.set $w (i32.add (local.get $pw) (i32.shl (local.get $ob) (i32.const 2))))
-      (local.set $i (i32.const 0))
-      (loop $inputs
-        (local.set $v (f32x4.splat (f32.load (i32.add (local.get $pin) (i32.shl (local.get $i) (i32.const 2))))))
-        (local.set $acc0 (f32x4.add (local.get $acc0) (f32x4.mul (v128.load (local.get $w)) (local.get $v))))
-        (local.set $acc1 (f32x4.add (local.get $acc1) (f32x4.mul (v128.load offset=16 (local.get $w)) (local.get $v))))
-        (local.set $w (i32.add (local.get $w) (local.get $rowBytes)))
-        (local.set $i (i32.add (local.get $i) (i32.const 1)))
-        (br_if $inputs (i32.lt_u (local.get $i) (local.get $n))))
-      (if (local.get $relu)
-        (then
-          (local.set $acc0 (f32x4.max (local.get $acc0) (v128.const f32x4 0 0 0 0)))
-          (local.set $acc1 (f32x4.max (local.get $acc1) (v128.const f32x4 0 0 0 0)))))
-      (v128.store (i32.add (local.get $pout) (i32.shl (local.get $ob) (i32.const 2))) (local.get $acc0))
-      (v128.store offset=16 (i32.add (local.get $pout) (i32.shl (local.get $ob) (i32.const 2))) (local.get $acc1))
-      (local.set $ob (i32.add (local.get $ob) (i32.const 8)))
-      (br_if $blocks (i32.lt_u (local.get $ob) (local.get $nout))))))
+      (local.set $pixel (local.get $pin))
+      (loop $pairs
+        (local.set $v (i32x4.splat (i32.load (local.get $pixel))))
+        (local.set $acc0 (i32x4.add (local.get $acc0) (i32x4.dot_i16x8_s (v128.load (local.get $w)) (local.get $v))))
+        (local.set $acc1 (i32x4.add (local.get $acc1) (i32x4.dot_i16x8_s (v128.load offset=16 (local.get $w)) (local.get $v))))
+        (local.set $acc2 (i32x4.add (local.get $acc2) (i32x4.dot_i16x8_s (v128.load offset=32 (local.get $w)) (local.get $v))))
+        (local.set $acc3 (i32x4.add (local.get $acc3) (i32x4.dot_i16x8_s (v128.load offset=48 (local.get $w)) (local.get $v))))
+        (local.set $w (i32.add (local.get $w) (local.get $pairBytes)))
+        (local.set $pixel (i32.add (local.get $pixel) (i32.const 4)))
+        (br_if $pairs (i32.lt_u (local.get $pixel) (local.get $end))))
+      (local.set $w (i32.add (local.get $pout) (i32.shl (local.get $ob) (i32.const 2))))
+      (v128.store (local.get $w) (local.get $acc0))
+      (v128.store offset=16 (local.get $w) (local.get $acc1))
+      (v128.store offset=32 (local.get $w) (local.get $acc2))
+      (v128.store offset=48 (local.get $w) (local.get $acc3))
+      (local.set $ob (i32.add (local.get $ob) (i32.const 16)))
+      (br_if $blocks (i32.lt_u (local.get $ob) (local.get $nout)))))
+
+  ;; A layer's outputs from their int32 sums at pacc (pixels x cout, cout a multiple of 4): sum x (the output's weight
+  ;; scale at ps x xscale) + its bias at pb, optional ReLU, as float32 at pout (which may be pacc). Returns the
+  ;; largest magnitude.
+  (func (export "dequantise") (param $pacc i32) (param $pixels i32) (param $cout i32) (param $ps i32) (param $pb i32)
+    (param $xscale f32) (param $relu i32) (param $pout i32) (result f32)
+    (local $p i32) (local $c i32) (local $cbytes i32) (local $f v128) (local $x v128) (local $peak v128) (local $floor v128)
+    (local.set $x (f32x4.splat (local.get $xscale)))
+    (local.set $cbytes (i32.shl (local.get $cout) (i32.const 2)))
+    ;; ReLU as a maximum with 0; without it, with the most negative float
+    (local.set $floor (select (v128.const f32x4 0 0 0 0) (v128.const f32x4 -inf -inf -inf -inf) (local.get $relu)))
+    (local.set $peak (v128.const f32x4 0 0 0 0))
+    (local.set $p (i32.const 0))
+    (loop $pixels
+      (local.set $c (i32.const 0))
+      (loop $channels
+        (local.set $f (f32x4.pmax (local.get $floor) (f32x4.add
+          (f32x4.mul (f32x4.convert_i32x4_s (v128.load (i32.add (local.get $pacc) (local.get $c))))
+            (f32x4.mul (v128.load (i32.add (local.get $ps) (local.get $c))) (local.get $x)))
+          (v128.load (i32.add (local.get $pb) (local.get $c))))))
+        (local.set $peak (f32x4.pmax (local.get $peak) (f32x4.abs (local.get $f))))
+        (v128.store (i32.add (local.get $pout) (local.get $c)) (local.get $f))
+        (local.set $c (i32.add (local.get $c) (i32.const 16)))
+        (br_if $channels (i32.lt_u (local.get $c) (local.get $cbytes))))
+      (local.set $pacc (i32.add (local.get $pacc) (local.get $cbytes)))
+      (local.set $pout (i32.add (local.get $pout) (local.get $cbytes)))
+      (local.set $p (i32.add (local.get $p) (i32.const 1)))
+      (br_if $pixels (i32.lt_u (local.get $p) (local.get $pixels))))
+    (f32.max (f32.max (f32x4.extract_lane 0 (local.get $peak)) (f32x4.extract_lane 1 (local.get $peak)))
+      (f32.max (f32x4.extract_lane 2 (local.get $peak)) (f32x4.extract_lane 3 (local.get $peak)))))
+
+  ;; n float32 values at pf (n a multiple of 8) whose largest magnitude is max, as int16 at pq: scaled so that max
+  ;; becomes limit, rounded to nearest; returns the value of one int16 step (0 when max is 0).
+  (func (export "quantise") (param $pf i32) (param $n i32) (param $max f32) (param $limit f32) (param $pq i32) (result f32)
+    (local $i i32) (local $s v128) (local $end i32)
+    (if (f32.eq (local.get $max) (f32.const 0))
+      (then (local.set $s (v128.const f32x4 0 0 0 0)))
+      (else (local.set $s (f32x4.splat (f32.div (local.get $limit) (local.get $max))))))
+    (local.set $end (i32.add (local.get $pf) (i32.shl (local.get $n) (i32.const 2))))
+    (local.set $i (local.get $pf))
+    (loop $convert
+      (v128.store (local.get $pq) (i16x8.narrow_i32x4_s
+        (i32x4.trunc_sat_f32x4_s (f32x4.nearest (f32x4.mul (v128.load (local.get $i)) (local.get $s))))
+        (i32x4.trunc_sat_f32x4_s (f32x4.nearest (f32x4.mul (v128.load offset=16 (local.get $i)) (local.get $s))))))
+      (local.set $pq (i32.add (local.get $pq) (i32.const 16)))
+      (local.set $i (i32.add (local.get $i) (i32.const 32)))
+      (br_if $convert (i32.lt_u (local.get $i) (local.get $end))))
+    (if (result f32) (f32.eq (local.get $max) (f32.const 0))
+      (then (f32.const 0))
+      (else (f32.div (local.get $max) (local.get $limit))))))

@@ -1,0 +1,87 @@
+import { describe, expect, it } from "vitest";
+import { Rng } from "../../synth/prng";
+import { int16Limit, placeNet, runNet, type NetLayer } from "./net-kernel";
+
+/** The same network in plain float64, straight from the layer definitions (weights outputs innermost, as NetLayer). */
+function reference(layers: NetLayer[], size: number, plane: Float32Array): number[] {
+  const mean = plane.reduce((s, v) => s + v, 0) / plane.length;
+  const std = Math.sqrt(Math.max(0, plane.reduce((s, v) => s + v * v, 0) / plane.length - mean * mean)) + 1e-6;
+  let values = Array.from(plane, (v) => (v - mean) / std);
+  let channels = 1;
+  for (const layer of layers) {
+    const out: number[] = [];
+    if (layer.kind === "conv") {
+      const outSize = Math.ceil(size / layer.stride);
+      for (let oy = 0; oy < outSize; oy++) {
+        for (let ox = 0; ox < outSize; ox++) {
+          for (let o = 0; o < layer.outputs; o++) {
+            let sum = layer.biases[o];
+            for (let ky = 0; ky < 3; ky++) {
+              for (let kx = 0; kx < 3; kx++) {
+                const iy = oy * layer.stride + ky - 1;
+                const ix = ox * layer.stride + kx - 1;
+                if (iy < 0 || iy >= size || ix < 0 || ix >= size) continue;
+                for (let c = 0; c < channels; c++) sum += values[(iy * size + ix) * channels + c] * layer.weights[((ky * 3 + kx) * channels + c) * layer.outputs + o];
+              }
+            }
+            out.push(layer.relu ? Math.max(0, sum) : sum);
+          }
+        }
+      }
+      size = outSize;
+    } else {
+      for (let o = 0; o < layer.outputs; o++) {
+        let sum = layer.biases[o];
+        for (let i = 0; i < layer.inputs; i++) sum += values[i] * layer.weights[i * layer.outputs + o];
+        out.push(layer.relu ? Math.max(0, sum) : sum);
+      }
+    }
+    values = out;
+    channels = layer.outputs;
+  }
+  return values;
+}
+
+function randomLayer(rng: Rng, kind: "conv" | "linear", stride: number, inputs: number, outputs: number, taps: number): NetLayer {
+  const weights = Float32Array.from({ length: taps * inputs * outputs }, () => rng.symmetric(1) / Math.sqrt(taps * inputs));
+  return { kind, stride, relu: kind === "conv", inputs: kind === "conv" ? inputs : taps * inputs, outputs, weights, biases: Float32Array.from({ length: outputs }, () => rng.symmetric(0.1)) };
+}
+
+describe("descriptor network kernel (int16)", () => {
+  it("bounds values so that no int32 sum can overflow", () => {
+    for (const terms of [2, 18, 144, 288, 576, 1024, 4096]) {
+      const limit = int16Limit(terms);
+      expect(limit).toBeLessThanOrEqual(32767);
+      expect(limit * limit * terms).toBeLessThan(2 ** 31);
+      expect((limit + 2) ** 2 * terms).toBeGreaterThan(2 ** 31 / 4);
+    }
+  });
+
+  it("computes what the layers define, to int16 rounding: odd channel counts, both strides, borders, channels-innermost linear input", () => {
+    const rng = new Rng(7);
+    // 16 x 16 -> conv 5 (stride 1) -> conv 12 (stride 2, 8 x 8) -> conv 20 (stride 2, 4 x 4) -> linear 320 -> 9
+    const layers = [
+      randomLayer(rng, "conv", 1, 1, 5, 9),
+      randomLayer(rng, "conv", 2, 5, 12, 9),
+      randomLayer(rng, "conv", 2, 12, 20, 9),
+      randomLayer(rng, "linear", 1, 20, 9, 16),
+    ];
+    const placed = placeNet(layers, 16);
+    for (let trial = 0; trial < 5; trial++) {
+      const plane = Float32Array.from({ length: 256 }, () => rng.symmetric(50) + 100);
+      const want = reference(layers, 16, plane);
+      const got = runNet(placed, plane);
+      const scale = Math.max(...want.map(Math.abs));
+      expect(got.length).toBe(9);
+      want.forEach((v, i) => expect(Math.abs(got[i] - v)).toBeLessThan(2e-3 * scale));
+    }
+  });
+
+  it("gives a flat plane the biases' outputs (nothing divided by zero)", () => {
+    const rng = new Rng(3);
+    const layers = [randomLayer(rng, "conv", 2, 1, 4, 9), randomLayer(rng, "linear", 1, 4, 3, 64)];
+    const got = runNet(placeNet(layers, 16), new Float32Array(256).fill(42));
+    const want = reference(layers, 16, new Float32Array(256).fill(42));
+    want.forEach((v, i) => expect(got[i]).toBeCloseTo(v, 4));
+  });
+});
