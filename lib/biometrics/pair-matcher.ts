@@ -25,7 +25,7 @@ export interface PairComparison {
   similarity: number;
   /** Scale of the fitted transform (b relative to a), 0 when no transform was found. */
   scale: number;
-  /** The rotation hypothesis that won (degrees, b relative to a): the frame angle of a's descriptors, negated. */
+  /** The rotation hypothesis that won (degrees, b relative to a; ROTATION_HYPOTHESES). */
   rotationDeg: number;
 }
 
@@ -50,15 +50,49 @@ export function inlierWeight(cosine: number): number {
 const AFFINE_MIN_INLIERS = 6;
 
 /**
- * Nearest-neighbour figures of a's descriptors in every frame (one block of rows per frame) against b's
- * upright descriptors: one kernel call for all rotation hypotheses.
+ * A rotation hypothesis: a's descriptors in frame `setA` against b's in frame `setB`, so that b is taken to be
+ * turned by DESCRIPTOR_ANGLES_DEG[setB] − DESCRIPTOR_ANGLES_DEG[setA] relative to a.
  */
-function framesAgainstUpright(a: NoseTemplate, b: NoseTemplate): FrameNeighbours[] {
-  return nearestNeighbours(a.descriptors, DESCRIPTOR_SETS, descriptorSet(b, 0), DESCRIPTOR_DIMS);
+export interface RotationHypothesis {
+  setA: number;
+  setB: number;
+  rotationDeg: number;
+}
+
+function hypothesis(setA: number, setB: number): RotationHypothesis {
+  // 0 + 0 (not 0 − 0 written as −0): the upright hypothesis is +0.
+  return { setA, setB, rotationDeg: DESCRIPTOR_ANGLES_DEG[setB] - DESCRIPTOR_ANGLES_DEG[setA] + 0 };
+}
+
+const mostTurned = DESCRIPTOR_ANGLES_DEG.indexOf(Math.max(...DESCRIPTOR_ANGLES_DEG));
+const leastTurned = DESCRIPTOR_ANGLES_DEG.indexOf(Math.min(...DESCRIPTOR_ANGLES_DEG));
+
+/**
+ * Every frame of a against b's upright frame (0, ± 20°), then a's two outer frames against b's opposite ones
+ * (± 40°): two captures of a hard set turn by up to ± 60° relative to each other, and the sessions whose every
+ * image pair turned by more than 30° were the most failed genuine sessions (docs/engine.md, `npm run eval:turns`).
+ * The outer hypotheses need no more extraction, only two more descriptor passes per pair.
+ */
+export const ROTATION_HYPOTHESES: readonly RotationHypothesis[] = [
+  ...DESCRIPTOR_ANGLES_DEG.map((_, set) => hypothesis(set, 0)),
+  hypothesis(mostTurned, leastTurned),
+  hypothesis(leastTurned, mostTurned),
+];
+
+/**
+ * Nearest-neighbour figures for every hypothesis, in ROTATION_HYPOTHESES order: a's frames against b's upright
+ * one in one kernel call, then the outer pairs.
+ */
+function neighboursOfHypotheses(a: NoseTemplate, b: NoseTemplate): FrameNeighbours[] {
+  const upright = nearestNeighbours(a.descriptors, DESCRIPTOR_SETS, descriptorSet(b, 0), DESCRIPTOR_DIMS);
+  const outer = ROTATION_HYPOTHESES.slice(DESCRIPTOR_SETS).map(
+    (h) => nearestNeighbours(descriptorSet(a, h.setA), 1, descriptorSet(b, h.setB), DESCRIPTOR_DIMS)[0],
+  );
+  return [...upright, ...outer];
 }
 
 /**
- * Nearest neighbour in b's upright descriptors for each of a's descriptors in one frame, kept when mutual,
+ * Nearest neighbour in b's descriptors (one frame) for each of a's descriptors in one frame, kept when mutual,
  * close, and clearly better than the runner-up.
  */
 function findTentativeMatches(countA: number, frame: FrameNeighbours): TentativeMatches {
@@ -224,18 +258,18 @@ export interface InlierDetail {
 }
 
 /**
- * a's descriptors in frame `set` against b's upright ones: descriptor matching, then geometric verification.
- * `detail`, when given, receives the inliers.
+ * One rotation hypothesis (ROTATION_HYPOTHESES[h]): descriptor matching, then geometric verification. `detail`,
+ * when given, receives the inliers.
  */
-export function compareInFrame(
+export function compareUnderHypothesis(
   a: NoseTemplate,
-  set: number,
   b: NoseTemplate,
-  neighbours = framesAgainstUpright(a, b),
+  h: number,
+  neighbours = neighboursOfHypotheses(a, b),
   detail?: InlierDetail,
 ): PairComparison {
-  const rotationDeg = 0 - DESCRIPTOR_ANGLES_DEG[set]; // not -x: the upright frame is +0, not -0
-  const matches = findTentativeMatches(keypointCount(a), neighbours[set]);
+  const { rotationDeg } = ROTATION_HYPOTHESES[h];
+  const matches = findTentativeMatches(keypointCount(a), neighbours[h]);
   const none = { tentative: matches.count, inliers: 0, similarity: 0, scale: 0, rotationDeg };
   if (matches.count < 3) return none;
   let inliers = bestAnchorInliers(a, b, matches, (rotationDeg * Math.PI) / 180);
@@ -263,8 +297,8 @@ export function compareInFrame(
 }
 
 /**
- * Compare two nose images under each rotation hypothesis (a's descriptor frames against b's upright frame)
- * and keep the best: the most inliers, then the most tentative matches. Symmetric enough for scoring.
+ * Compare two nose images under each rotation hypothesis (ROTATION_HYPOTHESES) and keep the best: the most
+ * inliers, then the most tentative matches. Symmetric enough for scoring.
  */
 export function compareTemplates(a: NoseTemplate, b: NoseTemplate): PairComparison {
   return compareTemplatesInDetail(a, b, false).best;
@@ -276,17 +310,17 @@ export function compareTemplatesInDetail(
   b: NoseTemplate,
   withInliers = true,
 ): { best: PairComparison; hypotheses: PairComparison[]; inliers: InlierDetail | null } {
-  const neighbours = framesAgainstUpright(a, b);
+  const neighbours = neighboursOfHypotheses(a, b);
   const hypotheses: PairComparison[] = [];
   const details: (InlierDetail | undefined)[] = [];
-  let bestSet = 0;
-  for (let set = 0; set < DESCRIPTOR_SETS; set++) {
+  let bestIndex = 0;
+  for (let h = 0; h < ROTATION_HYPOTHESES.length; h++) {
     const detail = withInliers ? { a: [], b: [], cosine: [], transform: [] } : undefined;
-    const candidate = compareInFrame(a, set, b, neighbours, detail);
+    const candidate = compareUnderHypothesis(a, b, h, neighbours, detail);
     hypotheses.push(candidate);
     details.push(detail);
-    const best = hypotheses[bestSet];
-    if (candidate.inliers > best.inliers || (candidate.inliers === best.inliers && candidate.tentative > best.tentative)) bestSet = set;
+    const best = hypotheses[bestIndex];
+    if (candidate.inliers > best.inliers || (candidate.inliers === best.inliers && candidate.tentative > best.tentative)) bestIndex = h;
   }
-  return { best: hypotheses[bestSet], hypotheses, inliers: details[bestSet] ?? null };
+  return { best: hypotheses[bestIndex], hypotheses, inliers: details[bestIndex] ?? null };
 }
