@@ -3,8 +3,8 @@
  * For a synthetic set and the evaluation.json that `npm run eval -- DIR` wrote for it: how the genuine sessions
  * that score below the threshold relate to the generator's true rotation between probe and enrolled captures.
  * For each enrolled subject (in the protocol's order: captures 0-4 enrolled, 5-7 probes) it counts the 15
- * probe-enrolled image pairs whose true relative turn is within `--within` degrees (the matcher's rotation
- * hypotheses are 0 and +-20 degrees: about +-30 covered) and prints how many failing and passing sessions have few.
+ * probe-enrolled image pairs whose true relative turn is within `--within` degrees (the 1:N first stage, and the
+ * matcher before its +-40 degree hypotheses, reach about +-30) and prints how many failing and passing sessions have few.
  */
 import fs from "node:fs";
 import { parseArgs } from "node:util";
