@@ -38,6 +38,17 @@ export function readManifest(root: string): DatasetManifest {
   return JSON.parse(fs.readFileSync(path.join(root, MANIFEST_FILE), "utf8")) as DatasetManifest;
 }
 
+/** How the generator rendered each capture of subject `s` (its turn, scale, warp), in capture order. */
+export function capturePlans(manifest: DatasetManifest, s: number): ReturnType<typeof planCapture>[] {
+  const seed = subjectSeed(manifest.seed, s);
+  const subject = createNoseSubject(seed);
+  const bursts = burstLayout(seed, manifest.captures, manifest.difficulty);
+  return Array.from({ length: manifest.captures }, (_, c) => {
+    const burst = bursts[c];
+    return planCapture(subject, captureSeed(seed, c), { difficulty: manifest.difficulty, ...(burst ? { burst } : {}) });
+  });
+}
+
 /**
  * Every capture of subject `s`: the engine's keypoints with their surface points, and either their descriptors (by
  * `options.net`, the engine's network by default) or, with `options.levels`, the scale space they were found in.
@@ -48,13 +59,12 @@ export async function loadSubjectCaptures(
   s: number,
   options: { levels?: boolean; net?: DescriptorNet } = {},
 ): Promise<GroundTruthCapture[]> {
-  const seed = subjectSeed(manifest.seed, s);
-  const subject = createNoseSubject(seed);
-  const bursts = burstLayout(seed, manifest.captures, manifest.difficulty);
+  const bursts = burstLayout(subjectSeed(manifest.seed, s), manifest.captures, manifest.difficulty);
+  const plans = capturePlans(manifest, s);
   const captures: GroundTruthCapture[] = [];
   for (let c = 0; c < manifest.captures; c++) {
     const burst = bursts[c];
-    const plan = planCapture(subject, captureSeed(seed, c), { difficulty: manifest.difficulty, ...(burst ? { burst } : {}) });
+    const plan = plans[c];
     const file = path.join(root, subjectDirName(s, manifest.subjects), captureFileName(c, manifest.captures));
     const { image } = await decodeNoseImage(fs.readFileSync(file));
     const toCapture = plan.width / image.width;
