@@ -154,7 +154,8 @@ export function placeNet(layers: readonly NetLayer[], inputSize: number): Placed
     input: new Float32Array(memory.buffer, input, planeValues).fill(0),
     floats: reserve(largest * 4),
     ints: reserve(largest * 2),
-    zeros: reserve(Math.max(...placed.map((l) => l.inputs)) * 2),
+    // conv3x3 reads one pixel's channels of zeros for a tap outside the image.
+    zeros: reserve(Math.max(0, ...placed.filter((l) => l.kind === "conv").map((l) => l.inputs)) * 2),
   };
 }
 
