@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { prng } from "@/lib/test-support/nose-images";
 import { InvertedIndex } from "./inverted-index";
 import { kernelHeap } from "./simd/posting-kernel";
-import { ANGLE_BINS, INDEXED_KEYPOINTS, QUERY_WORDS, VOCABULARY_WORDS } from "./parameters";
+import { ANGLE_BINS, INDEXED_POSTINGS, QUERY_WORDS, VOCABULARY_WORDS } from "./parameters";
 import { deserializeSearchKey, serializeSearchKey, type ProbeLookups, type SearchKey } from "./search-key";
 
 // Synthetic keys: each "pet" has its own words and signatures, so the index's bookkeeping (votes,
@@ -114,9 +114,9 @@ describe("inverted index", () => {
 
   it("holds a bounded number of bytes per image", () => {
     const index = new InvertedIndex();
-    for (let p = 0; p < 200; p++) index.upsert(`pet-${p}`, [randomKey(p, INDEXED_KEYPOINTS)]);
+    for (let p = 0; p < 200; p++) index.upsert(`pet-${p}`, [randomKey(p, INDEXED_POSTINGS)]);
     // 13 bytes a posting (row, 64-bit signature, angle), lists grown by doubling, plus per-image scratch.
-    expect(index.bytes / 200).toBeLessThan(INDEXED_KEYPOINTS * 13 * 2 + 200);
+    expect(index.bytes / 200).toBeLessThan(INDEXED_POSTINGS * 13 * 2 + 200);
   });
 });
 
@@ -124,18 +124,18 @@ describe("inverted index memory", () => {
   it("returns its postings on dispose: the next index of the same size reuses them", () => {
     const build = () => {
       const index = new InvertedIndex();
-      for (let p = 0; p < 100; p++) index.upsert(`pet-${p}`, [randomKey(p + 500, INDEXED_KEYPOINTS)]);
-      index.search([probeOf(randomKey(510))], 3);
+      for (let p = 0; p < 100; p++) index.upsert(`pet-${p}`, [randomKey(p + 500, INDEXED_POSTINGS)]);
+      index.search([probeOf(randomKey(510, INDEXED_POSTINGS))], 3);
       return index;
     };
     const first = build();
-    expect(first.search([probeOf(randomKey(520))], 1)[0].petId).toBe("pet-20");
+    expect(first.search([probeOf(randomKey(520, INDEXED_POSTINGS))], 1)[0].petId).toBe("pet-20");
     first.dispose();
     expect(first.size).toBe(0);
     const reserved = kernelHeap.reservedBytes;
     const second = build();
     expect(kernelHeap.reservedBytes).toBe(reserved);
-    expect(second.search([probeOf(randomKey(520))], 1)[0].petId).toBe("pet-20");
+    expect(second.search([probeOf(randomKey(520, INDEXED_POSTINGS))], 1)[0].petId).toBe("pet-20");
     second.dispose();
   });
 });

@@ -1,12 +1,12 @@
 import { descriptorFrame } from "./features";
-import { DESCRIPTOR_ANGLES_DEG, DESCRIPTOR_DIMS, DESCRIPTOR_SETS, INDEXED_KEYPOINTS, PROBE_KEYPOINTS, QUERY_WORDS, TURNED_QUERY_WORDS } from "./parameters";
+import { DESCRIPTOR_ANGLES_DEG, DESCRIPTOR_DIMS, DESCRIPTOR_SETS, INDEXED_KEYPOINTS, INDEXED_TURNED_KEYPOINTS, PROBE_KEYPOINTS, QUERY_WORDS, TURNED_QUERY_WORDS } from "./parameters";
 import { assignWords, projectDescriptors, signatureIn, VOCABULARY_FORMAT } from "./visual-words";
 
 /**
- * An image's entry in the 1:N inverted index: for its INDEXED_KEYPOINTS strongest keypoints, the visual
- * word of its upright descriptor, the 64-bit Hamming signature within the word, and the angle of the
- * descriptor's frame (256 steps a turn; 0 for the upright frame a gallery indexes). 11 bytes
- * a keypoint (≈ 3.3 KB an image), so galleries load keys rather than whole templates. Persisted form:
+ * An image's entry in the 1:N inverted index: for its INDEXED_KEYPOINTS strongest keypoints in the upright
+ * frame, then its INDEXED_TURNED_KEYPOINTS strongest in each turned frame, the visual word of the descriptor,
+ * the 64-bit Hamming signature within the word, and the angle of the descriptor's frame (256 steps a turn).
+ * 11 bytes an entry (≈ 4.4 KB an image), so galleries load keys rather than whole templates. Persisted form:
  * "RHSK", format, count, then signatures (2 x uint32 each), words (uint16), angles (uint8).
  */
 export interface SearchKey {
@@ -68,10 +68,24 @@ function wordsAndSignatures(
   return { count, words, signatures, angles };
 }
 
-/** The gallery's entry of an image: its upright frame (set 0). */
+/**
+ * The gallery's entry of an image: its upright frame (set 0), then each turned frame's strongest keypoints,
+ * so that a probe's turned frames meet the opposite turned frames (parameters.ts, INDEXED_TURNED_KEYPOINTS).
+ */
 export function computeSearchKey(keypointTotal: number, descriptors: Int8Array): SearchKey {
-  const { words, signatures, angles } = wordsAndSignatures(keypointTotal, descriptors, 0, INDEXED_KEYPOINTS, 1);
-  return { words, signatures, angles };
+  const parts = Array.from({ length: DESCRIPTOR_SETS }, (_, set) =>
+    wordsAndSignatures(keypointTotal, descriptors, set, set === 0 ? INDEXED_KEYPOINTS : INDEXED_TURNED_KEYPOINTS, 1),
+  );
+  const count = parts.reduce((n, part) => n + part.count, 0);
+  const key = { words: new Uint16Array(count), signatures: new Uint32Array(count * 2), angles: new Uint8Array(count) };
+  let at = 0;
+  for (const part of parts) {
+    key.words.set(part.words, at);
+    key.signatures.set(part.signatures, at * 2);
+    key.angles.set(part.angles, at);
+    at += part.count;
+  }
+  return key;
 }
 
 /** A probe image's lookups in every descriptor frame, one frame after another. */
