@@ -24,7 +24,7 @@
   ;; Dot products of the widened row at pa with the 4 widened rows at pb, pb + stride, ...; `bytes` = 2 x dims.
   (func $dot4 (param $pa i32) (param $pb i32) (param $stride i32) (param $bytes i32) (result v128)
     (local $k i32) (local $va v128) (local $pb1 i32) (local $pb2 i32) (local $pb3 i32)
-    (local $acc0 v128) (local $acc1 v128) (local $acc2 v128) (local $acc3 v128) (local $s01 v128) (local $s23 v128)
+    (local $acc0 v128) (local $acc1 v128) (local $acc2 v128) (local $acc3 v128)
     (local.set $pb1 (i32.add (local.get $pb) (local.get $stride)))
     (local.set $pb2 (i32.add (local.get $pb1) (local.get $stride)))
     (local.set $pb3 (i32.add (local.get $pb2) (local.get $stride)))
@@ -44,7 +44,12 @@
         (local.set $acc3 (i32x4.add (local.get $acc3) (i32x4.dot_i16x8_s (local.get $va) (v128.load offset=16 (i32.add (local.get $pb3) (local.get $k))))))
         (local.set $k (i32.add (local.get $k) (i32.const 32)))
         (br $chunk)))
-    ;; [a0+a2, a1+a3, b0+b2, b1+b3] and the same of acc2, acc3; then the four sums.
+    (call $sum4 (local.get $acc0) (local.get $acc1) (local.get $acc2) (local.get $acc3)))
+
+  ;; The four sums of four accumulators ([sum acc0, sum acc1, sum acc2, sum acc3]): [a0+a2, a1+a3, b0+b2, b1+b3]
+  ;; of acc0 (a) and acc1 (b), the same of acc2 and acc3, then the four sums.
+  (func $sum4 (param $acc0 v128) (param $acc1 v128) (param $acc2 v128) (param $acc3 v128) (result v128)
+    (local $s01 v128) (local $s23 v128)
     (local.set $s01 (i32x4.add
       (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $acc0) (local.get $acc1))
       (i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31 (local.get $acc0) (local.get $acc1))))
@@ -54,6 +59,39 @@
     (i32x4.add
       (i8x16.shuffle 0 1 2 3 8 9 10 11 16 17 18 19 24 25 26 27 (local.get $s01) (local.get $s23))
       (i8x16.shuffle 4 5 6 7 12 13 14 15 20 21 22 23 28 29 30 31 (local.get $s01) (local.get $s23))))
+
+  ;; Dot products of two widened rows (pa, pa + bytes) with the 4 widened rows at pb, pb + stride, ...: each
+  ;; load of b serves both rows. Returns row pa's four, then row pa + bytes's four.
+  (func $dot2x4 (param $pa i32) (param $pb i32) (param $stride i32) (param $bytes i32) (result v128 v128)
+    (local $k i32) (local $pa1 i32) (local $va0 v128) (local $va1 v128) (local $vb v128) (local $pb1 i32) (local $pb2 i32) (local $pb3 i32)
+    (local $a0 v128) (local $a1 v128) (local $a2 v128) (local $a3 v128)
+    (local $c0 v128) (local $c1 v128) (local $c2 v128) (local $c3 v128)
+    (local.set $pa1 (i32.add (local.get $pa) (local.get $bytes)))
+    (local.set $pb1 (i32.add (local.get $pb) (local.get $stride)))
+    (local.set $pb2 (i32.add (local.get $pb1) (local.get $stride)))
+    (local.set $pb3 (i32.add (local.get $pb2) (local.get $stride)))
+    (local.set $k (i32.const 0))
+    (block $done
+      (loop $chunk
+        (br_if $done (i32.ge_u (local.get $k) (local.get $bytes)))
+        (local.set $va0 (v128.load (i32.add (local.get $pa) (local.get $k))))
+        (local.set $va1 (v128.load (i32.add (local.get $pa1) (local.get $k))))
+        (local.set $vb (v128.load (i32.add (local.get $pb) (local.get $k))))
+        (local.set $a0 (i32x4.add (local.get $a0) (i32x4.dot_i16x8_s (local.get $va0) (local.get $vb))))
+        (local.set $c0 (i32x4.add (local.get $c0) (i32x4.dot_i16x8_s (local.get $va1) (local.get $vb))))
+        (local.set $vb (v128.load (i32.add (local.get $pb1) (local.get $k))))
+        (local.set $a1 (i32x4.add (local.get $a1) (i32x4.dot_i16x8_s (local.get $va0) (local.get $vb))))
+        (local.set $c1 (i32x4.add (local.get $c1) (i32x4.dot_i16x8_s (local.get $va1) (local.get $vb))))
+        (local.set $vb (v128.load (i32.add (local.get $pb2) (local.get $k))))
+        (local.set $a2 (i32x4.add (local.get $a2) (i32x4.dot_i16x8_s (local.get $va0) (local.get $vb))))
+        (local.set $c2 (i32x4.add (local.get $c2) (i32x4.dot_i16x8_s (local.get $va1) (local.get $vb))))
+        (local.set $vb (v128.load (i32.add (local.get $pb3) (local.get $k))))
+        (local.set $a3 (i32x4.add (local.get $a3) (i32x4.dot_i16x8_s (local.get $va0) (local.get $vb))))
+        (local.set $c3 (i32x4.add (local.get $c3) (i32x4.dot_i16x8_s (local.get $va1) (local.get $vb))))
+        (local.set $k (i32.add (local.get $k) (i32.const 16)))
+        (br $chunk)))
+    (call $sum4 (local.get $a0) (local.get $a1) (local.get $a2) (local.get $a3))
+    (call $sum4 (local.get $c0) (local.get $c1) (local.get $c2) (local.get $c3)))
 
   ;; The na x nb dot products of the widened rows at pa and pb, row-major at out. b holds rows up to nb
   ;; rounded up to a multiple of 4 (the caller zero-fills the extra rows) and out has room for 3 more
@@ -83,13 +121,15 @@
   ;; rowBest[na], rowSecond[na], rowIndex[na] (each row's largest dot product, the runner-up, the first
   ;; column reaching the largest; INT32_MIN, INT32_MIN, -1 when nb = 0), then columnBest[nbPad] and
   ;; columnRow[nbPad] (each column's largest dot product and the first row reaching it). Exactly what a
-  ;; scalar scan in row, then column order gives. `scratch` is 48 bytes of working memory.
+  ;; scalar scan in row, then column order gives. Rows go two at a time (`$dot2x4`), the last one of an odd
+  ;; count alone. `scratch` is 48 bytes of working memory.
   (func (export "nearest") (param $pa i32) (param $na i32) (param $frames i32) (param $pb i32) (param $nb i32) (param $nbPad i32) (param $dims i32) (param $out i32) (param $scratch i32)
-    (local $f i32) (local $i i32) (local $j i32) (local $l i32) (local $bytes i32) (local $ra i32)
+    (local $f i32) (local $i i32) (local $j i32) (local $bytes i32) (local $ra i32) (local $pair i32)
     (local $rows i32) (local $colBest i32) (local $colRow i32)
-    (local $d v128) (local $gt v128) (local $bestV v128) (local $secondV v128) (local $indexV v128)
-    (local $jV v128) (local $iV v128) (local $nbV v128) (local $minV v128) (local $cb v128) (local $cp i32)
-    (local $best i32) (local $second i32) (local $index i32) (local $v i32)
+    (local $d v128) (local $d1 v128) (local $gt v128) (local $valid v128)
+    (local $bestV v128) (local $secondV v128) (local $indexV v128)
+    (local $best1 v128) (local $second1 v128) (local $index1 v128)
+    (local $jV v128) (local $iV v128) (local $iV1 v128) (local $nbV v128) (local $minV v128) (local $cb v128) (local $cr v128) (local $cp i32)
     (local.set $bytes (i32.shl (local.get $dims) (i32.const 1)))
     (local.set $minV (i32x4.splat (i32.const 0x80000000)))
     (local.set $nbV (i32x4.splat (local.get $nb)))
@@ -113,21 +153,31 @@
         (block $rowsDone
           (loop $row
             (br_if $rowsDone (i32.ge_u (local.get $i) (local.get $na)))
+            (local.set $pair (i32.lt_u (i32.add (local.get $i) (i32.const 1)) (local.get $na)))
             (local.set $ra (i32.add (local.get $pa) (i32.mul (i32.add (i32.mul (local.get $f) (local.get $na)) (local.get $i)) (local.get $bytes))))
             (local.set $bestV (local.get $minV))
             (local.set $secondV (local.get $minV))
             (local.set $indexV (v128.const i32x4 -1 -1 -1 -1))
+            (local.set $best1 (local.get $minV))
+            (local.set $second1 (local.get $minV))
+            (local.set $index1 (v128.const i32x4 -1 -1 -1 -1))
             (local.set $jV (v128.const i32x4 0 1 2 3))
             (local.set $iV (i32x4.splat (local.get $i)))
+            (local.set $iV1 (i32x4.splat (i32.add (local.get $i) (i32.const 1))))
             (local.set $j (i32.const 0))
             (block $colsDone
               (loop $block
                 (br_if $colsDone (i32.ge_u (local.get $j) (local.get $nbPad)))
+                (if (local.get $pair)
+                  (then
+                    (call $dot2x4 (local.get $ra) (i32.add (local.get $pb) (i32.mul (local.get $j) (local.get $bytes))) (local.get $bytes) (local.get $bytes))
+                    (local.set $d1)
+                    (local.set $d))
+                  (else
+                    (local.set $d (call $dot4 (local.get $ra) (i32.add (local.get $pb) (i32.mul (local.get $j) (local.get $bytes))) (local.get $bytes) (local.get $bytes)))))
                 ;; Padding columns (j >= nb) read as INT32_MIN: never above anything.
-                (local.set $d (v128.bitselect
-                  (call $dot4 (local.get $ra) (i32.add (local.get $pb) (i32.mul (local.get $j) (local.get $bytes))) (local.get $bytes) (local.get $bytes))
-                  (local.get $minV)
-                  (i32x4.lt_s (local.get $jV) (local.get $nbV))))
+                (local.set $valid (i32x4.lt_s (local.get $jV) (local.get $nbV)))
+                (local.set $d (v128.bitselect (local.get $d) (local.get $minV) (local.get $valid)))
                 ;; Per lane, as the scalar scan: above the best → best becomes second; else the larger of second and d.
                 (local.set $gt (i32x4.gt_s (local.get $d) (local.get $bestV)))
                 (local.set $secondV (v128.bitselect (local.get $bestV) (i32x4.max_s (local.get $secondV) (local.get $d)) (local.get $gt)))
@@ -135,46 +185,67 @@
                 (local.set $indexV (v128.bitselect (local.get $jV) (local.get $indexV) (local.get $gt)))
                 (local.set $cp (i32.shl (local.get $j) (i32.const 2)))
                 (local.set $cb (v128.load (i32.add (local.get $colBest) (local.get $cp))))
+                (local.set $cr (v128.load (i32.add (local.get $colRow) (local.get $cp))))
                 (local.set $gt (i32x4.gt_s (local.get $d) (local.get $cb)))
-                (v128.store (i32.add (local.get $colBest) (local.get $cp)) (v128.bitselect (local.get $d) (local.get $cb) (local.get $gt)))
-                (v128.store (i32.add (local.get $colRow) (local.get $cp))
-                  (v128.bitselect (local.get $iV) (v128.load (i32.add (local.get $colRow) (local.get $cp))) (local.get $gt)))
+                (local.set $cb (v128.bitselect (local.get $d) (local.get $cb) (local.get $gt)))
+                (local.set $cr (v128.bitselect (local.get $iV) (local.get $cr) (local.get $gt)))
+                ;; The second row of a pair comes after the first in the scalar order, so it takes a column only when strictly above.
+                (if (local.get $pair)
+                  (then
+                    (local.set $d1 (v128.bitselect (local.get $d1) (local.get $minV) (local.get $valid)))
+                    (local.set $gt (i32x4.gt_s (local.get $d1) (local.get $best1)))
+                    (local.set $second1 (v128.bitselect (local.get $best1) (i32x4.max_s (local.get $second1) (local.get $d1)) (local.get $gt)))
+                    (local.set $best1 (v128.bitselect (local.get $d1) (local.get $best1) (local.get $gt)))
+                    (local.set $index1 (v128.bitselect (local.get $jV) (local.get $index1) (local.get $gt)))
+                    (local.set $gt (i32x4.gt_s (local.get $d1) (local.get $cb)))
+                    (local.set $cb (v128.bitselect (local.get $d1) (local.get $cb) (local.get $gt)))
+                    (local.set $cr (v128.bitselect (local.get $iV1) (local.get $cr) (local.get $gt)))))
+                (v128.store (i32.add (local.get $colBest) (local.get $cp)) (local.get $cb))
+                (v128.store (i32.add (local.get $colRow) (local.get $cp)) (local.get $cr))
                 (local.set $jV (i32x4.add (local.get $jV) (v128.const i32x4 4 4 4 4)))
                 (local.set $j (i32.add (local.get $j) (i32.const 4)))
                 (br $block)))
-            ;; The four lanes' top two merged (the two largest of all values seen), and the first column
-            ;; reaching the largest: the smallest index among the lanes whose best it is.
-            (v128.store (local.get $scratch) (local.get $bestV))
-            (v128.store offset=16 (local.get $scratch) (local.get $secondV))
-            (v128.store offset=32 (local.get $scratch) (local.get $indexV))
-            (local.set $best (i32.const 0x80000000))
-            (local.set $second (i32.const 0x80000000))
-            (local.set $l (i32.const 0))
-            (block $mergeDone
-              (loop $merge
-                (br_if $mergeDone (i32.ge_u (local.get $l) (i32.const 32)))
-                (local.set $v (i32.load (i32.add (local.get $scratch) (local.get $l))))
-                (if (i32.gt_s (local.get $v) (local.get $best))
-                  (then (local.set $second (local.get $best)) (local.set $best (local.get $v)))
-                  (else (if (i32.gt_s (local.get $v) (local.get $second)) (then (local.set $second (local.get $v))))))
-                (local.set $l (i32.add (local.get $l) (i32.const 4)))
-                (br $merge)))
-            (local.set $index (i32.const -1))
-            (local.set $l (i32.const 0))
-            (block $indexDone
-              (loop $lane
-                (br_if $indexDone (i32.ge_u (local.get $l) (i32.const 16)))
-                (if (i32.eq (i32.load (i32.add (local.get $scratch) (local.get $l))) (local.get $best))
-                  (then
-                    (local.set $v (i32.load offset=32 (i32.add (local.get $scratch) (local.get $l))))
-                    (if (i32.or (i32.lt_s (local.get $index) (i32.const 0)) (i32.lt_s (local.get $v) (local.get $index)))
-                      (then (local.set $index (local.get $v))))))
-                (local.set $l (i32.add (local.get $l) (i32.const 4)))
-                (br $lane)))
-            (i32.store (i32.add (local.get $rows) (i32.shl (local.get $i) (i32.const 2))) (local.get $best))
-            (i32.store (i32.add (local.get $rows) (i32.shl (i32.add (local.get $na) (local.get $i)) (i32.const 2))) (local.get $second))
-            (i32.store (i32.add (local.get $rows) (i32.shl (i32.add (i32.shl (local.get $na) (i32.const 1)) (local.get $i)) (i32.const 2))) (local.get $index))
-            (local.set $i (i32.add (local.get $i) (i32.const 1)))
+            (call $finishRow (local.get $bestV) (local.get $secondV) (local.get $indexV) (local.get $scratch) (local.get $rows) (local.get $na) (local.get $i))
+            (if (local.get $pair)
+              (then
+                (call $finishRow (local.get $best1) (local.get $second1) (local.get $index1) (local.get $scratch) (local.get $rows) (local.get $na) (i32.add (local.get $i) (i32.const 1)))))
+            (local.set $i (i32.add (local.get $i) (i32.add (local.get $pair) (i32.const 1))))
             (br $row)))
         (local.set $f (i32.add (local.get $f) (i32.const 1)))
-        (br $frame)))))
+        (br $frame))))
+
+  ;; Row i's four lanes' top two merged (the two largest of all values seen), and the first column reaching the
+  ;; largest (the smallest index among the lanes whose best it is), stored as rowBest[i], rowSecond[i], rowIndex[i].
+  (func $finishRow (param $bestV v128) (param $secondV v128) (param $indexV v128) (param $scratch i32) (param $rows i32) (param $na i32) (param $i i32)
+    (local $l i32) (local $v i32) (local $best i32) (local $second i32) (local $index i32)
+    (v128.store (local.get $scratch) (local.get $bestV))
+    (v128.store offset=16 (local.get $scratch) (local.get $secondV))
+    (v128.store offset=32 (local.get $scratch) (local.get $indexV))
+    (local.set $best (i32.const 0x80000000))
+    (local.set $second (i32.const 0x80000000))
+    (local.set $l (i32.const 0))
+    (block $mergeDone
+      (loop $merge
+        (br_if $mergeDone (i32.ge_u (local.get $l) (i32.const 32)))
+        (local.set $v (i32.load (i32.add (local.get $scratch) (local.get $l))))
+        (if (i32.gt_s (local.get $v) (local.get $best))
+          (then (local.set $second (local.get $best)) (local.set $best (local.get $v)))
+          (else (if (i32.gt_s (local.get $v) (local.get $second)) (then (local.set $second (local.get $v))))))
+        (local.set $l (i32.add (local.get $l) (i32.const 4)))
+        (br $merge)))
+    (local.set $index (i32.const -1))
+    (local.set $l (i32.const 0))
+    (block $indexDone
+      (loop $lane
+        (br_if $indexDone (i32.ge_u (local.get $l) (i32.const 16)))
+        (if (i32.eq (i32.load (i32.add (local.get $scratch) (local.get $l))) (local.get $best))
+          (then
+            (local.set $v (i32.load offset=32 (i32.add (local.get $scratch) (local.get $l))))
+            (if (i32.or (i32.lt_s (local.get $index) (i32.const 0)) (i32.lt_s (local.get $v) (local.get $index)))
+              (then (local.set $index (local.get $v))))))
+        (local.set $l (i32.add (local.get $l) (i32.const 4)))
+        (br $lane)))
+    (i32.store (i32.add (local.get $rows) (i32.shl (local.get $i) (i32.const 2))) (local.get $best))
+    (i32.store (i32.add (local.get $rows) (i32.shl (i32.add (local.get $na) (local.get $i)) (i32.const 2))) (local.get $second))
+    (i32.store (i32.add (local.get $rows) (i32.shl (i32.add (i32.shl (local.get $na) (i32.const 1)) (local.get $i)) (i32.const 2))) (local.get $index)))
+)
