@@ -50,7 +50,13 @@ export default async function UsagePage() {
           </p>
         </Card>
         <Card title="DET curve (latest evaluation)">
-          <DetChart data={evaluation.det} threshold={evaluation.threshold} />
+          {evaluation.det.length > 0 ? (
+            <DetChart data={evaluation.det} threshold={evaluation.threshold} />
+          ) : (
+            <p data-testid="chart-det-empty" className="py-8 text-center text-sm text-slate-600">
+              No errors to draw: at some threshold every genuine session scored above and every impostor session below.
+            </p>
+          )}
           <p className="mt-2 text-xs text-slate-600">
             EER {percent(evaluation.eer)}; {evaluation.fnmrAtFmr.map((f) => `FNMR ${percent(f.fnmr)} at FMR ${f.fmr * 100} %`).join(", ")}. The dot is the decision threshold ({evaluation.threshold}).
           </p>
