@@ -48,10 +48,13 @@ function symmetricEigen(matrix: Float64Array, n: number): { values: number[]; ve
   const a = Float64Array.from(matrix);
   const v = new Float64Array(n * n);
   for (let i = 0; i < n; i++) v[i * n + i] = 1;
+  let scale = 0;
+  for (let i = 0; i < n * n; i++) scale += a[i] ** 2;
   for (let sweep = 0; sweep < 50; sweep++) {
     let off = 0;
     for (let p = 0; p < n; p++) for (let q = p + 1; q < n; q++) off += a[p * n + q] ** 2;
-    if (off < 1e-22) break;
+    // Converged once the off-diagonal part is negligible against the whole matrix.
+    if (off <= 1e-24 * scale) break;
     for (let p = 0; p < n; p++) {
       for (let q = p + 1; q < n; q++) {
         const apq = a[p * n + q];
