@@ -10,7 +10,7 @@
  */
 import fs from "node:fs";
 import { parseArgs } from "node:util";
-import { describePatch, parseDescriptorNet } from "../lib/biometrics/descriptor-net";
+import { describePatch, parseDescriptorNet, readDescriptorNetFile, writeDescriptorNetFile } from "../lib/biometrics/descriptor-net";
 import { PATCH_PIXELS, PATCH_QUANT } from "../lib/biometrics/patches";
 
 const { positionals, values } = parseArgs({
@@ -98,56 +98,28 @@ const kept = eigenvalues.slice(0, dims).reduce((sum, x) => sum + x, 0);
 /** P[k][i]: the k-th principal direction. */
 const project = (k: number, i: number) => vectors[i * width + k];
 
-// Rewrite the file: every layer as it is except the last (linear, PyTorch order [out][in]), then the checks.
-const view = new DataView(netBytes.buffer, netBytes.byteOffset, netBytes.byteLength);
-const parts: Uint8Array[] = [netBytes.subarray(0, 8)];
-let at = 8;
-const layerCount = view.getUint32(4, true);
-for (let l = 0; l < layerCount; l++) {
-  const kind = view.getUint8(at);
-  const inputs = view.getUint32(at + 4, true);
-  const outputs = view.getUint32(at + 8, true);
-  const weightCount = outputs * inputs * (kind === 1 ? 9 : 1);
-  const end = at + 12 + 4 * (weightCount + outputs);
-  if (l < layerCount - 1) {
-    parts.push(netBytes.subarray(at, end));
-  } else {
-    if (kind !== 2 || outputs !== width) throw new Error("the network's last layer must be the linear output layer");
-    const folded = new DataView(new ArrayBuffer(12 + 4 * dims * (inputs + 1)));
-    for (let b = 0; b < 4; b++) folded.setUint8(b, view.getUint8(at + b));
-    folded.setUint32(4, inputs, true);
-    folded.setUint32(8, dims, true);
-    const weight = (o: number, i: number) => view.getFloat32(at + 12 + 4 * (o * inputs + i), true);
-    const bias = (o: number) => view.getFloat32(at + 12 + 4 * (weightCount + o), true);
-    for (let k = 0; k < dims; k++) {
-      for (let i = 0; i < inputs; i++) {
-        let sum = 0;
-        for (let o = 0; o < width; o++) sum += project(k, o) * weight(o, i);
-        folded.setFloat32(12 + 4 * (k * inputs + i), sum, true);
-      }
-      let sum = 0;
-      for (let o = 0; o < width; o++) sum += project(k, o) * bias(o);
-      folded.setFloat32(12 + 4 * (dims * inputs + k), sum, true);
-    }
-    parts.push(new Uint8Array(folded.buffer));
+// The same file with the last layer (linear, PyTorch order [out][in]) and the check outputs projected.
+const file = readDescriptorNetFile(netBytes);
+const last = file.layers.at(-1)!;
+if (last.kind !== 2 || last.outputs !== width) throw new Error("the network's last layer must be the linear output layer");
+const weights = new Float32Array(dims * last.inputs);
+const biases = new Float32Array(dims);
+for (let k = 0; k < dims; k++) {
+  for (let i = 0; i < last.inputs; i++) {
+    let sum = 0;
+    for (let o = 0; o < width; o++) sum += project(k, o) * last.weights[o * last.inputs + i];
+    weights[k * last.inputs + i] = sum;
   }
-  at = end;
+  let sum = 0;
+  for (let o = 0; o < width; o++) sum += project(k, o) * last.biases[o];
+  biases[k] = sum;
 }
-const checks = view.getUint32(at, true);
-at += 4;
-const checkPart = new DataView(new ArrayBuffer(4 + checks * 4 * (PATCH_PIXELS + dims)));
-checkPart.setUint32(0, checks, true);
-for (let c = 0; c < checks; c++) {
-  const base = 4 + c * 4 * (PATCH_PIXELS + dims);
-  for (let i = 0; i < PATCH_PIXELS; i++) checkPart.setFloat32(base + 4 * i, view.getFloat32(at + 4 * i, true), true);
-  const expected = Array.from({ length: width }, (_, o) => view.getFloat32(at + 4 * (PATCH_PIXELS + o), true));
+const checks = file.checks.map(({ patch, expected }) => {
   const projected = Array.from({ length: dims }, (_, k) => expected.reduce((sum, e, o) => sum + project(k, o) * e, 0));
   const norm = Math.hypot(...projected) || 1;
-  projected.forEach((p, k) => checkPart.setFloat32(base + 4 * (PATCH_PIXELS + k), p / norm, true));
-  at += 4 * (PATCH_PIXELS + width);
-}
-parts.push(new Uint8Array(checkPart.buffer));
-const bytes = Buffer.concat(parts);
+  return { patch, expected: Float32Array.from(projected, (p) => p / norm) };
+});
+const bytes = writeDescriptorNetFile({ layers: [...file.layers.slice(0, -1), { ...last, outputs: dims, weights, biases }], checks });
 parseDescriptorNet(bytes);
 fs.writeFileSync(values.out, bytes);
 console.log(

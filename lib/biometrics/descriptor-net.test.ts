@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createGreyImage } from "./grey-image";
-import { DescriptorNetFormatError, describePatch, parseDescriptorNet } from "./descriptor-net";
+import { DescriptorNetFormatError, describePatch, parseDescriptorNet, readDescriptorNetFile, writeDescriptorNetFile } from "./descriptor-net";
 import { PATCH_PIXELS, PATCH_SIZE, PATCH_WINDOW_SIGMAS, samplePatch } from "./patches";
 
 describe("samplePatch", () => {
@@ -112,6 +112,16 @@ describe("descriptor network file", () => {
     expect(() => parseDescriptorNet(good.subarray(0, good.length - 3))).toThrow(DescriptorNetFormatError);
     expect(() => parseDescriptorNet(Uint8Array.from([...good, 0]))).toThrow(/trailing/);
     expect(() => parseDescriptorNet(Uint8Array.from([0x52, 0x44, 0x4e, 0x32, ...good.subarray(4)]))).toThrow(/not an RDN1/);
+  });
+
+  it("reads and writes the file layout back to the same bytes (what fold:descriptor rewrites)", () => {
+    const bytes = tinyNet();
+    const file = readDescriptorNetFile(bytes);
+    expect(file.layers.map((l) => [l.kind, l.stride, l.relu, l.inputs, l.outputs])).toEqual([[1, 2, true, 1, 1], [2, 1, false, 64, 2]]);
+    expect(file.checks).toHaveLength(1);
+    expect(writeDescriptorNetFile(file)).toEqual(bytes);
+    const wrongShape = { ...file, layers: [file.layers[0], { ...file.layers[1], outputs: 3 }] };
+    expect(() => writeDescriptorNetFile(wrongShape)).toThrow(/do not match its shape/);
   });
 
   it("refuses layers the kernel cannot run: a linear first layer, a convolution with an odd output side", () => {

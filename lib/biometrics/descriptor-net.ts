@@ -69,8 +69,27 @@ function linearWeightsForInference(w: Float32Array, inputs: number, outputs: num
   return out;
 }
 
-/** Parses and checks a weights file: its layers must chain (PATCH_SIZE² in, 1 channel) and reproduce its check outputs. */
-export function parseDescriptorNet(bytes: Uint8Array): DescriptorNet {
+/** A layer as the file stores it: kind 1 (conv 3 x 3) or 2 (linear), weights in PyTorch's order. */
+export interface DescriptorNetFileLayer {
+  kind: number;
+  stride: number;
+  relu: boolean;
+  inputs: number;
+  outputs: number;
+  weights: Float32Array;
+  biases: Float32Array;
+}
+
+/** A weights file's contents, unchecked: its layers and its check patches with the trainer's outputs. */
+export interface DescriptorNetFile {
+  layers: DescriptorNetFileLayer[];
+  checks: { patch: Float32Array; expected: Float32Array }[];
+}
+
+const weightCount = (layer: Pick<DescriptorNetFileLayer, "kind" | "inputs" | "outputs">) => layer.outputs * layer.inputs * (layer.kind === 1 ? 9 : 1);
+
+/** Reads the file layout (header above) without checking that the layers make a network. */
+export function readDescriptorNetFile(bytes: Uint8Array): DescriptorNetFile {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   let at = 0;
   const need = (n: number) => {
@@ -88,47 +107,77 @@ export function parseDescriptorNet(bytes: Uint8Array): DescriptorNet {
   need(4);
   if (new TextDecoder().decode(bytes.subarray(0, 4)) !== MAGIC) throw new DescriptorNetFormatError("descriptor net: not an RDN1 file");
   at = 4;
-  const layers: Layer[] = [];
-  let channels = 1;
-  let size = PATCH_SIZE;
-  let flat = false;
+  const layers: DescriptorNetFileLayer[] = [];
   for (let l = u32(); l > 0; l--) {
-    const kind = u8() === 1 ? "conv" : "linear";
+    const kind = u8();
     const stride = u8();
     const relu = u8() === 1;
     u8();
     const inputs = u32();
     const outputs = u32();
+    layers.push({ kind, stride, relu, inputs, outputs, weights: f32s(weightCount({ kind, inputs, outputs })), biases: f32s(outputs) });
+  }
+  const outputs = layers.at(-1)?.outputs ?? 0;
+  const checks: DescriptorNetFile["checks"] = [];
+  for (let c = u32(); c > 0; c--) checks.push({ patch: f32s(PATCH_PIXELS), expected: f32s(outputs) });
+  if (at !== bytes.byteLength) throw new DescriptorNetFormatError("descriptor net: trailing bytes");
+  return { layers, checks };
+}
+
+/** The file's bytes (the inverse of readDescriptorNetFile). */
+export function writeDescriptorNetFile(file: DescriptorNetFile): Uint8Array {
+  const floats = (values: Float32Array) => new Uint8Array(Float32Array.from(values).buffer);
+  const u32 = (value: number) => new Uint8Array(Uint32Array.of(value).buffer);
+  const parts: Uint8Array[] = [new TextEncoder().encode(MAGIC), u32(file.layers.length)];
+  for (const layer of file.layers) {
+    if (layer.weights.length !== weightCount(layer) || layer.biases.length !== layer.outputs) throw new RangeError("descriptor net: a layer's weights do not match its shape");
+    parts.push(Uint8Array.of(layer.kind, layer.stride, layer.relu ? 1 : 0, 0), u32(layer.inputs), u32(layer.outputs), floats(layer.weights), floats(layer.biases));
+  }
+  parts.push(u32(file.checks.length));
+  for (const check of file.checks) parts.push(floats(check.patch), floats(check.expected));
+  const bytes = new Uint8Array(parts.reduce((n, part) => n + part.length, 0));
+  let at = 0;
+  for (const part of parts) {
+    bytes.set(part, at);
+    at += part.length;
+  }
+  return bytes;
+}
+
+/** Parses and checks a weights file: its layers must chain (PATCH_SIZE² in, 1 channel) and reproduce its check outputs. */
+export function parseDescriptorNet(bytes: Uint8Array): DescriptorNet {
+  const file = readDescriptorNetFile(bytes);
+  const layers: Layer[] = [];
+  let channels = 1;
+  let size = PATCH_SIZE;
+  let flat = false;
+  for (const { kind: code, stride, relu, inputs, outputs, weights, biases } of file.layers) {
+    const kind = code === 1 ? "conv" : "linear";
     if (kind === "conv") {
       if (flat || inputs !== channels || (stride !== 1 && stride !== 2)) throw new DescriptorNetFormatError("descriptor net: layers do not chain");
       // The kernel computes output pixels two at a time along a row (simd/net-kernel.wat).
       if (Math.ceil(size / stride) % 2 !== 0) throw new DescriptorNetFormatError("descriptor net: a convolution's output side must be even");
-      layers.push({ kind, stride, relu, inputs, outputs, weights: convWeightsForInference(f32s(outputs * inputs * 9), inputs, outputs), biases: f32s(outputs) });
+      layers.push({ kind, stride, relu, inputs, outputs, weights: convWeightsForInference(weights, inputs, outputs), biases });
       size = Math.ceil(size / stride);
     } else {
       if (layers.length === 0) throw new DescriptorNetFormatError("descriptor net: the first layer must be a convolution of the patch");
       if (inputs !== (flat ? channels : channels * size * size)) throw new DescriptorNetFormatError("descriptor net: layers do not chain");
-      const weights = linearWeightsForInference(f32s(outputs * inputs), inputs, outputs, flat ? inputs : channels, flat ? 1 : size);
-      layers.push({ kind, stride, relu, inputs, outputs, weights, biases: f32s(outputs) });
+      layers.push({ kind, stride, relu, inputs, outputs, weights: linearWeightsForInference(weights, inputs, outputs, flat ? inputs : channels, flat ? 1 : size), biases });
       flat = true;
     }
     channels = outputs;
   }
   if (!flat) throw new DescriptorNetFormatError("descriptor net: no linear output layer");
   const net: DescriptorNet = { layers, outputs: channels };
-  const checks = u32();
-  if (checks === 0) throw new DescriptorNetFormatError("descriptor net: no check patches");
-  for (let c = 0; c < checks; c++) {
-    const patch = f32s(PATCH_PIXELS);
-    const expected = f32s(net.outputs);
+  if (file.checks.length === 0) throw new DescriptorNetFormatError("descriptor net: no check patches");
+  file.checks.forEach(({ patch, expected }, c) => {
     const got = describePatch(net, patch);
     for (let i = 0; i < net.outputs; i++) {
       if (Math.abs(got[i] - expected[i]) > CHECK_TOLERANCE) {
         throw new DescriptorNetFormatError(`descriptor net: check patch ${c} output ${i} is ${got[i]}, the trainer computed ${expected[i]}`);
       }
     }
-  }
-  if (at !== bytes.byteLength) throw new DescriptorNetFormatError("descriptor net: trailing bytes");
+  });
   return net;
 }
 
