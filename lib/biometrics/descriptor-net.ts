@@ -69,16 +69,8 @@ function linearWeightsForInference(w: Float32Array, inputs: number, outputs: num
   return out;
 }
 
-/** A layer as the file stores it: kind 1 (conv 3 x 3) or 2 (linear), weights in PyTorch's order. */
-export interface DescriptorNetFileLayer {
-  kind: number;
-  stride: number;
-  relu: boolean;
-  inputs: number;
-  outputs: number;
-  weights: Float32Array;
-  biases: Float32Array;
-}
+/** A layer as the file stores it: NetLayer's fields, but kind 1 (conv 3 x 3) or 2 (linear) and weights in PyTorch's order. */
+export type DescriptorNetFileLayer = Omit<NetLayer, "kind"> & { kind: number };
 
 /** A weights file's contents, unchecked: its layers and its check patches with the trainer's outputs. */
 export interface DescriptorNetFile {
