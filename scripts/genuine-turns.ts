@@ -28,7 +28,7 @@ const within = Number(values.within);
 const pairCount = MIN_ENROL_IMAGES * MIN_PROBE_IMAGES;
 
 const sessions = evaluation.genuine.map((score, s) => {
-  const turnDeg = capturePlans(manifest, s).map((plan) => (plan.rotation * 180) / Math.PI);
+  const turnDeg = capturePlans(manifest, s).map(({ plan }) => (plan.rotation * 180) / Math.PI);
   let pairsWithin = 0;
   for (let p = MIN_ENROL_IMAGES; p < MIN_ENROL_IMAGES + MIN_PROBE_IMAGES; p++) {
     for (let e = 0; e < MIN_ENROL_IMAGES; e++) if (Math.abs(turnDeg[p] - turnDeg[e]) <= within) pairsWithin++;

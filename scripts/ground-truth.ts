@@ -38,14 +38,18 @@ export function readManifest(root: string): DatasetManifest {
   return JSON.parse(fs.readFileSync(path.join(root, MANIFEST_FILE), "utf8")) as DatasetManifest;
 }
 
-/** How the generator rendered each capture of subject `s` (its turn, scale, warp), in capture order. */
-export function capturePlans(manifest: DatasetManifest, s: number): ReturnType<typeof planCapture>[] {
+/**
+ * How the generator rendered each capture of subject `s` (its turn, scale, warp), in capture order, with the
+ * burst it belongs to (a capture alone is a burst of its own: its index).
+ */
+export function capturePlans(manifest: DatasetManifest, s: number): { plan: ReturnType<typeof planCapture>; burst: number }[] {
   const seed = subjectSeed(manifest.seed, s);
   const subject = createNoseSubject(seed);
   const bursts = burstLayout(seed, manifest.captures, manifest.difficulty);
   return Array.from({ length: manifest.captures }, (_, c) => {
     const burst = bursts[c];
-    return planCapture(subject, captureSeed(seed, c), { difficulty: manifest.difficulty, ...(burst ? { burst } : {}) });
+    const plan = planCapture(subject, captureSeed(seed, c), { difficulty: manifest.difficulty, ...(burst ? { burst } : {}) });
+    return { plan, burst: burst?.seed ?? c };
   });
 }
 
@@ -59,12 +63,10 @@ export async function loadSubjectCaptures(
   s: number,
   options: { levels?: boolean; net?: DescriptorNet } = {},
 ): Promise<GroundTruthCapture[]> {
-  const bursts = burstLayout(subjectSeed(manifest.seed, s), manifest.captures, manifest.difficulty);
   const plans = capturePlans(manifest, s);
   const captures: GroundTruthCapture[] = [];
   for (let c = 0; c < manifest.captures; c++) {
-    const burst = bursts[c];
-    const plan = plans[c];
+    const { plan, burst } = plans[c];
     const file = path.join(root, subjectDirName(s, manifest.subjects), captureFileName(c, manifest.captures));
     const { image } = await decodeNoseImage(fs.readFileSync(file));
     const toCapture = plan.width / image.width;
@@ -76,7 +78,7 @@ export async function loadSubjectCaptures(
       const p = surfacePointOf(plan, (k.x + 0.5) * toCapture - 0.5, (k.y + 0.5) * toCapture - 0.5);
       surface.set([p.u, p.v, p.coverage], i * 3);
     });
-    captures.push({ subject: s, capture: c, burst: burst?.seed ?? c, rotation: plan.rotation, keypoints, descriptors, levels: options.levels ? levels : undefined, surface, pixelsPerUnit: plan.pixelsPerUnit / toCapture });
+    captures.push({ subject: s, capture: c, burst, rotation: plan.rotation, keypoints, descriptors, levels: options.levels ? levels : undefined, surface, pixelsPerUnit: plan.pixelsPerUnit / toCapture });
   }
   return captures;
 }
