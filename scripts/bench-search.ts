@@ -1,12 +1,16 @@
 /**
- * npm run bench:search -- DIR [--sizes 1000,10000,100000] [--enrolled 180] [--cache FILE]
+ * npm run bench:search -- DIR [--sizes 1000,10000,100000] [--enrolled 180] [--cache FILE] [--evaluation FILE]
  * 1:N first stage at scale: real hard probes (captures 5–7 of DIR's first `--enrolled` subjects) against
  * galleries of their real enrolments (captures 0–4) topped up with distractor pets
  * (lib/biometrics/evaluation/distractors.ts) to each size. Prints, per size: index bytes per pet, build
  * time, first-stage latency p50/p95 on one thread and its mean CPU time (robust to other processes sharing
  * the machine, which stretch wall time), and how often the true pet is first, in the top 10,
  * within the SHORTLIST_SIZE that the full matcher then compares, and in the top 40. A size no larger
- * than `--enrolled` means the real pets alone. Prints figures only.
+ * than `--enrolled` means the real pets alone. With `--evaluation` (the evaluation.json that `npm run eval -- DIR`
+ * wrote), it also counts, per size, the probes whose pet missed the shortlist although the full matcher scored
+ * their genuine session at or above the decision threshold: the first stage's misses, not the matcher's. Its
+ * genuine scores follow DIR's subjects in order, so it must come from a run with no failure to enrol.
+ * Prints figures only.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -17,6 +21,7 @@ import { distractorKeys } from "../lib/biometrics/evaluation/distractors";
 import { Gallery } from "../lib/biometrics/gallery";
 import { analyseImage, shutdownEngine } from "../lib/biometrics/index";
 import { SHORTLIST_SIZE } from "../lib/biometrics/parameters";
+import { DECISION_THRESHOLD } from "../lib/biometrics/scoring";
 import { deserializeTemplate, type NoseTemplate } from "../lib/biometrics/template";
 
 const { positionals, values } = parseArgs({
@@ -26,10 +31,11 @@ const { positionals, values } = parseArgs({
     enrolled: { type: "string", default: "180" },
     // Keeps the extracted templates between runs (extraction is most of a small run's time).
     cache: { type: "string" },
+    evaluation: { type: "string" },
   },
 });
 const root = positionals[0];
-if (!root) throw new Error("usage: npm run bench:search -- DIR [--sizes 1000,10000,100000] [--enrolled 180]");
+if (!root) throw new Error("usage: npm run bench:search -- DIR [--sizes 1000,10000,100000] [--enrolled 180] [--cache FILE] [--evaluation FILE]");
 const sizes = values.sizes.split(",").map(Number);
 const subjects = readLabelledDataset(root).slice(0, Number(values.enrolled));
 
@@ -78,6 +84,14 @@ const enrolments = templates.map((list) => usable(list.slice(0, 5)));
 const probes = templates.map((list) => usable(list.slice(5)));
 const pool = enrolments.flat().map((t) => t.searchKey);
 
+/** The protocol's genuine session scores by subject (evaluation.json), when asked for. */
+function genuineScores(file: string): number[] {
+  const evaluation = JSON.parse(fs.readFileSync(file, "utf8")) as { genuine: number[]; figures: { failureToEnrol: number } };
+  if (evaluation.figures.failureToEnrol > 0) throw new Error("bench:search: the evaluation has failures to enrol, so its genuine scores no longer line up with subjects");
+  return evaluation.genuine;
+}
+const genuine = values.evaluation ? genuineScores(values.evaluation) : null;
+
 const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))];
 const RANKS = [1, 10, SHORTLIST_SIZE, 40];
 console.log(`size | bytes/pet | build s | first stage p50 / p95 ms | CPU ms mean | true pet in top ${RANKS.join(" / ")}`);
@@ -92,6 +106,8 @@ for (const size of sizes) {
   const found = RANKS.map(() => 0);
   let queries = 0;
   let cpuMs = 0;
+  const missed: string[] = [];
+  let missedAccepted = 0;
   probes.forEach((probe, s) => {
     if (probe.length < 2) return;
     const t0 = performance.now();
@@ -102,6 +118,10 @@ for (const size of sizes) {
     queries++;
     const rank = petIds.indexOf(`real-${s}`);
     RANKS.forEach((limit, i) => rank >= 0 && rank < limit && found[i]++);
+    if (genuine && s < genuine.length && !(rank >= 0 && rank < SHORTLIST_SIZE)) {
+      missed.push(`${s}: rank ${rank < 0 ? `> ${Math.max(...RANKS)}` : rank + 1}, session score ${genuine[s]}`);
+      if (genuine[s] >= DECISION_THRESHOLD) missedAccepted++;
+    }
   });
   latencies.sort((a, b) => a - b);
   const pct = (n: number) => `${((100 * n) / queries).toFixed(1)} %`;
@@ -109,5 +129,11 @@ for (const size of sizes) {
     `${gallery.size} | ${Math.round(gallery.bytes / gallery.size)} | ${buildSeconds.toFixed(1)} | ` +
       `${quantile(latencies, 0.5).toFixed(0)} / ${quantile(latencies, 0.95).toFixed(0)} | ${(cpuMs / queries).toFixed(0)} | ${found.map(pct).join(" / ")}`,
   );
+  if (genuine) {
+    console.log(
+      `  pets missing from the ${SHORTLIST_SIZE} among subjects with a genuine session score: ${missed.length}, ` +
+        `of them scored ${DECISION_THRESHOLD} or more by the full matcher: ${missedAccepted} (${missed.join("; ")})`,
+    );
+  }
   gallery.dispose();
 }
