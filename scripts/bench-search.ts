@@ -10,7 +10,10 @@
  * wrote), it also counts, per size, the probes whose pet missed the shortlist although the full matcher scored
  * their genuine session at or above the decision threshold: the first stage's misses, not the matcher's. Its
  * genuine scores follow DIR's subjects in order, so it must come from a run with no failure to enrol.
- * Prints figures only.
+ * With `--cascade`, it also runs the cascade's light comparison (`lightRawScores`) on the real pets among the
+ * first stage's RERANK_CANDIDATES and counts how often the true pet is among the pets compared in full
+ * (`petsToCompare`), and the light stage's mean time a probe on one thread. Distractor pets have no templates, so
+ * they take no part in it: the figure is exact only for sizes up to `--enrolled`. Prints figures only.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -20,7 +23,9 @@ import { readLabelledDataset } from "../lib/biometrics/evaluation/dataset";
 import { distractorKeys } from "../lib/biometrics/evaluation/distractors";
 import { Gallery } from "../lib/biometrics/gallery";
 import { analyseImage, shutdownEngine } from "../lib/biometrics/index";
-import { SHORTLIST_SIZE } from "../lib/biometrics/parameters";
+import { petsToCompare } from "../lib/biometrics/candidates";
+import { lightRawScores } from "../lib/biometrics/operations";
+import { RERANK_CANDIDATES, SHORTLIST_SIZE } from "../lib/biometrics/parameters";
 import { DECISION_THRESHOLD } from "../lib/biometrics/scoring";
 import { deserializeTemplate, type NoseTemplate } from "../lib/biometrics/template";
 
@@ -32,6 +37,7 @@ const { positionals, values } = parseArgs({
     // Keeps the extracted templates between runs (extraction is most of a small run's time).
     cache: { type: "string" },
     evaluation: { type: "string" },
+    cascade: { type: "boolean", default: false },
   },
 });
 const root = positionals[0];
@@ -93,7 +99,7 @@ function genuineScores(file: string): number[] {
 const genuine = values.evaluation ? genuineScores(values.evaluation) : null;
 
 const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))];
-const RANKS = [1, 10, SHORTLIST_SIZE, 40];
+const RANKS = [1, 10, SHORTLIST_SIZE, 40, RERANK_CANDIDATES];
 console.log(`size | bytes/pet | build s | first stage p50 / p95 ms | CPU ms mean | true pet in top ${RANKS.join(" / ")}`);
 for (const size of sizes) {
   const gallery = new Gallery();
@@ -108,6 +114,8 @@ for (const size of sizes) {
   let cpuMs = 0;
   const missed: string[] = [];
   let missedAccepted = 0;
+  let compared = 0;
+  let lightMs = 0;
   probes.forEach((probe, s) => {
     if (probe.length < 2) return;
     const t0 = performance.now();
@@ -118,6 +126,14 @@ for (const size of sizes) {
     queries++;
     const rank = petIds.indexOf(`real-${s}`);
     RANKS.forEach((limit, i) => rank >= 0 && rank < limit && found[i]++);
+    if (values.cascade) {
+      const t1 = performance.now();
+      const rest = petIds.slice(SHORTLIST_SIZE, RERANK_CANDIDATES);
+      // Distractor pets have search keys only: the light comparison sees the real pets among the candidates.
+      const light = lightRawScores(probe, rest.filter((id) => id.startsWith("real-")).map((id) => ({ petId: id, templates: enrolments[Number(id.slice(5))] })));
+      lightMs += performance.now() - t1;
+      if (petsToCompare(petIds.slice(0, RERANK_CANDIDATES), light).includes(`real-${s}`)) compared++;
+    }
     if (genuine && s < genuine.length && !(rank >= 0 && rank < SHORTLIST_SIZE)) {
       missed.push(`${s}: rank ${rank < 0 ? `> ${Math.max(...RANKS)}` : rank + 1}, session score ${genuine[s]}`);
       if (genuine[s] >= DECISION_THRESHOLD) missedAccepted++;
@@ -129,6 +145,7 @@ for (const size of sizes) {
     `${gallery.size} | ${Math.round(gallery.bytes / gallery.size)} | ${buildSeconds.toFixed(1)} | ` +
       `${quantile(latencies, 0.5).toFixed(0)} / ${quantile(latencies, 0.95).toFixed(0)} | ${(cpuMs / queries).toFixed(0)} | ${found.map(pct).join(" / ")}`,
   );
+  if (values.cascade) console.log(`  true pet compared in full after the light comparison: ${pct(compared)} (light stage ${(lightMs / queries).toFixed(0)} ms a probe)`);
   if (genuine) {
     console.log(
       `  pets missing from the ${SHORTLIST_SIZE} among subjects with a genuine session score: ${missed.length}, ` +

@@ -10,7 +10,7 @@ import { decodeNoseImage } from "../lib/biometrics/decode";
 import { normaliseContrast } from "../lib/biometrics/enhance";
 import type { DescriptorNet } from "../lib/biometrics/descriptor-net";
 import { describeKeypoints, descriptorFrame, detectKeypoints, type Keypoint, type ScaleLevel } from "../lib/biometrics/features";
-import { DESCRIPTOR_ANGLES_DEG } from "../lib/biometrics/parameters";
+import { DESCRIPTOR_ANGLES_DEG, MATCHED_SETS } from "../lib/biometrics/parameters";
 import { planCapture, surfacePointOf } from "../lib/synth/capture";
 import { burstLayout, captureFileName, captureSeed, MANIFEST_FILE, subjectDirName, subjectSeed, type DatasetManifest } from "../lib/synth/dataset";
 import { createNoseSubject } from "../lib/synth/nose-surface";
@@ -111,5 +111,5 @@ export function trueTurnDeg(a: GroundTruthCapture, b: GroundTruthCapture): numbe
 
 /** The descriptor frame (index into DESCRIPTOR_ANGLES_DEG) nearest a turn, as the matcher's best rotation hypothesis would be. */
 export function nearestFrame(turnDeg: number): number {
-  return DESCRIPTOR_ANGLES_DEG.reduce((best, angle, set) => (Math.abs(angle - turnDeg) < Math.abs(DESCRIPTOR_ANGLES_DEG[best] - turnDeg) ? set : best), 0);
+  return DESCRIPTOR_ANGLES_DEG.slice(0, MATCHED_SETS).reduce((best, angle, set) => (Math.abs(angle - turnDeg) < Math.abs(DESCRIPTOR_ANGLES_DEG[best] - turnDeg) ? set : best), 0);
 }

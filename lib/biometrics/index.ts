@@ -4,8 +4,8 @@
  */
 import { EnginePool, EngineTaskError, hashKey } from "./engine-pool";
 import { mergeShortlists } from "./gallery-shortlist";
-import { SHORTLIST_SIZE } from "./parameters";
-import { sortCandidates } from "./candidates";
+import { RERANK_CANDIDATES, SHORTLIST_SIZE } from "./parameters";
+import { petsToCompare, sortCandidates } from "./candidates";
 import { GalleryNotLoadedError } from "./gallery-not-loaded";
 import type { GalleryPet, IdentificationOutcome, ImageAnalysis, VerificationOutcome } from "./operations";
 
@@ -95,9 +95,10 @@ export async function galleryStats(galleryKey: string): Promise<{ loaded: boolea
 }
 
 /**
- * 1:N in a gallery: every shard's first stage runs at once in its worker and the best SHORTLIST_SIZE
- * of their shortlists are kept; `loadTemplates` supplies those pets' full templates, and full matching
- * is shared out over the pool. Pets that loadTemplates leaves out (deleted meanwhile) are skipped.
+ * 1:N in a gallery: every shard's first stage runs at once in its worker and the best RERANK_CANDIDATES of
+ * their shortlists are kept; `loadTemplates` supplies those pets' full templates. Beyond the first stage's
+ * SHORTLIST_SIZE best, pets are compared lightly and the best of them join the full matching (`petsToCompare`);
+ * both are shared out over the pool. Pets that loadTemplates leaves out (deleted meanwhile) are skipped.
  */
 export async function identifyInGallery(
   galleryKey: string,
@@ -113,19 +114,29 @@ export async function identifyInGallery(
       }),
     ),
   );
-  const shortlist = mergeShortlists(shards, SHORTLIST_SIZE);
+  const shortlist = mergeShortlists(shards, RERANK_CANDIDATES);
   const pets = shortlist.petIds.length > 0 ? await loadTemplates(shortlist.petIds) : [];
-  const shares = Array.from({ length: Math.min(engine.size, pets.length) }, (_, i) => pets.filter((_, j) => j % engine.size === i));
-  const rankings = await Promise.all(shares.map((share) => engine.run("rankShortlist", probe, share)));
+  const head = new Set(shortlist.petIds.slice(0, SHORTLIST_SIZE));
+  const light = await shareOut(engine, pets.filter((pet) => !head.has(pet.petId)), (share) => engine.run("rerankCandidates", probe, share));
+  const compared = new Set(petsToCompare(shortlist.petIds, light));
+  const toCompare = pets.filter((pet) => compared.has(pet.petId));
+  const rankings = await shareOut(engine, toCompare, async (share) => [await engine.run("rankShortlist", probe, share)]);
   return {
     candidates: sortCandidates(rankings.flatMap((ranking) => ranking.candidates)),
     details: {
       searched: shortlist.searched,
       shortlisted: shortlist.petIds.length,
-      compared: pets.length,
+      reranked: light.length,
+      compared: toCompare.length,
       bestRaw: rankings.reduce((best, ranking) => Math.max(best, ranking.bestRaw), 0),
     },
   };
+}
+
+/** Runs `task` on shares of `pets` dealt round-robin over the pool's workers, and joins the results. */
+async function shareOut<T>(engine: EnginePool, pets: GalleryPet[], task: (share: GalleryPet[]) => Promise<T[]>): Promise<T[]> {
+  const shares = Array.from({ length: Math.min(engine.size, pets.length) }, (_, i) => pets.filter((_, j) => j % engine.size === i));
+  return (await Promise.all(shares.map(task))).flat();
 }
 
 /** Single-image 1:1 score 0–100. */

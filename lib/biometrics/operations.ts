@@ -1,10 +1,11 @@
 import { extractNoseImage } from "./extract";
 import { compareTemplates } from "./pair-matcher";
-import { sortCandidates } from "./candidates";
+import { petsToCompare, sortCandidates, type LightScore } from "./candidates";
 import { Gallery } from "./gallery";
+import { RERANK_CANDIDATES, RERANK_KEYPOINTS, SHORTLIST_SIZE } from "./parameters";
 import { DECISION_THRESHOLD, pairScore, sessionScore } from "./scoring";
 import { compareSessions } from "./session-matcher";
-import { deserializeTemplate, serializeTemplate, type NoseTemplate } from "./template";
+import { deserializeTemplate, serializeTemplate, strongestKeypoints, type NoseTemplate } from "./template";
 import type { ImageRejectionCode } from "./image-rejection";
 import type { QualityReport } from "./quality";
 
@@ -29,8 +30,11 @@ export interface IdentificationCandidate {
 
 export interface IdentificationOutcome {
   candidates: IdentificationCandidate[];
-  /** searched: pets in the gallery; shortlisted: pets past the first stage; compared: matched in full. */
-  details: { searched: number; shortlisted: number; compared: number; bestRaw: number };
+  /**
+   * searched: pets in the gallery; shortlisted: pets past the first stage; reranked: those of them compared lightly
+   * (beyond the first stage's SHORTLIST_SIZE best); compared: matched in full.
+   */
+  details: { searched: number; shortlisted: number; reranked: number; compared: number; bestRaw: number };
 }
 
 export interface GalleryPet {
@@ -66,24 +70,43 @@ export function verifyPet(probe: Uint8Array[], enrolled: Uint8Array[]): Verifica
 
 /**
  * 1:N of each probe set among decoded templates (the evaluation's path): one gallery built for all
- * probes, its first stage, then full matching of each shortlist.
+ * probes, its first stage, the light comparison of the candidates beyond its best, then full matching.
  */
 export function identifyAmong(probes: NoseTemplate[][], pets: { petId: string; templates: NoseTemplate[] }[]): IdentificationOutcome[] {
   const gallery = new Gallery();
   const byId = new Map(pets.map((pet) => [pet.petId, pet.templates]));
+  const withTemplates = (petIds: readonly string[]) => petIds.map((petId) => ({ petId, templates: byId.get(petId) ?? [] }));
   try {
     for (const pet of pets) gallery.upsert(pet.petId, pet.templates.map((t) => t.searchKey));
     return probes.map((probe) => {
-      const shortlist = gallery.shortlist(probe);
-      const ranking = rankCandidates(probe, shortlist.petIds.map((petId) => ({ petId, templates: byId.get(petId) ?? [] })));
+      const shortlist = gallery.shortlist(probe, RERANK_CANDIDATES);
+      const light = lightRawScores(probe, withTemplates(shortlist.petIds.slice(SHORTLIST_SIZE)));
+      const compared = petsToCompare(shortlist.petIds, light);
+      const ranking = rankCandidates(probe, withTemplates(compared));
       return {
         candidates: ranking.candidates,
-        details: { searched: shortlist.searched, shortlisted: shortlist.petIds.length, compared: shortlist.petIds.length, bestRaw: ranking.bestRaw },
+        details: { searched: shortlist.searched, shortlisted: shortlist.petIds.length, reranked: light.length, compared: compared.length, bestRaw: ranking.bestRaw },
       };
     });
   } finally {
     gallery.dispose();
   }
+}
+
+/** The cascade's light comparison: the full matcher on each image's RERANK_KEYPOINTS strongest keypoints. */
+export function lightRawScores(probe: readonly NoseTemplate[], pets: readonly { petId: string; templates: readonly NoseTemplate[] }[]): LightScore[] {
+  const lightProbe = probe.map((t) => strongestKeypoints(t, RERANK_KEYPOINTS));
+  return pets
+    .filter((pet) => pet.templates.length > 0)
+    .map(({ petId, templates }) => ({ petId, raw: compareSessions(lightProbe, templates.map((t) => strongestKeypoints(t, RERANK_KEYPOINTS))).raw }));
+}
+
+/** lightRawScores on serialised templates: one share of the candidates, run in a pool worker. */
+export function rerankCandidates(probe: Uint8Array[], pets: GalleryPet[]): LightScore[] {
+  return lightRawScores(
+    probe.map(deserializeTemplate),
+    pets.map((pet) => ({ petId: pet.petId, templates: pet.templates.map(deserializeTemplate) })),
+  );
 }
 
 export interface CandidateRanking {

@@ -2,7 +2,6 @@ import {
   DESCRIPTOR_ANGLES_DEG,
   DESCRIPTOR_DIMS,
   DESCRIPTOR_QUANT,
-  DESCRIPTOR_SETS,
   GEOMETRY_MAX_SCALE,
   GEOMETRY_MIN_SCALE,
   GEOMETRY_POSITION_TOLERANCE_PX,
@@ -10,6 +9,7 @@ import {
   GEOMETRY_REFIT_TOLERANCE_PX,
   GEOMETRY_SCALE_TOLERANCE,
   MATCH_MIN_COSINE,
+  MATCHED_SETS,
   MATCH_RATIO,
 } from "./parameters";
 import { INT32_MIN, nearestNeighbours, type FrameNeighbours } from "./simd/dot-kernel";
@@ -64,17 +64,18 @@ function hypothesis(setA: number, setB: number): RotationHypothesis {
   return { setA, setB, rotationDeg: DESCRIPTOR_ANGLES_DEG[setB] - DESCRIPTOR_ANGLES_DEG[setA] + 0 };
 }
 
-const mostTurned = DESCRIPTOR_ANGLES_DEG.indexOf(Math.max(...DESCRIPTOR_ANGLES_DEG));
-const leastTurned = DESCRIPTOR_ANGLES_DEG.indexOf(Math.min(...DESCRIPTOR_ANGLES_DEG));
+const matchedAngles = DESCRIPTOR_ANGLES_DEG.slice(0, MATCHED_SETS);
+const mostTurned = matchedAngles.indexOf(Math.max(...matchedAngles));
+const leastTurned = matchedAngles.indexOf(Math.min(...matchedAngles));
 
 /**
- * Every frame of a against b's upright frame (0, ± 20°), then a's two outer frames against b's opposite ones
+ * Every matched frame of a (MATCHED_SETS: 0, ± 20°) against b's upright frame, then a's two outer frames against b's opposite ones
  * (± 40°): two captures of a hard set turn by up to ± 60° relative to each other, and the sessions whose every
  * image pair turned by more than 30° were the most failed genuine sessions (docs/engine.md, `npm run eval:turns`).
  * The outer hypotheses need no more extraction, only two more descriptor passes per pair.
  */
 export const ROTATION_HYPOTHESES: readonly RotationHypothesis[] = [
-  ...DESCRIPTOR_ANGLES_DEG.map((_, set) => hypothesis(set, 0)),
+  ...matchedAngles.map((_, set) => hypothesis(set, 0)),
   hypothesis(mostTurned, leastTurned),
   hypothesis(leastTurned, mostTurned),
 ];
@@ -84,8 +85,9 @@ export const ROTATION_HYPOTHESES: readonly RotationHypothesis[] = [
  * one in one kernel call, then the outer pairs.
  */
 function neighboursOfHypotheses(a: NoseTemplate, b: NoseTemplate): FrameNeighbours[] {
-  const upright = nearestNeighbours(a.descriptors, DESCRIPTOR_SETS, descriptorSet(b, 0), DESCRIPTOR_DIMS);
-  const outer = ROTATION_HYPOTHESES.slice(DESCRIPTOR_SETS).map(
+  const matched = a.descriptors.subarray(0, MATCHED_SETS * keypointCount(a) * DESCRIPTOR_DIMS);
+  const upright = nearestNeighbours(matched, MATCHED_SETS, descriptorSet(b, 0), DESCRIPTOR_DIMS);
+  const outer = ROTATION_HYPOTHESES.slice(MATCHED_SETS).map(
     (h) => nearestNeighbours(descriptorSet(a, h.setA), 1, descriptorSet(b, h.setB), DESCRIPTOR_DIMS)[0],
   );
   return [...upright, ...outer];

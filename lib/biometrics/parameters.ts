@@ -4,7 +4,7 @@
  */
 
 /** Bumped whenever extraction output changes; stored templates of another version are re-extracted. */
-export const TEMPLATE_VERSION = 7;
+export const TEMPLATE_VERSION = 8;
 
 // --- Decoding and input limits -------------------------------------------------------------
 
@@ -57,8 +57,17 @@ export const GLARE_LEVEL = 245;
  * described in a few fixed frames and the matcher tries each frame of one image against the upright
  * frame of the other (`pair-matcher.ts`). The upright frame comes first: it is what galleries index.
  */
-export const DESCRIPTOR_ANGLES_DEG: readonly number[] = [0, -20, 20];
+export const DESCRIPTOR_ANGLES_DEG: readonly number[] = [0, -20, 20, -40, 40];
 export const DESCRIPTOR_SETS = DESCRIPTOR_ANGLES_DEG.length;
+/**
+ * The frames the pair matcher and the gallery's search keys use: the first MATCHED_SETS of DESCRIPTOR_ANGLES_DEG
+ * (0, ± 20°; the matcher reaches ± 40° by pairing opposite ± 20° frames). The outer frames (± 40°, format 8) serve
+ * only as a 1:N probe's lookups: at a turn of about 40° between probe and enrolled image, the probe's outer frame
+ * meets the enrolled images' upright postings, all INDEXED_KEYPOINTS of them, where the paired ± 20° frames meet
+ * only INDEXED_TURNED_KEYPOINTS (the true pet in the first stage's 16 among 1,000 real pets: 97.4 → 98.0 %,
+ * docs/engine.md, "Outer probe frames and a light re-rank").
+ */
+export const MATCHED_SETS = 3;
 /**
  * Dimensions of a descriptor: the learned network's output (descriptor-net.ts). The network is trained with 128
  * outputs and folded to their 64 principal directions (`npm run fold:descriptor`, 90 % of the descriptors' second
@@ -127,6 +136,17 @@ export const MIN_USABLE_PROBE_IMAGES = 2;
  * the best SHORTLIST_SIZE are compared in full by the geometric matcher (≈ 25 ms a pet on one core: 15 image pairs).
  */
 export const SHORTLIST_SIZE = 16;
+/**
+ * The cascade's middle stage (operations.ts, `petsToCompare`): the first stage ranks RERANK_CANDIDATES pets; beyond
+ * its SHORTLIST_SIZE best, each pet is compared lightly (the full matcher on each image's RERANK_KEYPOINTS strongest
+ * keypoints: about a sixth of the work) and the RERANK_PROMOTED best of them are compared in full as well. Among
+ * 1,000 real pets, the first stage (quantised descriptors) misses true pets that the matcher accepts with 30–75
+ * inliers an image pair; the light comparison ranked every true pet of the first stage's 64 among its 16 best
+ * (docs/engine.md, "Outer probe frames and a light re-rank").
+ */
+export const RERANK_CANDIDATES = 64;
+export const RERANK_KEYPOINTS = 120;
+export const RERANK_PROMOTED = 4;
 
 // --- 1:N inverted index (visual words with Hamming embedding) --------------------------------
 
@@ -160,7 +180,7 @@ export const SIGNATURE_BITS = 64;
 export const INDEXED_KEYPOINTS = 240;
 export const INDEXED_TURNED_KEYPOINTS = 80;
 /** Postings an image adds to the index: its upright keypoints and each turned frame's. */
-export const INDEXED_POSTINGS = INDEXED_KEYPOINTS + (DESCRIPTOR_SETS - 1) * INDEXED_TURNED_KEYPOINTS;
+export const INDEXED_POSTINGS = INDEXED_KEYPOINTS + (MATCHED_SETS - 1) * INDEXED_TURNED_KEYPOINTS;
 /** The strongest keypoints of each probe image looked up in the index. */
 export const PROBE_KEYPOINTS = 300;
 /**

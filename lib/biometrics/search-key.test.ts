@@ -4,10 +4,10 @@ import { renderCapture } from "../synth/capture";
 import { captureSeed, subjectSeed } from "../synth/dataset";
 import { createNoseSubject } from "../synth/nose-surface";
 import { extractNoseImage } from "./extract";
-import { Gallery } from "./gallery";
-import { DESCRIPTOR_ANGLES_DEG, INDEXED_KEYPOINTS, INDEXED_POSTINGS, INDEXED_TURNED_KEYPOINTS } from "./parameters";
-import { angleStep, type SearchKey } from "./search-key";
-import type { NoseTemplate } from "./template";
+import { InvertedIndex } from "./inverted-index";
+import { DESCRIPTOR_ANGLES_DEG, DESCRIPTOR_DIMS, INDEXED_KEYPOINTS, INDEXED_POSTINGS, INDEXED_TURNED_KEYPOINTS, MATCHED_SETS } from "./parameters";
+import { angleStep, computeProbeLookups, type SearchKey } from "./search-key";
+import { keypointCount, type NoseTemplate } from "./template";
 
 async function templateOf(jpeg: Buffer): Promise<NoseTemplate> {
   const result = await extractNoseImage(jpeg);
@@ -21,7 +21,7 @@ function uprightOnly(key: SearchKey): SearchKey {
 }
 
 describe("search keys", () => {
-  it("index the upright frame's strongest keypoints, then each turned frame's, so that a probe turned 40 degrees is found", async () => {
+  it("index the upright frame's strongest keypoints, then each turned frame's, and a probe looks its outer frames up too, so that a probe turned 40 degrees is found", async () => {
     const jpegs = await Promise.all(
       [0, 1, 2, 3].map(async (s) => {
         const seed = subjectSeed(5151, s);
@@ -34,24 +34,35 @@ describe("search keys", () => {
     const frameOf = [INDEXED_KEYPOINTS, INDEXED_TURNED_KEYPOINTS, INDEXED_TURNED_KEYPOINTS].flatMap((n, set) => Array<number>(n).fill(set));
     expect([...key.angles]).toEqual(frameOf.map((set) => angleStep((DESCRIPTOR_ANGLES_DEG[set] * Math.PI) / 180)));
 
-    // sharp turns clockwise on screen for a positive angle; the probe's turned frames meet the opposite ones.
+    // sharp turns clockwise on screen for a positive angle. Format 6 reached such a turn with the probe's ± 20° frames
+    // against the enrolled turned postings; format 8 also looks the probe's ± 40° frames up against the upright ones.
     for (const turn of [40, -40]) {
       const probe = await templateOf(await sharp(jpegs[0]).rotate(turn, { background: "#000" }).jpeg({ quality: 95 }).toBuffer());
-      const withTurned = new Gallery();
-      const uprightGallery = new Gallery();
+      const count = keypointCount(probe);
+      const matchedOnly = computeProbeLookups(count, probe.descriptors.subarray(0, MATCHED_SETS * count * DESCRIPTOR_DIMS), DESCRIPTOR_ANGLES_DEG.slice(0, MATCHED_SETS));
+      const allFrames = computeProbeLookups(count, probe.descriptors);
+      const full = new InvertedIndex();
+      const uprightIndex = new InvertedIndex();
       enrolled.forEach((t, p) => {
-        withTurned.upsert(`pet-${p}`, [t.searchKey]);
-        uprightGallery.upsert(`pet-${p}`, [uprightOnly(t.searchKey)]);
+        full.upsert(`pet-${p}`, [t.searchKey]);
+        uprightIndex.upsert(`pet-${p}`, [uprightOnly(t.searchKey)]);
       });
-      const found = withTurned.shortlist([probe], 4);
-      const before = uprightGallery.shortlist([probe], 4);
-      withTurned.dispose();
-      uprightGallery.dispose();
-      expect(found.petIds[0]).toBe("pet-0");
-      expect(found.scores[0]).toBeGreaterThan(2 * (found.scores[1] ?? 0));
-      const scoreBefore = before.scores[before.petIds.indexOf("pet-0")] ?? 0;
-      // Upright postings alone gave the true pet 27 and 45 here (the others up to 23), the turned ones 143 and 111.
-      expect(found.scores[0]).toBeGreaterThan(2 * scoreBefore);
+      const scoreOf = (index: InvertedIndex, lookups: typeof allFrames) => {
+        const hits = index.search([lookups], 4);
+        return { first: hits[0]?.petId, score: hits.find((hit) => hit.petId === "pet-0")?.score ?? 0, runnerUp: hits[1]?.score ?? 0 };
+      };
+      const found = scoreOf(full, allFrames);
+      const upright = scoreOf(uprightIndex, matchedOnly);
+      const turnedPostings = scoreOf(full, matchedOnly);
+      const outerFrames = scoreOf(uprightIndex, allFrames);
+      full.dispose();
+      uprightIndex.dispose();
+      expect(found.first).toBe("pet-0");
+      expect(found.score).toBeGreaterThan(2 * found.runnerUp);
+      // Format 5 (upright postings, matched frames) gave the true pet 27 and 45 here, format 6's turned postings 143
+      // and 111, format 8's outer probe frames against the upright postings alone 425 and 467.
+      expect(turnedPostings.score).toBeGreaterThan(2 * upright.score);
+      expect(outerFrames.score).toBeGreaterThan(2 * turnedPostings.score);
     }
   }, 60_000);
 });

@@ -1,5 +1,5 @@
 import { descriptorFrame } from "./features";
-import { DESCRIPTOR_ANGLES_DEG, DESCRIPTOR_DIMS, DESCRIPTOR_SETS, INDEXED_KEYPOINTS, INDEXED_TURNED_KEYPOINTS, PROBE_KEYPOINTS, QUERY_WORDS, TURNED_QUERY_WORDS } from "./parameters";
+import { DESCRIPTOR_ANGLES_DEG, DESCRIPTOR_DIMS, INDEXED_KEYPOINTS, MATCHED_SETS, INDEXED_TURNED_KEYPOINTS, PROBE_KEYPOINTS, QUERY_WORDS, TURNED_QUERY_WORDS } from "./parameters";
 import { assignWords, projectDescriptors, signatureIn, VOCABULARY_FORMAT } from "./visual-words";
 
 /**
@@ -52,13 +52,14 @@ function wordsAndSignatures(
   set: number,
   limit: number,
   wordsPerKeypoint: number,
+  anglesDeg: readonly number[] = DESCRIPTOR_ANGLES_DEG,
 ): { count: number; words: Uint16Array; signatures: Uint32Array; angles: Uint8Array } {
   const count = Math.min(limit, keypointTotal);
   const strongest = descriptorFrame(descriptors, keypointTotal, set).subarray(0, count * DESCRIPTOR_DIMS);
   const words = assignWords(strongest, wordsPerKeypoint);
   const projections = projectDescriptors(strongest);
   const signatures = new Uint32Array(count * wordsPerKeypoint * 2);
-  const angles = new Uint8Array(count).fill(angleStep((DESCRIPTOR_ANGLES_DEG[set] * Math.PI) / 180));
+  const angles = new Uint8Array(count).fill(angleStep((anglesDeg[set] * Math.PI) / 180));
   for (let i = 0; i < count; i++) {
     for (let w = 0; w < wordsPerKeypoint; w++) {
       const at = i * wordsPerKeypoint + w;
@@ -73,7 +74,7 @@ function wordsAndSignatures(
  * so that a probe's turned frames meet the opposite turned frames (parameters.ts, INDEXED_TURNED_KEYPOINTS).
  */
 export function computeSearchKey(keypointTotal: number, descriptors: Int8Array): SearchKey {
-  const parts = Array.from({ length: DESCRIPTOR_SETS }, (_, set) =>
+  const parts = Array.from({ length: MATCHED_SETS }, (_, set) =>
     wordsAndSignatures(keypointTotal, descriptors, set, set === 0 ? INDEXED_KEYPOINTS : INDEXED_TURNED_KEYPOINTS, 1),
   );
   const count = parts.reduce((n, part) => n + part.count, 0);
@@ -89,9 +90,11 @@ export function computeSearchKey(keypointTotal: number, descriptors: Int8Array):
 }
 
 /** A probe image's lookups in every descriptor frame, one frame after another. */
-export function computeProbeLookups(keypointTotal: number, descriptors: Int8Array): ProbeLookups {
+export function computeProbeLookups(keypointTotal: number, descriptors: Int8Array, anglesDeg: readonly number[] = DESCRIPTOR_ANGLES_DEG): ProbeLookups {
   const wordsIn = (set: number) => (set === 0 ? QUERY_WORDS : TURNED_QUERY_WORDS);
-  const parts = Array.from({ length: DESCRIPTOR_SETS }, (_, set) => wordsAndSignatures(keypointTotal, descriptors, set, PROBE_KEYPOINTS, wordsIn(set)));
+  const parts = Array.from({ length: anglesDeg.length }, (_, set) =>
+    wordsAndSignatures(keypointTotal, descriptors, set, PROBE_KEYPOINTS, wordsIn(set), anglesDeg),
+  );
   const total = parts.reduce((n, part, set) => n + part.count * wordsIn(set), 0);
   const keypoint = new Uint32Array(total);
   const words = new Uint16Array(total);

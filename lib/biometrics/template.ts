@@ -40,6 +40,15 @@ export function descriptorSet(template: NoseTemplate, set: number): Int8Array {
   return descriptorFrame(template.descriptors, keypointCount(template), set);
 }
 
+/** The template cut to its `limit` strongest keypoints (all frames; the search key is kept as it is). */
+export function strongestKeypoints(template: NoseTemplate, limit: number): NoseTemplate {
+  const count = keypointCount(template);
+  if (count <= limit) return template;
+  const descriptors = new Int8Array(DESCRIPTOR_SETS * limit * DESCRIPTOR_DIMS);
+  for (let set = 0; set < DESCRIPTOR_SETS; set++) descriptors.set(descriptorSet(template, set).subarray(0, limit * DESCRIPTOR_DIMS), set * limit * DESCRIPTOR_DIMS);
+  return { ...template, keypoints: template.keypoints.slice(0, limit * KEYPOINT_FIELDS), descriptors };
+}
+
 function featuresByteLength(count: number): number {
   return HEADER_BYTES + count * (KEYPOINT_FIELDS * 4 + DESCRIPTOR_SETS * DESCRIPTOR_DIMS);
 }

@@ -8,6 +8,7 @@ export const WORKER_OPERATIONS = {
   verifyPet: operations.verifyPet,
   scoreImagePair: operations.scoreImagePair,
   rankShortlist: operations.rankShortlist,
+  rerankCandidates: operations.rerankCandidates,
   // Stateful: each worker holds one shard of a gallery, so these run through EnginePool.runOnSlot.
   galleryUpsertPets: gallery.galleryUpsertPets,
   galleryRemovePet: gallery.galleryRemovePet,

@@ -71,7 +71,7 @@ export class GalleryManager {
       } catch (again) {
         // Loaded just now and still unknown to the engine: no pet was added, the gallery is empty.
         if (!notLoaded(again)) throw again;
-        return { candidates: [], details: { searched: 0, shortlisted: 0, compared: 0, bestRaw: 0 } };
+        return { candidates: [], details: { searched: 0, shortlisted: 0, reranked: 0, compared: 0, bestRaw: 0 } };
       }
     }
   }
