@@ -19,7 +19,8 @@ import { deserializeSearchKey } from "./search-key";
 import { analyseImage, identifyAmong, verifyPet, type ImageAnalysis } from "./operations";
 import { DECISION_THRESHOLD } from "./scoring";
 import { deserializeTemplate, serializeTemplate, TemplateFormatError, templateVersionOf } from "./template";
-import { TEMPLATE_VERSION } from "./parameters";
+import { Gallery } from "./gallery";
+import { RERANK_CANDIDATES, RERANK_PROMOTED, SHORTLIST_SIZE, TEMPLATE_VERSION } from "./parameters";
 
 /** Eight captures per subject, rendered exactly as `npm run synth` would with seed 9001. */
 async function captures(subjectIndex: number, difficulty: DifficultyName): Promise<Buffer[]> {
@@ -96,6 +97,52 @@ describe("1:N identification on hard captures", () => {
     const outcomes = identifyAmong([0, 1, 2, 3].map((s) => decoded(s).slice(5)), gallery);
     for (const s of [0, 1, 2]) expect(outcomes[s].candidates[0]?.petId, `subject ${s}`).toBe(`pet-${s}`);
     expect(outcomes[3].candidates).toEqual([]);
+  });
+});
+
+describe("1:N cascade: the light comparison beyond the first stage's shortlist", () => {
+  // Decoy pets whose search keys are the probe's own (the first stage ranks them all above the true pet) but whose
+  // images are another nose's: the true pet comes 21st, beyond the SHORTLIST_SIZE that used to be compared in full.
+  const DECOYS = 20;
+  const probeOf = () => templatesOf(hardAnalyses[0]).slice(5);
+  const decoyKeys = () => probeOf().map(searchKeyOfTemplate);
+  const otherNose = () => templatesOf(hardAnalyses[1]).slice(0, 5);
+  const decoyIds = Array.from({ length: DECOYS }, (_, i) => `decoy-${String(i).padStart(2, "0")}`);
+
+  it("finds a pet that the first stage ranks beyond its shortlist (in process)", () => {
+    const probe = probeOf().map(deserializeTemplate);
+    const keys = decoyKeys().map(deserializeSearchKey);
+    const gallery = [
+      { petId: "pet-0", templates: templatesOf(hardAnalyses[0]).slice(0, 5).map(deserializeTemplate) },
+      ...decoyIds.map((petId) => ({ petId, templates: otherNose().map((t, i) => ({ ...deserializeTemplate(t), searchKey: keys[i % keys.length] })) })),
+    ];
+    const firstStage = new Gallery();
+    for (const pet of gallery) firstStage.upsert(pet.petId, pet.templates.map((t) => t.searchKey));
+    const rank = firstStage.shortlist(probe, RERANK_CANDIDATES).petIds.indexOf("pet-0");
+    firstStage.dispose();
+    expect(rank).toBe(DECOYS);
+    expect(rank).toBeGreaterThanOrEqual(SHORTLIST_SIZE);
+
+    const [outcome] = identifyAmong([probe], gallery);
+    expect(outcome.candidates.map((c) => c.petId)).toEqual(["pet-0"]);
+    expect(outcome.details).toMatchObject({ shortlisted: DECOYS + 1, reranked: DECOYS + 1 - SHORTLIST_SIZE, compared: SHORTLIST_SIZE + RERANK_PROMOTED });
+  });
+
+  it("does the same in a gallery held by the engine's workers", async () => {
+    const enrolled = templatesOf(hardAnalyses[0]).slice(0, 5);
+    await galleryUpsertPet("cascade", "pet-0", enrolled);
+    const keys = decoyKeys();
+    for (const petId of decoyIds) await galleryUpsertPet("cascade", petId, otherNose().map((_, i) => keys[i % keys.length]));
+    const requested: string[][] = [];
+    const outcome = await identifyInGallery("cascade", probeOf(), async (petIds) => {
+      requested.push(petIds);
+      return petIds.map((petId) => ({ petId, templates: petId === "pet-0" ? enrolled : otherNose() }));
+    });
+    await galleryDrop("cascade");
+    expect(requested).toHaveLength(1);
+    expect(requested[0]).toHaveLength(DECOYS + 1);
+    expect(outcome.candidates.map((c) => c.petId)).toEqual(["pet-0"]);
+    expect(outcome.details).toMatchObject({ searched: DECOYS + 1, shortlisted: DECOYS + 1, reranked: DECOYS + 1 - SHORTLIST_SIZE, compared: SHORTLIST_SIZE + RERANK_PROMOTED });
   });
 });
 
