@@ -115,6 +115,7 @@ for (const size of sizes) {
   const missed: string[] = [];
   let missedAccepted = 0;
   let compared = 0;
+  let comparedAccepted = 0;
   let lightMs = 0;
   probes.forEach((probe, s) => {
     if (probe.length < 2) return;
@@ -132,7 +133,10 @@ for (const size of sizes) {
       // Distractor pets have search keys only: the light comparison sees the real pets among the candidates.
       const light = lightRawScores(probe, rest.filter((id) => id.startsWith("real-")).map((id) => ({ petId: id, templates: enrolments[Number(id.slice(5))] })));
       lightMs += performance.now() - t1;
-      if (petsToCompare(petIds.slice(0, RERANK_CANDIDATES), light).includes(`real-${s}`)) compared++;
+      if (petsToCompare(petIds.slice(0, RERANK_CANDIDATES), light).includes(`real-${s}`)) {
+        compared++;
+        if (genuine && s < genuine.length && genuine[s] >= DECISION_THRESHOLD) comparedAccepted++;
+      }
     }
     if (genuine && s < genuine.length && !(rank >= 0 && rank < SHORTLIST_SIZE)) {
       missed.push(`${s}: rank ${rank < 0 ? `> ${Math.max(...RANKS)}` : rank + 1}, session score ${genuine[s]}`);
@@ -145,7 +149,10 @@ for (const size of sizes) {
     `${gallery.size} | ${Math.round(gallery.bytes / gallery.size)} | ${buildSeconds.toFixed(1)} | ` +
       `${quantile(latencies, 0.5).toFixed(0)} / ${quantile(latencies, 0.95).toFixed(0)} | ${(cpuMs / queries).toFixed(0)} | ${found.map(pct).join(" / ")}`,
   );
-  if (values.cascade) console.log(`  true pet compared in full after the light comparison: ${pct(compared)} (light stage ${(lightMs / queries).toFixed(0)} ms a probe)`);
+  if (values.cascade) {
+    const accepted = genuine ? `; and its genuine session scored ${DECISION_THRESHOLD} or more: ${pct(comparedAccepted)}` : "";
+    console.log(`  true pet compared in full after the light comparison: ${pct(compared)}${accepted} (light stage ${(lightMs / queries).toFixed(0)} ms a probe)`);
+  }
   if (genuine) {
     console.log(
       `  pets missing from the ${SHORTLIST_SIZE} among subjects with a genuine session score: ${missed.length}, ` +
