@@ -1,7 +1,7 @@
 import { GalleryNotLoadedError } from "./gallery-not-loaded";
 import type { GalleryShortlist } from "./gallery-shortlist";
 import { InvertedIndex } from "./inverted-index";
-import { SHORTLIST_SIZE } from "./parameters";
+import { RERANK_CANDIDATES } from "./parameters";
 import { computeProbeLookups, deserializeSearchKey, type SearchKey } from "./search-key";
 import { deserializeTemplate, keypointCount, searchKeyOfTemplate, templateVersionOf, type NoseTemplate } from "./template";
 
@@ -36,7 +36,8 @@ export class Gallery {
     this.index.dispose();
   }
 
-  shortlist(probe: readonly NoseTemplate[], limit = SHORTLIST_SIZE): GalleryShortlist {
+  /** The first stage: the `limit` best pets (by default the cascade's RERANK_CANDIDATES), best first. */
+  shortlist(probe: readonly NoseTemplate[], limit = RERANK_CANDIDATES): GalleryShortlist {
     const hits = this.index.search(probe.map((t) => computeProbeLookups(keypointCount(t), t.descriptors)), limit);
     return { petIds: hits.map((hit) => hit.petId), scores: hits.map((hit) => hit.score), searched: this.index.size };
   }
@@ -80,5 +81,5 @@ export function galleryStats(key: string): { loaded: boolean; pets: number; byte
 export function galleryShortlist(key: string, probe: Uint8Array[]): GalleryShortlist {
   const gallery = galleries.get(key);
   if (!gallery) throw new GalleryNotLoadedError(key);
-  return gallery.shortlist(probe.map(deserializeTemplate));
+  return gallery.shortlist(probe.map(deserializeTemplate), RERANK_CANDIDATES);
 }
