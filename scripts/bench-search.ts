@@ -11,8 +11,9 @@
  * their genuine session at or above the decision threshold: the first stage's misses, not the matcher's. Its
  * genuine scores follow DIR's subjects in order, so it must come from a run with no failure to enrol.
  * With `--cascade`, it also runs the cascade's light comparison (`lightRawScores`) on the real pets among the
- * first stage's RERANK_CANDIDATES and counts how often the true pet is among the pets compared in full
- * (`petsToCompare`), and the light stage's mean time a probe on one thread. Distractor pets have no templates, so
+ * first stage's RERANK_CANDIDATES and counts how often the true pet is among the pets compared in full (the first
+ * stage's SHORTLIST_SIZE best, or promoted by `promoteByLightScore`; as if the full matching of the first ones had
+ * accepted nobody, which the service requires before it compares lightly: `rerankNeeded`), and the light stage's mean time a probe on one thread. Distractor pets have no templates, so
  * they take no part in it: the figure is exact only for sizes up to `--enrolled`. Prints figures only.
  */
 import fs from "node:fs";
@@ -23,7 +24,7 @@ import { readLabelledDataset } from "../lib/biometrics/evaluation/dataset";
 import { distractorKeys } from "../lib/biometrics/evaluation/distractors";
 import { Gallery } from "../lib/biometrics/gallery";
 import { analyseImage, shutdownEngine } from "../lib/biometrics/index";
-import { petsToCompare } from "../lib/biometrics/candidates";
+import { promoteByLightScore } from "../lib/biometrics/candidates";
 import { lightRawScores } from "../lib/biometrics/operations";
 import { RERANK_CANDIDATES, SHORTLIST_SIZE } from "../lib/biometrics/parameters";
 import { DECISION_THRESHOLD } from "../lib/biometrics/scoring";
@@ -133,7 +134,7 @@ for (const size of sizes) {
       // Distractor pets have search keys only: the light comparison sees the real pets among the candidates.
       const light = lightRawScores(probe, rest.filter((id) => id.startsWith("real-")).map((id) => ({ petId: id, templates: enrolments[Number(id.slice(5))] })));
       lightMs += performance.now() - t1;
-      if (petsToCompare(petIds.slice(0, RERANK_CANDIDATES), light).includes(`real-${s}`)) {
+      if ((rank >= 0 && rank < SHORTLIST_SIZE) || promoteByLightScore(light).includes(`real-${s}`)) {
         compared++;
         if (genuine && s < genuine.length && genuine[s] >= DECISION_THRESHOLD) comparedAccepted++;
       }

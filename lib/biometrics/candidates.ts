@@ -1,5 +1,5 @@
 import type { IdentificationCandidate } from "./operations";
-import { RERANK_PROMOTED, SHORTLIST_SIZE } from "./parameters";
+import { RERANK_PROMOTED } from "./parameters";
 
 /** 1:N answers' order: best score first, ties by pet id so the order is deterministic. */
 export function sortCandidates(candidates: IdentificationCandidate[]): IdentificationCandidate[] {
@@ -13,15 +13,23 @@ export interface LightScore {
 }
 
 /**
- * The pets to match in full: the first stage's SHORTLIST_SIZE best (`ranked`, best first), then the RERANK_PROMOTED
- * best of the others by light similarity (`light`; none that the light comparison found nothing in).
+ * The cascade's promotion: the RERANK_PROMOTED best of the lightly compared pets (`light`; none that the light
+ * comparison found nothing in), which join the full matching. The light comparison runs only when the full
+ * matching of the first stage's SHORTLIST_SIZE best accepted nobody (`rerankNeeded`).
  */
-export function petsToCompare(ranked: readonly string[], light: readonly LightScore[]): string[] {
-  const head = ranked.slice(0, SHORTLIST_SIZE);
-  const promoted = light
-    .filter((score) => score.raw > 0 && !head.includes(score.petId))
+export function promoteByLightScore(light: readonly LightScore[]): string[] {
+  return [...light]
+    .filter((score) => score.raw > 0)
     .sort((a, b) => b.raw - a.raw || (a.petId < b.petId ? -1 : a.petId > b.petId ? 1 : 0))
     .slice(0, RERANK_PROMOTED)
     .map((score) => score.petId);
-  return [...head, ...promoted];
+}
+
+/**
+ * Whether to compare the candidates beyond the first stage's SHORTLIST_SIZE best: only when the full matching of those
+ * accepted nobody. A pet found there is what the search is for (and what almost every genuine probe gets), so it
+ * pays no light comparison; an unknown animal, or a pet the first stage ranked low, does.
+ */
+export function rerankNeeded(accepted: number): boolean {
+  return accepted === 0;
 }

@@ -5,7 +5,7 @@
 import { EnginePool, EngineTaskError, hashKey } from "./engine-pool";
 import { mergeShortlists } from "./gallery-shortlist";
 import { RERANK_CANDIDATES, SHORTLIST_SIZE } from "./parameters";
-import { petsToCompare, sortCandidates } from "./candidates";
+import { promoteByLightScore, rerankNeeded, sortCandidates } from "./candidates";
 import { GalleryNotLoadedError } from "./gallery-not-loaded";
 import type { GalleryPet, IdentificationOutcome, ImageAnalysis, VerificationOutcome } from "./operations";
 
@@ -96,9 +96,10 @@ export async function galleryStats(galleryKey: string): Promise<{ loaded: boolea
 
 /**
  * 1:N in a gallery: every shard's first stage runs at once in its worker and the best RERANK_CANDIDATES of
- * their shortlists are kept; `loadTemplates` supplies those pets' full templates. Beyond the first stage's
- * SHORTLIST_SIZE best, pets are compared lightly and the best of them join the full matching (`petsToCompare`);
- * both are shared out over the pool. Pets that loadTemplates leaves out (deleted meanwhile) are skipped.
+ * their shortlists are kept. `loadTemplates` supplies the full templates of their SHORTLIST_SIZE best, which are
+ * matched in full; only when that accepts nobody (`rerankNeeded`) are the others loaded and compared lightly, and the
+ * best of them (`promoteByLightScore`) matched in full too. Both are shared out over the pool. Pets that
+ * loadTemplates leaves out (deleted meanwhile) are skipped.
  */
 export async function identifyInGallery(
   galleryKey: string,
@@ -115,21 +116,21 @@ export async function identifyInGallery(
     ),
   );
   const shortlist = mergeShortlists(shards, RERANK_CANDIDATES);
-  const pets = shortlist.petIds.length > 0 ? await loadTemplates(shortlist.petIds) : [];
-  const head = new Set(shortlist.petIds.slice(0, SHORTLIST_SIZE));
-  const light = await shareOut(engine, pets.filter((pet) => !head.has(pet.petId)), (share) => engine.run("rerankCandidates", probe, share));
-  const compared = new Set(petsToCompare(shortlist.petIds, light));
-  const toCompare = pets.filter((pet) => compared.has(pet.petId));
-  const rankings = await shareOut(engine, toCompare, async (share) => [await engine.run("rankShortlist", probe, share)]);
+  const load = async (petIds: string[]) => (petIds.length > 0 ? loadTemplates(petIds) : []);
+  const rank = async (pets: GalleryPet[]) => {
+    const rankings = await shareOut(engine, pets, async (share) => [await engine.run("rankShortlist", probe, share)]);
+    return { compared: pets.length, candidates: rankings.flatMap((ranking) => ranking.candidates), bestRaw: rankings.reduce((best, ranking) => Math.max(best, ranking.bestRaw), 0) };
+  };
+  const head = await rank(await load(shortlist.petIds.slice(0, SHORTLIST_SIZE)));
+  const details = { searched: shortlist.searched, shortlisted: shortlist.petIds.length, reranked: 0, compared: head.compared, bestRaw: head.bestRaw };
+  if (!rerankNeeded(head.candidates.length)) return { candidates: sortCandidates(head.candidates), details };
+  const rest = await load(shortlist.petIds.slice(SHORTLIST_SIZE));
+  const light = await shareOut(engine, rest, (share) => engine.run("rerankCandidates", probe, share));
+  const promotedIds = new Set(promoteByLightScore(light));
+  const promoted = await rank(rest.filter((pet) => promotedIds.has(pet.petId)));
   return {
-    candidates: sortCandidates(rankings.flatMap((ranking) => ranking.candidates)),
-    details: {
-      searched: shortlist.searched,
-      shortlisted: shortlist.petIds.length,
-      reranked: light.length,
-      compared: toCompare.length,
-      bestRaw: rankings.reduce((best, ranking) => Math.max(best, ranking.bestRaw), 0),
-    },
+    candidates: sortCandidates([...head.candidates, ...promoted.candidates]),
+    details: { ...details, reranked: light.length, compared: head.compared + promoted.compared, bestRaw: Math.max(head.bestRaw, promoted.bestRaw) },
   };
 }
 

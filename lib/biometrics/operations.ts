@@ -1,6 +1,6 @@
 import { extractNoseImage } from "./extract";
 import { compareTemplates } from "./pair-matcher";
-import { petsToCompare, sortCandidates, type LightScore } from "./candidates";
+import { promoteByLightScore, rerankNeeded, sortCandidates, type LightScore } from "./candidates";
 import { Gallery } from "./gallery";
 import { RERANK_CANDIDATES, RERANK_KEYPOINTS, SHORTLIST_SIZE } from "./parameters";
 import { DECISION_THRESHOLD, pairScore, sessionScore } from "./scoring";
@@ -70,7 +70,8 @@ export function verifyPet(probe: Uint8Array[], enrolled: Uint8Array[]): Verifica
 
 /**
  * 1:N of each probe set among decoded templates (the evaluation's path): one gallery built for all
- * probes, its first stage, the light comparison of the candidates beyond its best, then full matching.
+ * probes, its first stage, full matching of its best; when that accepts nobody, the light comparison of the
+ * candidates beyond them and full matching of the best of those.
  */
 export function identifyAmong(probes: NoseTemplate[][], pets: { petId: string; templates: NoseTemplate[] }[]): IdentificationOutcome[] {
   const gallery = new Gallery();
@@ -80,12 +81,16 @@ export function identifyAmong(probes: NoseTemplate[][], pets: { petId: string; t
     for (const pet of pets) gallery.upsert(pet.petId, pet.templates.map((t) => t.searchKey));
     return probes.map((probe) => {
       const shortlist = gallery.shortlist(probe, RERANK_CANDIDATES);
+      const headIds = shortlist.petIds.slice(0, SHORTLIST_SIZE);
+      const head = rankCandidates(probe, withTemplates(headIds));
+      const details = { searched: shortlist.searched, shortlisted: shortlist.petIds.length, reranked: 0, compared: headIds.length, bestRaw: head.bestRaw };
+      if (!rerankNeeded(head.candidates.length)) return { candidates: head.candidates, details };
       const light = lightRawScores(probe, withTemplates(shortlist.petIds.slice(SHORTLIST_SIZE)));
-      const compared = petsToCompare(shortlist.petIds, light);
-      const ranking = rankCandidates(probe, withTemplates(compared));
+      const promotedIds = promoteByLightScore(light);
+      const promoted = rankCandidates(probe, withTemplates(promotedIds));
       return {
-        candidates: ranking.candidates,
-        details: { searched: shortlist.searched, shortlisted: shortlist.petIds.length, reranked: light.length, compared: compared.length, bestRaw: ranking.bestRaw },
+        candidates: sortCandidates([...head.candidates, ...promoted.candidates]),
+        details: { ...details, reranked: light.length, compared: headIds.length + promotedIds.length, bestRaw: Math.max(head.bestRaw, promoted.bestRaw) },
       };
     });
   } finally {
