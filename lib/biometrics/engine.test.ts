@@ -20,7 +20,7 @@ import { analyseImage, identifyAmong, verifyPet, type ImageAnalysis } from "./op
 import { DECISION_THRESHOLD } from "./scoring";
 import { deserializeTemplate, serializeTemplate, TemplateFormatError, templateVersionOf } from "./template";
 import { Gallery } from "./gallery";
-import { RERANK_CANDIDATES, RERANK_PROMOTED, SHORTLIST_SIZE, TEMPLATE_VERSION } from "./parameters";
+import { DESCRIPTOR_SETS, RERANK_CANDIDATES, RERANK_PROMOTED, SHORTLIST_SIZE, TEMPLATE_VERSION } from "./parameters";
 
 /** Eight captures per subject, rendered exactly as `npm run synth` would with seed 9001. */
 async function captures(subjectIndex: number, difficulty: DifficultyName): Promise<Buffer[]> {
@@ -119,7 +119,7 @@ describe("1:N cascade: the light comparison beyond the first stage's shortlist",
     ];
     const firstStage = new Gallery();
     for (const pet of gallery) firstStage.upsert(pet.petId, pet.templates.map((t) => t.searchKey));
-    const rank = firstStage.shortlist(probe, RERANK_CANDIDATES).petIds.indexOf("pet-0");
+    const rank = firstStage.shortlist(probe, RERANK_CANDIDATES, DESCRIPTOR_SETS).petIds.indexOf("pet-0");
     firstStage.dispose();
     expect(rank).toBe(DECOYS);
     expect(rank).toBeGreaterThanOrEqual(SHORTLIST_SIZE);

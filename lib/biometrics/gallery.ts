@@ -1,7 +1,6 @@
 import { GalleryNotLoadedError } from "./gallery-not-loaded";
 import type { GalleryShortlist } from "./gallery-shortlist";
 import { InvertedIndex } from "./inverted-index";
-import { RERANK_CANDIDATES } from "./parameters";
 import { computeProbeLookups, deserializeSearchKey, type SearchKey } from "./search-key";
 import { deserializeTemplate, keypointCount, searchKeyOfTemplate, templateVersionOf, type NoseTemplate } from "./template";
 
@@ -36,9 +35,12 @@ export class Gallery {
     this.index.dispose();
   }
 
-  /** The first stage: the `limit` best pets (by default the cascade's RERANK_CANDIDATES), best first. */
-  shortlist(probe: readonly NoseTemplate[], limit = RERANK_CANDIDATES): GalleryShortlist {
-    const hits = this.index.search(probe.map((t) => computeProbeLookups(keypointCount(t), t.descriptors)), limit);
+  /**
+   * The first stage: the `limit` best pets, best first, by the probe's lookups in its first `sets` descriptor frames
+   * (the cascade's fast pass: SHORTLIST_SIZE by MATCHED_SETS frames; its deep pass: RERANK_CANDIDATES by all).
+   */
+  shortlist(probe: readonly NoseTemplate[], limit: number, sets: number): GalleryShortlist {
+    const hits = this.index.search(probe.map((t) => computeProbeLookups(keypointCount(t), t.descriptors, sets)), limit);
     return { petIds: hits.map((hit) => hit.petId), scores: hits.map((hit) => hit.score), searched: this.index.size };
   }
 }
@@ -78,8 +80,8 @@ export function galleryStats(key: string): { loaded: boolean; pets: number; byte
   return { loaded: gallery !== undefined, pets: gallery?.size ?? 0, bytes: gallery?.bytes ?? 0 };
 }
 
-export function galleryShortlist(key: string, probe: Uint8Array[]): GalleryShortlist {
+export function galleryShortlist(key: string, probe: Uint8Array[], limit: number, sets: number): GalleryShortlist {
   const gallery = galleries.get(key);
   if (!gallery) throw new GalleryNotLoadedError(key);
-  return gallery.shortlist(probe.map(deserializeTemplate), RERANK_CANDIDATES);
+  return gallery.shortlist(probe.map(deserializeTemplate), limit, sets);
 }

@@ -4,7 +4,7 @@
  */
 import { EnginePool, EngineTaskError, hashKey } from "./engine-pool";
 import { mergeShortlists } from "./gallery-shortlist";
-import { RERANK_CANDIDATES, SHORTLIST_SIZE } from "./parameters";
+import { DESCRIPTOR_SETS, MATCHED_SETS, RERANK_CANDIDATES, SHORTLIST_SIZE } from "./parameters";
 import { promoteByLightScore, rerankNeeded, sortCandidates } from "./candidates";
 import { GalleryNotLoadedError } from "./gallery-not-loaded";
 import type { GalleryPet, IdentificationOutcome, ImageAnalysis, VerificationOutcome } from "./operations";
@@ -95,11 +95,14 @@ export async function galleryStats(galleryKey: string): Promise<{ loaded: boolea
 }
 
 /**
- * 1:N in a gallery: every shard's first stage runs at once in its worker and the best RERANK_CANDIDATES of
- * their shortlists are kept. `loadTemplates` supplies the full templates of their SHORTLIST_SIZE best, which are
- * matched in full; only when that accepts nobody (`rerankNeeded`) are the others loaded and compared lightly, and the
- * best of them (`promoteByLightScore`) matched in full too. Both are shared out over the pool. Pets that
- * loadTemplates leaves out (deleted meanwhile) are skipped.
+ * 1:N in a gallery, a cascade. Every shard's first stage runs at once in its worker.
+ * - Fast pass: the first stage by the probe's matched frames (MATCHED_SETS), its SHORTLIST_SIZE best matched in full
+ *   (templates from `loadTemplates`). A pet accepted here ends the search: what almost every genuine probe gets.
+ * - Deep pass, only when the fast one accepted nobody (`rerankNeeded`): the first stage again by all five frames (the
+ *   ± 40° ones reach turned captures), its RERANK_CANDIDATES best that were not matched yet compared lightly, and
+ *   the best of those (`promoteByLightScore`) matched in full.
+ * The light and the full matching are shared out over the pool. Pets that loadTemplates leaves out (deleted
+ * meanwhile) are skipped.
  */
 export async function identifyInGallery(
   galleryKey: string,
@@ -107,30 +110,41 @@ export async function identifyInGallery(
   loadTemplates: (petIds: string[]) => Promise<GalleryPet[]>,
 ): Promise<IdentificationOutcome> {
   const engine = enginePool();
-  const shards = await Promise.all(
-    everySlot(engine).map((slot) =>
-      engine.runOnSlot(slot, "galleryShortlist", galleryKey, probe).catch((error: unknown) => {
-        if (error instanceof EngineTaskError && error.message.startsWith(GalleryNotLoadedError.errorName)) throw new GalleryNotLoadedError(galleryKey);
-        throw error;
-      }),
-    ),
-  );
-  const shortlist = mergeShortlists(shards, RERANK_CANDIDATES);
+  const firstStage = async (limit: number, sets: number) =>
+    mergeShortlists(
+      await Promise.all(
+        everySlot(engine).map((slot) =>
+          engine.runOnSlot(slot, "galleryShortlist", galleryKey, probe, limit, sets).catch((error: unknown) => {
+            if (error instanceof EngineTaskError && error.message.startsWith(GalleryNotLoadedError.errorName)) throw new GalleryNotLoadedError(galleryKey);
+            throw error;
+          }),
+        ),
+      ),
+      limit,
+    );
   const load = async (petIds: string[]) => (petIds.length > 0 ? loadTemplates(petIds) : []);
   const rank = async (pets: GalleryPet[]) => {
     const rankings = await shareOut(engine, pets, async (share) => [await engine.run("rankShortlist", probe, share)]);
     return { compared: pets.length, candidates: rankings.flatMap((ranking) => ranking.candidates), bestRaw: rankings.reduce((best, ranking) => Math.max(best, ranking.bestRaw), 0) };
   };
-  const head = await rank(await load(shortlist.petIds.slice(0, SHORTLIST_SIZE)));
-  const details = { searched: shortlist.searched, shortlisted: shortlist.petIds.length, reranked: 0, compared: head.compared, bestRaw: head.bestRaw };
+  const fast = await firstStage(SHORTLIST_SIZE, MATCHED_SETS);
+  const head = await rank(await load(fast.petIds));
+  const details = { searched: fast.searched, shortlisted: fast.petIds.length, reranked: 0, compared: head.compared, bestRaw: head.bestRaw };
   if (!rerankNeeded(head.candidates.length)) return { candidates: sortCandidates(head.candidates), details };
-  const rest = await load(shortlist.petIds.slice(SHORTLIST_SIZE));
+  const seen = new Set(fast.petIds);
+  const rest = await load((await firstStage(RERANK_CANDIDATES, DESCRIPTOR_SETS)).petIds.filter((petId) => !seen.has(petId)));
   const light = await shareOut(engine, rest, (share) => engine.run("rerankCandidates", probe, share));
   const promotedIds = new Set(promoteByLightScore(light));
   const promoted = await rank(rest.filter((pet) => promotedIds.has(pet.petId)));
   return {
     candidates: sortCandidates([...head.candidates, ...promoted.candidates]),
-    details: { ...details, reranked: light.length, compared: head.compared + promoted.compared, bestRaw: Math.max(head.bestRaw, promoted.bestRaw) },
+    details: {
+      ...details,
+      shortlisted: fast.petIds.length + rest.length,
+      reranked: light.length,
+      compared: head.compared + promoted.compared,
+      bestRaw: Math.max(head.bestRaw, promoted.bestRaw),
+    },
   };
 }
 

@@ -2,7 +2,7 @@ import { extractNoseImage } from "./extract";
 import { compareTemplates } from "./pair-matcher";
 import { promoteByLightScore, rerankNeeded, sortCandidates, type LightScore } from "./candidates";
 import { Gallery } from "./gallery";
-import { RERANK_CANDIDATES, RERANK_KEYPOINTS, SHORTLIST_SIZE } from "./parameters";
+import { DESCRIPTOR_SETS, MATCHED_SETS, RERANK_CANDIDATES, RERANK_KEYPOINTS, SHORTLIST_SIZE } from "./parameters";
 import { DECISION_THRESHOLD, pairScore, sessionScore } from "./scoring";
 import { compareSessions } from "./session-matcher";
 import { deserializeTemplate, serializeTemplate, strongestKeypoints, type NoseTemplate } from "./template";
@@ -69,9 +69,8 @@ export function verifyPet(probe: Uint8Array[], enrolled: Uint8Array[]): Verifica
 }
 
 /**
- * 1:N of each probe set among decoded templates (the evaluation's path): one gallery built for all
- * probes, its first stage, full matching of its best; when that accepts nobody, the light comparison of the
- * candidates beyond them and full matching of the best of those.
+ * 1:N of each probe set among decoded templates (the evaluation's path): one gallery built for all probes, then
+ * the cascade of `identifyInGallery` in this thread.
  */
 export function identifyAmong(probes: NoseTemplate[][], pets: { petId: string; templates: NoseTemplate[] }[]): IdentificationOutcome[] {
   const gallery = new Gallery();
@@ -80,17 +79,24 @@ export function identifyAmong(probes: NoseTemplate[][], pets: { petId: string; t
   try {
     for (const pet of pets) gallery.upsert(pet.petId, pet.templates.map((t) => t.searchKey));
     return probes.map((probe) => {
-      const shortlist = gallery.shortlist(probe, RERANK_CANDIDATES);
-      const headIds = shortlist.petIds.slice(0, SHORTLIST_SIZE);
-      const head = rankCandidates(probe, withTemplates(headIds));
-      const details = { searched: shortlist.searched, shortlisted: shortlist.petIds.length, reranked: 0, compared: headIds.length, bestRaw: head.bestRaw };
+      const fast = gallery.shortlist(probe, SHORTLIST_SIZE, MATCHED_SETS);
+      const head = rankCandidates(probe, withTemplates(fast.petIds));
+      const details = { searched: fast.searched, shortlisted: fast.petIds.length, reranked: 0, compared: fast.petIds.length, bestRaw: head.bestRaw };
       if (!rerankNeeded(head.candidates.length)) return { candidates: head.candidates, details };
-      const light = lightRawScores(probe, withTemplates(shortlist.petIds.slice(SHORTLIST_SIZE)));
+      const seen = new Set(fast.petIds);
+      const rest = gallery.shortlist(probe, RERANK_CANDIDATES, DESCRIPTOR_SETS).petIds.filter((petId) => !seen.has(petId));
+      const light = lightRawScores(probe, withTemplates(rest));
       const promotedIds = promoteByLightScore(light);
       const promoted = rankCandidates(probe, withTemplates(promotedIds));
       return {
         candidates: sortCandidates([...head.candidates, ...promoted.candidates]),
-        details: { ...details, reranked: light.length, compared: headIds.length + promotedIds.length, bestRaw: Math.max(head.bestRaw, promoted.bestRaw) },
+        details: {
+          ...details,
+          shortlisted: fast.petIds.length + rest.length,
+          reranked: light.length,
+          compared: fast.petIds.length + promotedIds.length,
+          bestRaw: Math.max(head.bestRaw, promoted.bestRaw),
+        },
       };
     });
   } finally {

@@ -5,7 +5,7 @@ import { captureSeed, subjectSeed } from "../synth/dataset";
 import { createNoseSubject } from "../synth/nose-surface";
 import { extractNoseImage } from "./extract";
 import { InvertedIndex } from "./inverted-index";
-import { DESCRIPTOR_ANGLES_DEG, DESCRIPTOR_DIMS, INDEXED_KEYPOINTS, INDEXED_POSTINGS, INDEXED_TURNED_KEYPOINTS, MATCHED_SETS } from "./parameters";
+import { DESCRIPTOR_ANGLES_DEG, INDEXED_KEYPOINTS, INDEXED_POSTINGS, INDEXED_TURNED_KEYPOINTS, MATCHED_SETS } from "./parameters";
 import { angleStep, computeProbeLookups, type SearchKey } from "./search-key";
 import { keypointCount, type NoseTemplate } from "./template";
 
@@ -39,7 +39,7 @@ describe("search keys", () => {
     for (const turn of [40, -40]) {
       const probe = await templateOf(await sharp(jpegs[0]).rotate(turn, { background: "#000" }).jpeg({ quality: 95 }).toBuffer());
       const count = keypointCount(probe);
-      const matchedOnly = computeProbeLookups(count, probe.descriptors.subarray(0, MATCHED_SETS * count * DESCRIPTOR_DIMS), DESCRIPTOR_ANGLES_DEG.slice(0, MATCHED_SETS));
+      const matchedOnly = computeProbeLookups(count, probe.descriptors, MATCHED_SETS);
       const allFrames = computeProbeLookups(count, probe.descriptors);
       const full = new InvertedIndex();
       const uprightIndex = new InvertedIndex();

@@ -1,5 +1,5 @@
 import { descriptorFrame } from "./features";
-import { DESCRIPTOR_ANGLES_DEG, DESCRIPTOR_DIMS, INDEXED_KEYPOINTS, MATCHED_SETS, INDEXED_TURNED_KEYPOINTS, PROBE_KEYPOINTS, QUERY_WORDS, TURNED_QUERY_WORDS } from "./parameters";
+import { DESCRIPTOR_ANGLES_DEG, DESCRIPTOR_DIMS, DESCRIPTOR_SETS, INDEXED_KEYPOINTS, MATCHED_SETS, INDEXED_TURNED_KEYPOINTS, PROBE_KEYPOINTS, QUERY_WORDS, TURNED_QUERY_WORDS } from "./parameters";
 import { assignWords, projectDescriptors, signatureIn, VOCABULARY_FORMAT } from "./visual-words";
 
 /**
@@ -52,14 +52,13 @@ function wordsAndSignatures(
   set: number,
   limit: number,
   wordsPerKeypoint: number,
-  anglesDeg: readonly number[] = DESCRIPTOR_ANGLES_DEG,
 ): { count: number; words: Uint16Array; signatures: Uint32Array; angles: Uint8Array } {
   const count = Math.min(limit, keypointTotal);
   const strongest = descriptorFrame(descriptors, keypointTotal, set).subarray(0, count * DESCRIPTOR_DIMS);
   const words = assignWords(strongest, wordsPerKeypoint);
   const projections = projectDescriptors(strongest);
   const signatures = new Uint32Array(count * wordsPerKeypoint * 2);
-  const angles = new Uint8Array(count).fill(angleStep((anglesDeg[set] * Math.PI) / 180));
+  const angles = new Uint8Array(count).fill(angleStep((DESCRIPTOR_ANGLES_DEG[set] * Math.PI) / 180));
   for (let i = 0; i < count; i++) {
     for (let w = 0; w < wordsPerKeypoint; w++) {
       const at = i * wordsPerKeypoint + w;
@@ -89,12 +88,13 @@ export function computeSearchKey(keypointTotal: number, descriptors: Int8Array):
   return key;
 }
 
-/** A probe image's lookups in every descriptor frame, one frame after another. */
-export function computeProbeLookups(keypointTotal: number, descriptors: Int8Array, anglesDeg: readonly number[] = DESCRIPTOR_ANGLES_DEG): ProbeLookups {
+/**
+ * A probe image's lookups in its first `sets` descriptor frames (all by default; MATCHED_SETS for the cascade's fast
+ * pass), one frame after another.
+ */
+export function computeProbeLookups(keypointTotal: number, descriptors: Int8Array, sets: number = DESCRIPTOR_SETS): ProbeLookups {
   const wordsIn = (set: number) => (set === 0 ? QUERY_WORDS : TURNED_QUERY_WORDS);
-  const parts = Array.from({ length: anglesDeg.length }, (_, set) =>
-    wordsAndSignatures(keypointTotal, descriptors, set, PROBE_KEYPOINTS, wordsIn(set), anglesDeg),
-  );
+  const parts = Array.from({ length: sets }, (_, set) => wordsAndSignatures(keypointTotal, descriptors, set, PROBE_KEYPOINTS, wordsIn(set)));
   const total = parts.reduce((n, part, set) => n + part.count * wordsIn(set), 0);
   const keypoint = new Uint32Array(total);
   const words = new Uint16Array(total);
