@@ -139,13 +139,14 @@ function identificationSection(results: GallerySizeResult[], poolTemplates: numb
     `### 1:N through identifyInGallery (${subjects} genuine probes of 3 images; distractors mixed from ${poolTemplates} templates of other noses)`,
     "",
     table(
-      ["enrolled pets", "p50 / p95", "rank-1", "found at all", "shortlisted / compared", "gallery bytes per pet", "RSS growth per pet", "gallery load"],
+      ["enrolled pets", "p50 / p95", "rank-1", "found at all", "shortlisted / compared", "unknown animal p50 / p95 (matching nobody)", "gallery bytes per pet", "RSS growth per pet", "gallery load"],
       results.map((r) => [
         num(r.pets),
         `${ms(r.p50)} / ${ms(r.p95)}`,
         `${pct(r.rank1)}${r === base ? "" : ` (${r.rank1 >= base.rank1 ? "=" : "−"}${Math.abs((r.rank1 - base.rank1) * 100).toFixed(0)} pt)`}`,
         pct(r.found),
         `${r.shortlisted.toFixed(0)} / ${r.compared.toFixed(0)}`,
+        `${ms(r.strangerP50)} / ${ms(r.strangerP95)} (${pct(r.strangersRejected)})`,
         `${(r.galleryBytes / r.pets).toFixed(0)} B (${mib(r.galleryBytes)})`,
         `${(r.rssBytes / r.pets / 1024).toFixed(1)} KiB (${mib(r.rssBytes)})`,
         `${num(r.upsertPerSecond)} pets/s`,

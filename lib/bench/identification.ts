@@ -21,6 +21,8 @@ import { quantile } from "./stats";
 const ENROL_CAPTURES = [0, 1, 2, 3, 4];
 const PROBE_CAPTURES = [5, 6, 7];
 const ENROL_IMAGES = 5;
+/** Genuine pets searched as unknown animals (taken out of the gallery for their search) at each size. */
+const STRANGER_PROBES = 20;
 
 export interface IdentificationBenchOptions {
   sizes: number[];
@@ -43,6 +45,10 @@ export interface GallerySizeResult {
   upsertPerSecond: number;
   shortlisted: number;
   compared: number;
+  /** Latency of an unknown animal's search (STRANGER_PROBES of them), and the share that matched nobody. */
+  strangerP50: number;
+  strangerP95: number;
+  strangersRejected: number;
 }
 
 interface Subject {
@@ -224,6 +230,18 @@ export async function benchIdentification(options: IdentificationBenchOptions): 
       shortlisted += outcome.details.shortlisted;
       compared += outcome.details.compared;
     }
+    // Unknown animals: a genuine pet's probe with that pet taken out of the gallery (a real nose nobody enrolled),
+    // which runs the cascade's deep pass (docs/engine.md, format 8). The pet is put back afterwards.
+    const strangerLatencies: number[] = [];
+    let strangersRejected = 0;
+    for (let s = 0; s < Math.min(STRANGER_PROBES, usable.length); s++) {
+      await engine.galleryRemovePet(key, `g${s}`);
+      const t0 = performance.now();
+      const outcome = await engine.identifyInGallery(key, usable[s].probe, loadTemplates);
+      strangerLatencies.push(performance.now() - t0);
+      if (outcome.candidates.length === 0) strangersRejected++;
+      await engine.galleryUpsertPets(key, [{ petId: `g${s}`, templates: templatesOfPet(`g${s}`).map(searchKeyOf) }]);
+    }
     const result: GallerySizeResult = {
       pets: stats.pets,
       p50: quantile(latencies, 0.5),
@@ -235,6 +253,9 @@ export async function benchIdentification(options: IdentificationBenchOptions): 
       upsertPerSecond,
       shortlisted: shortlisted / usable.length,
       compared: compared / usable.length,
+      strangerP50: quantile(strangerLatencies, 0.5),
+      strangerP95: quantile(strangerLatencies, 0.95),
+      strangersRejected: strangersRejected / strangerLatencies.length,
     };
     options.log(`identification: ${JSON.stringify(result)}`);
     results.push(result);
