@@ -31,8 +31,8 @@ export interface IdentificationCandidate {
 export interface IdentificationOutcome {
   candidates: IdentificationCandidate[];
   /**
-   * searched: pets in the gallery; shortlisted: pets past the first stage; reranked: those of them compared lightly
-   * (beyond the first stage's SHORTLIST_SIZE best); compared: matched in full.
+   * searched: pets in the gallery; shortlisted: pets past the first stage (the fast pass's, and a deep pass's new
+   * ones); reranked: pets compared lightly in a deep pass; compared: matched in full.
    */
   details: { searched: number; shortlisted: number; reranked: number; compared: number; bestRaw: number };
 }

@@ -137,10 +137,11 @@ export const MIN_USABLE_PROBE_IMAGES = 2;
  */
 export const SHORTLIST_SIZE = 16;
 /**
- * The cascade's middle stage (candidates.ts, `promoteByLightScore`): the first stage ranks RERANK_CANDIDATES pets; beyond
- * its SHORTLIST_SIZE best, when the full matching of those accepted nobody (`rerankNeeded`), each pet is compared
- * lightly (the full matcher on each image's RERANK_KEYPOINTS strongest keypoints: about a third of a pair's time) and
- * the RERANK_PROMOTED best of them are compared in full as well. Among
+ * The cascade's deep pass (index.ts, `identifyInGallery`), run only when the full matching of the fast pass's
+ * SHORTLIST_SIZE pets accepted nobody (`rerankNeeded`): the first stage by all frames ranks RERANK_CANDIDATES pets;
+ * each one not compared yet is compared lightly (the full matcher on each image's RERANK_KEYPOINTS strongest
+ * keypoints: about a third of a pair's time) and the RERANK_PROMOTED best of them are compared in full
+ * (`promoteByLightScore`). Among
  * 1,000 real pets, the first stage (quantised descriptors) misses true pets that the matcher accepts with 30–75
  * inliers an image pair; the light comparison ranked every true pet of the first stage's 64 among its 16 best
  * (docs/engine.md, "Outer probe frames and a light re-rank").
