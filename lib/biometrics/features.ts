@@ -139,15 +139,10 @@ export function detectKeypoints(normalised: GreyImage, grey: GreyImage): { keypo
  * The descriptors of keypoints found in `levels`, in the `LocalFeatures.descriptors` layout: each keypoint's patch of
  * its scale level (patches.ts) in every frame, through `net` (the engine's unless another is measured), int8-quantised.
  */
-export function describeKeypoints(
-  levels: ScaleLevel[],
-  keypoints: Keypoint[],
-  net: DescriptorNet = descriptorNet(),
-  anglesDeg: readonly number[] = DESCRIPTOR_ANGLES_DEG,
-): Int8Array {
-  const descriptors = new Int8Array(anglesDeg.length * keypoints.length * DESCRIPTOR_DIMS);
-  for (let s = 0; s < anglesDeg.length; s++) {
-    const angle = (anglesDeg[s] * Math.PI) / 180;
+export function describeKeypoints(levels: ScaleLevel[], keypoints: Keypoint[], net: DescriptorNet = descriptorNet()): Int8Array {
+  const descriptors = new Int8Array(DESCRIPTOR_SETS * keypoints.length * DESCRIPTOR_DIMS);
+  for (let s = 0; s < DESCRIPTOR_SETS; s++) {
+    const angle = (DESCRIPTOR_ANGLES_DEG[s] * Math.PI) / 180;
     const frame = descriptorFrame(descriptors, keypoints.length, s);
     keypoints.forEach((keypoint, k) => {
       samplePatch(levels[keypoint.level].blurred, keypoint, angle, patch);
