@@ -1,6 +1,7 @@
 import { decodeNoseImage } from "./decode";
 import { normaliseContrast } from "./enhance";
-import { extractLocalFeatures } from "./features";
+import { keypointGenericness } from "./distinctiveness";
+import { descriptorFrame, extractLocalFeatures } from "./features";
 import { ImageRejection, type ImageRejectionCode } from "./image-rejection";
 import { TEMPLATE_VERSION } from "./parameters";
 import { computeSearchKey } from "./search-key";
@@ -41,6 +42,7 @@ export async function extractNoseImage(jpeg: Uint8Array): Promise<ImageExtractio
         quality: quality.score,
         keypoints: packed,
         descriptors,
+        genericness: keypointGenericness(descriptorFrame(descriptors, keypoints.length, 0)),
         searchKey: computeSearchKey(keypoints.length, descriptors),
       }
     : null;

@@ -8,10 +8,13 @@ import {
   GEOMETRY_POSITION_TOLERANCE_RELATIVE,
   GEOMETRY_REFIT_TOLERANCE_PX,
   GEOMETRY_SCALE_TOLERANCE,
+  GENERICNESS_EXPONENT,
+  GENERICNESS_REFERENCE,
   MATCH_MIN_COSINE,
   MATCHED_SETS,
   MATCH_RATIO,
 } from "./parameters";
+import { GENERICNESS_MAX } from "./distinctiveness";
 import { INT32_MIN, nearestNeighbours, type FrameNeighbours } from "./simd/dot-kernel";
 import { descriptorSet, KEYPOINT_FIELDS, keypointCount, type NoseTemplate } from "./template";
 
@@ -21,7 +24,7 @@ export interface PairComparison {
   tentative: number;
   /** Matches consistent with one plausible transform between the two images. */
   inliers: number;
-  /** The inliers weighted by how alike their descriptors are (`inlierWeight`), summed, to 0.1. */
+  /** The inliers weighted by how alike and how distinctive their descriptors are (`inlierWeight`), summed, to 0.1. */
   similarity: number;
   /** Scale of the fitted transform (b relative to a), 0 when no transform was found. */
   scale: number;
@@ -39,12 +42,20 @@ interface TentativeMatches {
 const COSINE_SCALE = DESCRIPTOR_QUANT * DESCRIPTOR_QUANT;
 
 /**
- * What one inlier adds to a pair's similarity: ((cosine − MATCH_MIN_COSINE) / (1 − MATCH_MIN_COSINE))², 0 at the tentative-match floor,
- * 1 for identical descriptors. At equal inlier counts, genuine pairs' inliers are the closer ones; an
- * impostor's geometry-consistent chance matches sit near the floor (docs/engine.md, "Session fusion").
+ * What one inlier adds to a pair's similarity: ((cosine − MATCH_MIN_COSINE) / (1 − MATCH_MIN_COSINE))², 0 at the
+ * tentative-match floor, 1 for identical descriptors, times ((1 − g) / (1 − GENERICNESS_REFERENCE))^GENERICNESS_EXPONENT
+ * for the inlier's genericness g in [0, 1] (`inlierGenericness`; 1 for a typical keypoint, less for generic ones). At equal inlier counts, genuine pairs' inliers are the closer
+ * ones; an impostor's geometry-consistent matches sit near the floor (docs/engine.md, "Session fusion") or on
+ * structure every nose shares (docs/engine.md, format 9).
  */
-export function inlierWeight(cosine: number): number {
-  return Math.max(0, (cosine - MATCH_MIN_COSINE) / (1 - MATCH_MIN_COSINE)) ** 2;
+export function inlierWeight(cosine: number, genericness = GENERICNESS_REFERENCE): number {
+  const likeness = Math.max(0, (cosine - MATCH_MIN_COSINE) / (1 - MATCH_MIN_COSINE)) ** 2;
+  return likeness * ((1 - genericness) / (1 - GENERICNESS_REFERENCE)) ** GENERICNESS_EXPONENT;
+}
+
+/** An inlier is as generic as the more generic of its two keypoints (bytes of `NoseTemplate.genericness`), in [0, 1]. */
+export function inlierGenericness(byteA: number, byteB: number): number {
+  return Math.max(byteA, byteB) / GENERICNESS_MAX;
 }
 /** An affine refit needs enough inliers not to bend onto chance matches. */
 const AFFINE_MIN_INLIERS = 6;
@@ -294,7 +305,9 @@ export function compareUnderHypothesis(
     detail.cosine = inliers.map((n) => matches.cosine[n]);
   }
   let weighted = 0;
-  for (const n of inliers) weighted += inlierWeight(matches.cosine[n]);
+  for (const n of inliers) {
+    weighted += inlierWeight(matches.cosine[n], inlierGenericness(a.genericness[matches.a[n]], b.genericness[matches.b[n]]));
+  }
   return { tentative: matches.count, inliers: inliers.length, similarity: Math.round(weighted * 10) / 10, scale, rotationDeg };
 }
 

@@ -4,7 +4,7 @@
  */
 
 /** Bumped whenever extraction output changes; stored templates of another version are re-extracted. */
-export const TEMPLATE_VERSION = 8;
+export const TEMPLATE_VERSION = 9;
 
 // --- Decoding and input limits -------------------------------------------------------------
 
@@ -98,6 +98,18 @@ export const MATCH_RATIO = 0.92;
  * 0.12 % and FNMR at FMR 0.1 % 0 / 0 / 1.1 % (docs/engine.md, format 4).
  */
 export const MATCH_MIN_COSINE = 0.2;
+/**
+ * How hard an inlier's genericness g (distinctiveness.ts) discounts it: weight × ((1 − g) / (1 −
+ * GENERICNESS_REFERENCE))^GENERICNESS_EXPONENT. Inliers on what every nose shares (pad outline, nostrils,
+ * philtrum) carried clean photos' impostors past the threshold; of exponents 1, 2, 4 and 6, 4 and 6 separated
+ * best on both settings and 4 is the milder (docs/engine.md, format 9, `npm run eval:distinctiveness`).
+ */
+export const GENERICNESS_EXPONENT = 4;
+/**
+ * A typical keypoint's genericness (the median is 0.58–0.59 on both settings, 10th–90th percentile 0.53–0.68),
+ * where the discount is 1: similarities stay in "weighted inliers" of a typical keypoint.
+ */
+export const GENERICNESS_REFERENCE = 0.6;
 /** Largest ratio between matched keypoint scales and the anchor's (captures differ by ≤ 1.6x). */
 export const GEOMETRY_SCALE_TOLERANCE = 1.5;
 /** Position tolerance of the anchor hypothesis: fixed part (px) and part proportional to distance. */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { inlierWeight } from "./pair-matcher";
-import { MATCH_MIN_COSINE } from "./parameters";
+import { GENERICNESS_MAX } from "./distinctiveness";
+import { inlierGenericness, inlierWeight } from "./pair-matcher";
+import { GENERICNESS_EXPONENT, GENERICNESS_REFERENCE, MATCH_MIN_COSINE } from "./parameters";
 import { sessionRawScore } from "./session-matcher";
 
 describe("session statistic", () => {
@@ -27,5 +28,19 @@ describe("inlier weight", () => {
     expect(inlierWeight(1)).toBeCloseTo(1, 12);
     expect(inlierWeight((1 + MATCH_MIN_COSINE) / 2)).toBeCloseTo(0.25, 12);
     expect(inlierWeight(0.95)).toBeGreaterThan(inlierWeight(0.9));
+  });
+
+  it("is discounted for generic keypoints and raised for distinctive ones, 1 at the reference genericness", () => {
+    expect(inlierWeight(1, GENERICNESS_REFERENCE)).toBeCloseTo(1, 12);
+    expect(inlierWeight(1, 0.8)).toBeCloseTo((0.2 / (1 - GENERICNESS_REFERENCE)) ** GENERICNESS_EXPONENT, 12);
+    expect(inlierWeight(0.9, 0.7)).toBeLessThan(inlierWeight(0.9, 0.65));
+    expect(inlierWeight(0.9, 0.5)).toBeGreaterThan(inlierWeight(0.9));
+    expect(inlierWeight(1, 1)).toBe(0);
+  });
+
+  it("takes an inlier to be as generic as its more generic keypoint", () => {
+    expect(inlierGenericness(0, GENERICNESS_MAX)).toBe(1);
+    expect(inlierGenericness(153, 51)).toBeCloseTo(0.6, 12);
+    expect(inlierGenericness(0, 0)).toBe(0);
   });
 });

@@ -15,6 +15,8 @@ export interface NoseTemplate {
   readonly keypoints: Float32Array;
   /** DESCRIPTOR_SETS x count x DESCRIPTOR_DIMS int8: one set per frame angle, upright first (`descriptorSet`). */
   readonly descriptors: Int8Array;
+  /** count bytes: each keypoint's genericness (distinctiveness.ts), 0 = distinctive, 255 = what every nose has. */
+  readonly genericness: Uint8Array;
   /** The image's entry in the 1:N inverted index (visual words, signatures, angles). */
   readonly searchKey: SearchKey;
 }
@@ -46,11 +48,16 @@ export function strongestKeypoints(template: NoseTemplate, limit: number): NoseT
   if (count <= limit) return template;
   const descriptors = new Int8Array(DESCRIPTOR_SETS * limit * DESCRIPTOR_DIMS);
   for (let set = 0; set < DESCRIPTOR_SETS; set++) descriptors.set(descriptorSet(template, set).subarray(0, limit * DESCRIPTOR_DIMS), set * limit * DESCRIPTOR_DIMS);
-  return { ...template, keypoints: template.keypoints.slice(0, limit * KEYPOINT_FIELDS), descriptors };
+  return {
+    ...template,
+    keypoints: template.keypoints.slice(0, limit * KEYPOINT_FIELDS),
+    descriptors,
+    genericness: template.genericness.slice(0, limit),
+  };
 }
 
 function featuresByteLength(count: number): number {
-  return HEADER_BYTES + count * (KEYPOINT_FIELDS * 4 + DESCRIPTOR_SETS * DESCRIPTOR_DIMS);
+  return HEADER_BYTES + count * (KEYPOINT_FIELDS * 4 + DESCRIPTOR_SETS * DESCRIPTOR_DIMS + 1);
 }
 
 export function serializeTemplate(template: NoseTemplate): Uint8Array {
@@ -68,7 +75,9 @@ export function serializeTemplate(template: NoseTemplate): Uint8Array {
   view.setUint8(15, DESCRIPTOR_SETS);
   for (let i = 0; i < template.keypoints.length; i++) view.setFloat32(HEADER_BYTES + i * 4, template.keypoints[i], true);
   const asBytes = (values: Int8Array) => new Uint8Array(values.buffer, values.byteOffset, values.byteLength);
-  bytes.set(asBytes(template.descriptors), HEADER_BYTES + count * KEYPOINT_FIELDS * 4);
+  const descriptorStart = HEADER_BYTES + count * KEYPOINT_FIELDS * 4;
+  bytes.set(asBytes(template.descriptors), descriptorStart);
+  bytes.set(template.genericness, descriptorStart + template.descriptors.length);
   serializeSearchKey(template.searchKey, bytes.subarray(keyStart));
   return bytes;
 }
@@ -112,7 +121,8 @@ export function deserializeTemplate(bytes: Uint8Array): NoseTemplate {
   }
   const start = bytes.byteOffset + HEADER_BYTES + count * KEYPOINT_FIELDS * 4;
   const descriptors = new Int8Array(bytes.buffer.slice(start, start + sets * count * dims));
-  return { version, width, height, quality: view.getUint8(14), keypoints, descriptors, searchKey };
+  const genericness = new Uint8Array(bytes.buffer.slice(start + sets * count * dims, start + sets * count * dims + count));
+  return { version, width, height, quality: view.getUint8(14), keypoints, descriptors, genericness, searchKey };
 }
 
 /**
