@@ -15,6 +15,7 @@ import { normaliseContrast } from "../lib/biometrics/enhance";
 import { readLabelledDataset } from "../lib/biometrics/evaluation/dataset";
 import { descriptorFrame, extractLocalFeatures } from "../lib/biometrics/features";
 import { DESCRIPTOR_DIMS } from "../lib/biometrics/parameters";
+import { Rng } from "../lib/synth/prng";
 
 const { positionals, values } = parseArgs({
   allowPositionals: true,
@@ -23,13 +24,7 @@ const { positionals, values } = parseArgs({
 if (positionals.length === 0) throw new Error("usage: build:generic-bank DIR [DIR...] [--size 4096] [--seed 11]");
 const size = Number(values.size);
 
-let state = Number(values.seed) >>> 0;
-const random = () => {
-  state = (state + 0x6d2b79f5) >>> 0;
-  let t = Math.imul(state ^ (state >>> 15), 1 | state);
-  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-};
+const random = new Rng(Number(values.seed));
 
 const pool: Int8Array[] = [];
 let images = 0;
@@ -45,7 +40,7 @@ for (const root of positionals) {
 if (pool.length < size) throw new Error(`only ${pool.length} descriptors in ${images} images; ask for fewer`);
 // A seeded partial Fisher–Yates shuffle: the first `size` entries are a uniform sample.
 for (let i = 0; i < size; i++) {
-  const j = i + Math.floor(random() * (pool.length - i));
+  const j = i + Math.floor(random.next() * (pool.length - i));
   [pool[i], pool[j]] = [pool[j], pool[i]];
 }
 const bank = new Int8Array(size * DESCRIPTOR_DIMS);
