@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { rawToFmr } from "../scoring";
-import { buildCalibrationTable } from "./calibration-builder";
+import { buildCalibrationTable, combineCalibrationTables } from "./calibration-builder";
 
 describe("buildCalibrationTable", () => {
   const impostors = [...Array(900).fill(0), ...Array(90).fill(1), ...Array(9).fill(2), 3];
@@ -26,5 +26,25 @@ describe("buildCalibrationTable", () => {
     const flat = buildCalibrationTable([0, 0, 0, 5], "test");
     expect(flat.tailSlope).toBeLessThanOrEqual(-0.05);
     expect(rawToFmr(50, flat)).toBeLessThan(rawToFmr(5, flat));
+  });
+});
+
+describe("combineCalibrationTables", () => {
+  // A setting whose impostors reach higher (normal photos' shared outline) and one whose tail is lower.
+  const high = buildCalibrationTable([...Array(90).fill(0), ...Array(9).fill(2), 4], "high");
+  const low = buildCalibrationTable([...Array(900).fill(0), ...Array(90).fill(1), ...Array(9).fill(2), 3], "low");
+  const both = combineCalibrationTables([high, low], "both");
+
+  it("keeps, at every raw similarity, the larger of the settings' false-match rates", () => {
+    for (const raw of [0, 0.5, 1, 1.5, 2, 2.5, 3, 4, 6]) {
+      expect(rawToFmr(raw, both)).toBeCloseTo(Math.max(rawToFmr(raw, high), rawToFmr(raw, low)), 10);
+    }
+    expect(rawToFmr(3, both)).toBeGreaterThan(rawToFmr(3, low));
+    expect(both.impostorComparisons).toBe(1100);
+  });
+
+  it("is non-increasing and extrapolates no lower than either setting would", () => {
+    for (let i = 1; i < both.points.length; i++) expect(both.points[i].fmr).toBeLessThanOrEqual(both.points[i - 1].fmr);
+    for (const raw of [5, 8, 12]) expect(rawToFmr(raw, both)).toBeGreaterThanOrEqual(Math.max(rawToFmr(raw, high), rawToFmr(raw, low)) * (1 - 1e-9));
   });
 });

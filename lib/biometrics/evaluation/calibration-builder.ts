@@ -1,4 +1,5 @@
 import type { CalibrationTable } from "../calibration";
+import { rawToFmr } from "../scoring";
 
 /** The tail used to extrapolate: impostor comparisons this rare or rarer. */
 const TAIL_FMR = 0.01;
@@ -29,4 +30,21 @@ export function buildCalibrationTable(impostorRaw: readonly number[], measuredOn
     if (sxx > 0) slope = Math.min(STEEPEST_ALLOWED_TAIL_SLOPE, sxy / sxx);
   }
   return { points, tailSlope: Math.round(slope * 1e4) / 1e4, impostorComparisons: total, measuredOn };
+}
+
+/**
+ * One table for several kinds of photo (a hard set's and a normal set's impostors): at every raw similarity
+ * the largest of the tables' FMRs, so that a score's FMR holds for each kind, not only for their mix. Beyond the
+ * last point the shallowest tail, which never extrapolates below any table's own.
+ */
+export function combineCalibrationTables(tables: readonly CalibrationTable[], measuredOn: string): CalibrationTable {
+  if (tables.length === 0) throw new Error("combining needs at least one calibration table");
+  const raws = [...new Set(tables.flatMap((t) => t.points.map((p) => p.raw)))].sort((a, b) => a - b);
+  const points = raws.map((raw) => ({ raw, fmr: Math.max(...tables.map((t) => rawToFmr(raw, t))) }));
+  return {
+    points,
+    tailSlope: Math.max(...tables.map((t) => t.tailSlope)),
+    impostorComparisons: tables.reduce((sum, t) => sum + t.impostorComparisons, 0),
+    measuredOn,
+  };
 }
