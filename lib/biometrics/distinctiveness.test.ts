@@ -10,11 +10,12 @@ import {
   GENERICNESS_MAX,
   genericBank,
   keypointGenericness,
+  probeVoteWeight,
   serializeGenericBank,
 } from "./distinctiveness";
 import { extractNoseImage } from "./extract";
 import { compareTemplates } from "./pair-matcher";
-import { DESCRIPTOR_DIMS, DESCRIPTOR_QUANT } from "./parameters";
+import { DESCRIPTOR_DIMS, DESCRIPTOR_QUANT, GENERICNESS_REFERENCE, PROBE_VOTE_EXPONENT } from "./parameters";
 import { descriptorSet, type NoseTemplate } from "./template";
 
 /** A unit descriptor (int8 scale) along axis `axis`, or between two axes. */
@@ -65,6 +66,15 @@ describe("keypoint genericness", () => {
     expect(generic.inliers).toBe(stored.inliers);
     expect(distinctive.similarity).toBeGreaterThan(stored.similarity);
     expect(generic.similarity).toBe(0);
+  });
+});
+
+describe("probe vote weight", () => {
+  it("is 1 for a typical keypoint, more for a distinctive one, 0 for one every nose has", () => {
+    expect(probeVoteWeight(Math.round(GENERICNESS_REFERENCE * GENERICNESS_MAX))).toBeCloseTo(1, 1);
+    expect(probeVoteWeight(0)).toBeCloseTo((1 / (1 - GENERICNESS_REFERENCE)) ** PROBE_VOTE_EXPONENT, 6);
+    expect(probeVoteWeight(200)).toBeLessThan(probeVoteWeight(150));
+    expect(probeVoteWeight(GENERICNESS_MAX)).toBe(0);
   });
 });
 

@@ -1,5 +1,5 @@
 import fs from "node:fs";
-import { DESCRIPTOR_DIMS, DESCRIPTOR_QUANT } from "./parameters";
+import { DESCRIPTOR_DIMS, DESCRIPTOR_QUANT, GENERICNESS_REFERENCE, PROBE_VOTE_EXPONENT } from "./parameters";
 import { INT32_MIN, nearestNeighbours } from "./simd/dot-kernel";
 
 /**
@@ -71,4 +71,13 @@ export function keypointGenericness(upright: Int8Array, bank: Int8Array = generi
     genericness[i] = Math.round(Math.min(1, Math.max(0, cosine)) * GENERICNESS_MAX);
   }
   return genericness;
+}
+
+/**
+ * How much a probe keypoint's first-stage votes count, from its genericness byte: ((1 − g) / (1 −
+ * GENERICNESS_REFERENCE))^PROBE_VOTE_EXPONENT, 1 for a typical keypoint. Votes of what every nose shares
+ * otherwise go to every pet alike.
+ */
+export function probeVoteWeight(byte: number): number {
+  return ((1 - byte / GENERICNESS_MAX) / (1 - GENERICNESS_REFERENCE)) ** PROBE_VOTE_EXPONENT;
 }

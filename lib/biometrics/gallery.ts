@@ -1,6 +1,7 @@
 import { GalleryNotLoadedError } from "./gallery-not-loaded";
 import type { GalleryShortlist } from "./gallery-shortlist";
 import { InvertedIndex } from "./inverted-index";
+import { probeVoteWeight } from "./distinctiveness";
 import { computeProbeLookups, deserializeSearchKey, type SearchKey } from "./search-key";
 import { deserializeTemplate, keypointCount, searchKeyOfTemplate, templateVersionOf, type NoseTemplate } from "./template";
 
@@ -40,7 +41,7 @@ export class Gallery {
    * (the cascade's fast pass: SHORTLIST_SIZE by MATCHED_SETS frames; its deep pass: RERANK_CANDIDATES by all).
    */
   shortlist(probe: readonly NoseTemplate[], limit: number, sets: number): GalleryShortlist {
-    const hits = this.index.search(probe.map((t) => computeProbeLookups(keypointCount(t), t.descriptors, sets)), limit);
+    const hits = this.index.search(probe.map((t) => computeProbeLookups(keypointCount(t), t.descriptors, sets, (k) => probeVoteWeight(t.genericness[k]))), limit);
     return { petIds: hits.map((hit) => hit.petId), scores: hits.map((hit) => hit.score), searched: this.index.size };
   }
 }

@@ -35,7 +35,7 @@ function probeOf(key: SearchKey, turn = 0, flips = 2): ProbeLookups {
       angles[at] = (key.angles[i] + turn) & 255;
     }
   }
-  return { count, keypoint, words, signatures, angles };
+  return { count, keypoint, words, signatures, angles, weights: new Float32Array(count).fill(1) };
 }
 
 describe("inverted index", () => {
@@ -47,6 +47,20 @@ describe("inverted index", () => {
       expect(top[0].petId).toBe(`pet-${p}`);
       expect(top[0].score).toBeGreaterThan(2 * (top[1]?.score ?? 0));
     }
+  });
+
+  it("weighs each lookup's votes by its keypoint's weight", () => {
+    const index = new InvertedIndex();
+    const key = randomKey(6);
+    index.upsert("pet", [key]);
+    const full = index.search([probeOf(key, 64)], 1)[0].score;
+    const halved = probeOf(key, 64);
+    halved.weights.fill(0.5);
+    expect(index.search([halved], 1)[0].score).toBeCloseTo(full / 2, 4);
+    // A lookup of weight 0 (a keypoint every nose has) gives no vote at all.
+    const silent = probeOf(key, 64);
+    silent.weights.fill(0);
+    expect(index.search([silent], 1)[0]?.score ?? 0).toBe(0);
   });
 
   it("counts only votes whose orientation changes agree", () => {

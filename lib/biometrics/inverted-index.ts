@@ -203,7 +203,7 @@ export class InvertedIndex {
         lookups.signatures[k * 2],
         lookups.signatures[k * 2 + 1],
         lookups.angles[k],
-        idf[word],
+        idf[word] * lookups.weights[k],
         stamp,
         HAMMING_THRESHOLD,
         ANGLE_SHIFT,

@@ -28,6 +28,8 @@ export interface ProbeLookups {
   /** count x 2. */
   signatures: Uint32Array;
   angles: Uint8Array;
+  /** Per lookup: how much its votes count (its keypoint's distinctiveness; 1 when unknown). */
+  weights: Float32Array;
 }
 
 const MAGIC = 0x4b534852; // "RHSK"
@@ -90,9 +92,14 @@ export function computeSearchKey(keypointTotal: number, descriptors: Int8Array):
 
 /**
  * A probe image's lookups in its first `sets` descriptor frames (all by default; MATCHED_SETS for the cascade's fast
- * pass), one frame after another.
+ * pass), one frame after another; each lookup's votes weighted by `keypointWeight` of its keypoint (1 by default).
  */
-export function computeProbeLookups(keypointTotal: number, descriptors: Int8Array, sets: number = DESCRIPTOR_SETS): ProbeLookups {
+export function computeProbeLookups(
+  keypointTotal: number,
+  descriptors: Int8Array,
+  sets: number = DESCRIPTOR_SETS,
+  keypointWeight: (keypoint: number) => number = () => 1,
+): ProbeLookups {
   const wordsIn = (set: number) => (set === 0 ? QUERY_WORDS : TURNED_QUERY_WORDS);
   const parts = Array.from({ length: sets }, (_, set) => wordsAndSignatures(keypointTotal, descriptors, set, PROBE_KEYPOINTS, wordsIn(set)));
   const total = parts.reduce((n, part, set) => n + part.count * wordsIn(set), 0);
@@ -100,6 +107,7 @@ export function computeProbeLookups(keypointTotal: number, descriptors: Int8Arra
   const words = new Uint16Array(total);
   const signatures = new Uint32Array(total * 2);
   const angles = new Uint8Array(total);
+  const weights = new Float32Array(total);
   let at = 0;
   let keypoints = 0;
   parts.forEach((part, set) => {
@@ -109,11 +117,12 @@ export function computeProbeLookups(keypointTotal: number, descriptors: Int8Arra
     for (let i = 0; i < part.count; i++) {
       keypoint.fill(keypoints + i, at + i * perKeypoint, at + (i + 1) * perKeypoint);
       angles.fill(part.angles[i], at + i * perKeypoint, at + (i + 1) * perKeypoint);
+      weights.fill(keypointWeight(i), at + i * perKeypoint, at + (i + 1) * perKeypoint);
     }
     at += part.count * perKeypoint;
     keypoints += part.count;
   });
-  return { count: total, keypoint, words, signatures, angles };
+  return { count: total, keypoint, words, signatures, angles, weights };
 }
 
 export function serializeSearchKey(key: SearchKey, out = new Uint8Array(searchKeyByteLength(key.words.length))): Uint8Array {
