@@ -15,7 +15,6 @@ import { GENERICNESS_MAX } from "../lib/biometrics/distinctiveness";
 import { readLabelledDataset } from "../lib/biometrics/evaluation/dataset";
 import { extractNoseImage } from "../lib/biometrics/extract";
 import { compareTemplatesInDetail, inlierGenericness, inlierWeight } from "../lib/biometrics/pair-matcher";
-import { MATCH_MIN_COSINE } from "../lib/biometrics/parameters";
 import type { NoseTemplate } from "../lib/biometrics/template";
 
 const { positionals, values } = parseArgs({
@@ -40,7 +39,8 @@ interface PairInliers {
 }
 
 const weightings: { name: string; weight: (inlier: Inlier) => number }[] = (() => {
-  const base = (c: number) => Math.max(0, (c - MATCH_MIN_COSINE) / (1 - MATCH_MIN_COSINE)) ** 2;
+  // The engine's weight at the reference genericness (factor 1) is format 8's ((c − 0.2)/0.8)².
+  const base = (c: number) => inlierWeight(c);
   const list: { name: string; weight: (inlier: Inlier) => number }[] = [{ name: "((c − 0.2)/0.8)² (format 8)", weight: ([c]) => base(c) }];
   for (const p of [1, 2, 4, 6]) list.push({ name: `× (1 − max g)^${p}`, weight: ([c, a, b]) => base(c) * (1 - Math.max(a, b)) ** p });
   list.push({ name: "× (1 − mean g)^4", weight: ([c, a, b]) => base(c) * (1 - (a + b) / 2) ** 4 });

@@ -8,7 +8,8 @@ import { INT32_MIN, nearestNeighbours } from "./simd/dot-kernel";
  * matches. Its genericness is the cosine of its second-nearest neighbour in a bank of upright descriptors of
  * other noses (generic-bank.bin, made by scripts/build-generic-bank.ts from training seeds), stored per
  * keypoint in the template as a byte (0 = unlike anything in the bank, 255 = cosine 1). Matching weighs each
- * inlier by (1 − g)^GENERICNESS_EXPONENT (pair-matcher.ts `inlierWeight`; docs/engine.md, format 9).
+ * inlier, and the 1:N first stage each probe keypoint's votes, by `distinctivenessFactor` (pair-matcher.ts
+ * `inlierWeight`, `probeVoteWeight`; docs/engine.md, format 9).
  * Changing the bank changes templates: bump TEMPLATE_VERSION.
  */
 
@@ -74,10 +75,17 @@ export function keypointGenericness(upright: Int8Array, bank: Int8Array = generi
 }
 
 /**
- * How much a probe keypoint's first-stage votes count, from its genericness byte: ((1 − g) / (1 −
- * GENERICNESS_REFERENCE))^PROBE_VOTE_EXPONENT, 1 for a typical keypoint. Votes of what every nose shares
- * otherwise go to every pet alike.
+ * How much evidence a keypoint of genericness g in [0, 1] carries: ((1 − g) / (1 − GENERICNESS_REFERENCE))^exponent,
+ * 1 for a typical keypoint, more for a distinctive one, 0 for one every nose has.
+ */
+export function distinctivenessFactor(genericness: number, exponent: number): number {
+  return ((1 - genericness) / (1 - GENERICNESS_REFERENCE)) ** exponent;
+}
+
+/**
+ * How much a probe keypoint's first-stage votes count, from its genericness byte (PROBE_VOTE_EXPONENT). Votes of
+ * what every nose shares otherwise go to every pet alike.
  */
 export function probeVoteWeight(byte: number): number {
-  return ((1 - byte / GENERICNESS_MAX) / (1 - GENERICNESS_REFERENCE)) ** PROBE_VOTE_EXPONENT;
+  return distinctivenessFactor(byte / GENERICNESS_MAX, PROBE_VOTE_EXPONENT);
 }

@@ -14,7 +14,7 @@ import {
   MATCHED_SETS,
   MATCH_RATIO,
 } from "./parameters";
-import { GENERICNESS_MAX } from "./distinctiveness";
+import { distinctivenessFactor, GENERICNESS_MAX } from "./distinctiveness";
 import { INT32_MIN, nearestNeighbours, type FrameNeighbours } from "./simd/dot-kernel";
 import { descriptorSet, KEYPOINT_FIELDS, keypointCount, type NoseTemplate } from "./template";
 
@@ -43,14 +43,14 @@ const COSINE_SCALE = DESCRIPTOR_QUANT * DESCRIPTOR_QUANT;
 
 /**
  * What one inlier adds to a pair's similarity: ((cosine − MATCH_MIN_COSINE) / (1 − MATCH_MIN_COSINE))², 0 at the
- * tentative-match floor, 1 for identical descriptors, times ((1 − g) / (1 − GENERICNESS_REFERENCE))^GENERICNESS_EXPONENT
- * for the inlier's genericness g in [0, 1] (`inlierGenericness`; 1 for a typical keypoint, less for generic ones). At equal inlier counts, genuine pairs' inliers are the closer
- * ones; an impostor's geometry-consistent matches sit near the floor (docs/engine.md, "Session fusion") or on
+ * tentative-match floor, 1 for identical descriptors, times `distinctivenessFactor` of the inlier's genericness g
+ * in [0, 1] to GENERICNESS_EXPONENT (`inlierGenericness`; 1 for a typical keypoint, less for generic ones). At equal
+ * inlier counts, genuine pairs' inliers are the closer ones; an impostor's geometry-consistent matches sit near the floor (docs/engine.md, "Session fusion") or on
  * structure every nose shares (docs/engine.md, format 9).
  */
 export function inlierWeight(cosine: number, genericness = GENERICNESS_REFERENCE): number {
   const likeness = Math.max(0, (cosine - MATCH_MIN_COSINE) / (1 - MATCH_MIN_COSINE)) ** 2;
-  return likeness * ((1 - genericness) / (1 - GENERICNESS_REFERENCE)) ** GENERICNESS_EXPONENT;
+  return likeness * distinctivenessFactor(genericness, GENERICNESS_EXPONENT);
 }
 
 /** An inlier is as generic as the more generic of its two keypoints (bytes of `NoseTemplate.genericness`), in [0, 1]. */
