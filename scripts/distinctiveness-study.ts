@@ -6,12 +6,14 @@
  * (own subject: genuine; others: impostor). Each pair's inliers are found once (the hypothesis is chosen by
  * inlier count, which no weight changes); every weighting is then applied to the same inliers. Prints, per
  * weighting and DIR: the impostors' 99th percentile, the genuine pairs' acceptance (TMR) at the DIR's own
- * impostors' FMR 0.1 %, and at the impostors of all DIRs pooled. Pair level, not session level.
+ * impostors' FMR 0.1 %, and at the impostors of all DIRs pooled. Pair level, not session level. Also prints each
+ * DIR's keypoint genericness percentiles (10th, 50th, 90th).
  */
 import fs from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { GENERICNESS_MAX } from "../lib/biometrics/distinctiveness";
+import { quantile } from "../lib/bench/stats";
 import { readLabelledDataset } from "../lib/biometrics/evaluation/dataset";
 import { extractNoseImage } from "../lib/biometrics/extract";
 import { compareTemplatesInDetail, inlierGenericness, inlierWeight } from "../lib/biometrics/pair-matcher";
@@ -83,6 +85,8 @@ for (const [s, root] of positionals.entries()) {
   }
   const ofSet = pairs.filter((p) => p.set === sets[s]);
   console.log(`${sets[s]}: ${ofSet.filter((p) => p.genuine).length} genuine and ${ofSet.filter((p) => !p.genuine).length} impostor pairs, ${((performance.now() - started) / 1000).toFixed(0)} s`);
+  const genericness = templates.flat().flatMap((t) => (t ? Array.from(t.genericness, (byte) => byte / GENERICNESS_MAX) : []));
+  console.log(`  keypoint genericness g (${genericness.length} keypoints): ${[0.1, 0.5, 0.9].map((q) => `p${q * 100} ${quantile(genericness, q).toFixed(3)}`).join(", ")}`);
 }
 
 /** The score that no more than a fraction `fmr` of `impostors` reaches or passes: the impostors' quantile, strictly above. */
