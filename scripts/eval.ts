@@ -54,14 +54,20 @@ async function scorePairs(csvPath: string, root: string): Promise<void> {
   process.stdout.write(formatScoreLines(scores));
 }
 
-async function identifyAll(run: ProtocolRun): Promise<{ rank1: number; enrolledProbes: number; strangersRejected: number; strangerProbes: number }> {
+/** Why an enrolled probe's pet was not ranked first: the matcher scored its session below the threshold, the cascade never compared it in full, or another pet outscored it. */
+type Rank1Miss = { subject: string; reason: "below threshold" | "not compared" | "outranked"; score: number };
+
+async function identifyAll(
+  run: ProtocolRun,
+  genuineScores: number[],
+): Promise<{ rank1: number; enrolledProbes: number; strangersRejected: number; strangerProbes: number; misses: Rank1Miss[]; strangersMatched: string[] }> {
   const { plan, usable, failedToEnrol, workers } = run;
   const gallery = plan.enrolled
     .filter((s) => !failedToEnrol.has(s.id))
     .map((s) => ({ petId: s.id, images: usableImages(s.enrol, usable) }));
   const probes = [
-    ...gallery.map((g) => ({ truth: g.petId as string | null, images: plan.enrolled.find((s) => s.id === g.petId)!.probe })),
-    ...plan.unenrolled.map((u) => ({ truth: null, images: u.probe })),
+    ...gallery.map((g) => ({ id: g.petId, truth: g.petId as string | null, images: plan.enrolled.find((s) => s.id === g.petId)!.probe })),
+    ...plan.unenrolled.map((u) => ({ id: u.id, truth: null, images: u.probe })),
   ];
   const batch = 4;
   const requests = [];
@@ -76,20 +82,29 @@ async function identifyAll(run: ProtocolRun): Promise<{ rank1: number; enrolledP
   const outcomes = (await workers.map<IdentificationOutcome[]>(requests)).flat();
   let rank1 = 0;
   let strangersRejected = 0;
+  const misses: Rank1Miss[] = [];
+  const strangersMatched: string[] = [];
   probes.forEach((probe, i) => {
     const top = outcomes[i].candidates[0]?.petId;
     if (probe.truth !== null && top === probe.truth) rank1++;
+    else if (probe.truth !== null) {
+      // Enrolled probes come first, in the gallery's order, which is the order of the genuine sessions.
+      const score = genuineScores[i];
+      const found = outcomes[i].candidates.some((c) => c.petId === probe.truth);
+      misses.push({ subject: probe.truth, score, reason: score < DECISION_THRESHOLD ? "below threshold" : found ? "outranked" : "not compared" });
+    }
     if (probe.truth === null && outcomes[i].candidates.length === 0) strangersRejected++;
+    else if (probe.truth === null) strangersMatched.push(`${probe.id} → ${outcomes[i].candidates[0].petId} ${outcomes[i].candidates[0].score}`);
   });
   const enrolledProbes = probes.filter((p) => p.truth !== null).length;
-  return { rank1, enrolledProbes, strangersRejected, strangerProbes: probes.length - enrolledProbes };
+  return { rank1, enrolledProbes, strangersRejected, strangerProbes: probes.length - enrolledProbes, misses, strangersMatched };
 }
 
 async function evaluate(root: string, outDir: string, impostorSubjects: number, unenrolledFraction: number, publish: boolean): Promise<void> {
   const run = await runProtocol(root, { impostorSubjects, unenrolledFraction });
   const genuine = run.genuineSessions.map(sessionScore);
   const impostor = run.impostorSessions.map(sessionScore);
-  const identification = await identifyAll(run);
+  const identification = await identifyAll(run, genuine);
   await run.workers.close();
   const eer = equalErrorRate(genuine, impostor);
   const atFmr = [0.01, 0.001, 0.0001].map((target) => ({ target, ...fnmrAtFmr(genuine, impostor, target) }));
@@ -118,7 +133,12 @@ async function evaluate(root: string, outDir: string, impostorSubjects: number, 
   for (const { target, fnmr, threshold } of atFmr) console.log(`FNMR at FMR ${target * 100} %: ${percent(fnmr)} (score threshold ${threshold})`);
   console.log(`AUC: ${figures.auc.toFixed(6)} (session), ${figures.pairAuc.toFixed(6)} (image pair)`);
   console.log(`rank-1 identification rate: ${percent(figures.rank1)} (${identification.enrolledProbes} probes, ${figures.enrolledSubjects} enrolled)`);
+  for (const reason of ["below threshold", "not compared", "outranked"] as const) {
+    const of = identification.misses.filter((miss) => miss.reason === reason);
+    console.log(`  rank-1 misses, ${reason}: ${of.length}${of.length ? ` (${of.map((miss) => `${miss.subject} ${miss.score}`).join(", ")})` : ""}`);
+  }
   console.log(`unenrolled probes matching nobody: ${percent(figures.unenrolledMatchingNobody)} (${identification.strangerProbes} probes)`);
+  if (identification.strangersMatched.length) console.log(`  unenrolled probes matched (best pet, score): ${identification.strangersMatched.join(", ")}`);
   console.log(`failure-to-enrol rate: ${percent(figures.failureToEnrol)} (unusable images: ${percent(figures.unusableImages)})`);
   console.log(`ms per image extraction: ${figures.msPerImageExtraction.toFixed(1)}`);
   console.log(`ms per comparison: ${figures.msPerSessionComparison.toFixed(2)} (3 vs 5 session), ${figures.msPerPairComparison.toFixed(3)} (image pair)`);

@@ -76,7 +76,7 @@ async function dump(root: string, out: string, impostorSubjects: number, unenrol
 }
 
 
-type Pair = { inliers: number; tentative: number; cosine: number[]; probeKeypoints: number[]; weighted: number };
+type Pair = { inliers: number; tentative: number; cosine: number[]; genericness: number[]; probeKeypoints: number[]; weighted: number; hypotheses: number[] };
 type Rule = (matrix: Pair[][]) => number;
 
 const sortedDown = (values: number[]) => [...values].sort((x, y) => y - x);
@@ -122,11 +122,18 @@ const RULES: [string, Rule][] = [
   ["Σ (cos − 0.8)/0.2: best, mean of 2", rowRule((p) => p.cosine.reduce((s, c) => s + Math.max(0, (c - 0.8) / 0.2), 0), best, 2)],
   ["weighted inliers: best, mean of all 3", rowRule((p) => p.weighted, best, 3)],
   ["weighted inliers: best per probe, mean of best 2 (the engine's rule)", (m) => sessionRawScore(m.map((row) => row.map((p) => p.weighted)))],
+  ["weighted inliers of the hypothesis with the most weight, not the most inliers: best, mean of 2", (m) => sessionRawScore(m.map((row) => row.map((p) => Math.max(0, ...p.hypotheses))))],
+  ["weighted inliers: best probe image only", rowRule((p) => p.weighted, best, 1)],
+  ["weighted inliers: sum of best 2 per probe, mean of best 2", rowRule((p) => p.weighted, (r) => sumOfTop(r, 2), 2)],
+  ["weighted inliers: mean of best 2 per probe, mean of best 2", rowRule((p) => p.weighted, (r) => meanOfTop(r, 2), 2)],
 ];
 
 function rules(file: string): void {
   const stored = JSON.parse(fs.readFileSync(file, "utf8")) as { sessions: StoredSession[] };
-  const asPair = (r: PairDetailRow): Pair => ({ inliers: r[0], tentative: r[1], probeKeypoints: r[5], cosine: r[7], weighted: Math.round(r[7].reduce((s, c) => s + inlierWeight(c), 0) * 10) / 10 });
+  const asPair = (r: PairDetailRow): Pair => ({
+    inliers: r[0], tentative: r[1], probeKeypoints: r[5], cosine: r[7], genericness: r[10], hypotheses: r[9],
+    weighted: Math.round(r[7].reduce((s, c, n) => s + inlierWeight(c, r[10][n]), 0) * 10) / 10,
+  });
   const matrix = (s: StoredSession) => s.probe.map((_, p) => s.pairs.slice(p * s.enrol.length, (p + 1) * s.enrol.length).map(asPair));
   const genuine = stored.sessions.filter((s) => s.g).map(matrix);
   const impostor = stored.sessions.filter((s) => !s.g && !s.stranger).map(matrix);

@@ -12,15 +12,16 @@ import {
   galleryUpsertPet,
   GalleryNotLoadedError,
   identifyInGallery,
+  lightTemplateOf,
   searchKeyOfTemplate,
   shutdownEngine,
 } from "./index";
 import { deserializeSearchKey } from "./search-key";
-import { analyseImage, identifyAmong, verifyPet, type ImageAnalysis } from "./operations";
+import { analyseImage, identifyAmong, lightRawScores, verifyPet, type ImageAnalysis } from "./operations";
 import { DECISION_THRESHOLD } from "./scoring";
-import { deserializeTemplate, serializeTemplate, TemplateFormatError, templateVersionOf } from "./template";
+import { deserializeTemplate, keypointCount, serializeTemplate, TemplateFormatError, templateVersionOf } from "./template";
 import { Gallery } from "./gallery";
-import { DESCRIPTOR_SETS, RERANK_CANDIDATES, RERANK_PROMOTED, SHORTLIST_SIZE, TEMPLATE_VERSION } from "./parameters";
+import { DESCRIPTOR_SETS, RERANK_CANDIDATES, RERANK_KEYPOINTS, RERANK_PROMOTED, SHORTLIST_SIZE, TEMPLATE_VERSION } from "./parameters";
 
 /** Eight captures per subject, rendered exactly as `npm run synth` would with seed 9001. */
 async function captures(subjectIndex: number, difficulty: DifficultyName): Promise<Buffer[]> {
@@ -135,13 +136,26 @@ describe("1:N cascade: the light comparison beyond the first stage's shortlist",
     const keys = decoyKeys();
     for (const petId of decoyIds) await galleryUpsertPet("cascade", petId, otherNose().map((_, i) => keys[i % keys.length]));
     const requested: string[][] = [];
-    const outcome = await identifyInGallery("cascade", probeOf(), async (petIds) => {
-      requested.push(petIds);
-      return petIds.map((petId) => ({ petId, templates: petId === "pet-0" ? enrolled : otherNose() }));
-    });
+    const requestedLight: string[][] = [];
+    const imagesOf = (petId: string) => (petId === "pet-0" ? enrolled : otherNose());
+    const outcome = await identifyInGallery(
+      "cascade",
+      probeOf(),
+      async (petIds) => {
+        requested.push(petIds);
+        return petIds.map((petId) => ({ petId, templates: imagesOf(petId) }));
+      },
+      async (petIds) => {
+        requestedLight.push(petIds);
+        return petIds.map((petId) => ({ petId, templates: imagesOf(petId).map(lightTemplateOf) }));
+      },
+    );
     await galleryDrop("cascade");
-    // The first stage's 16 best first; only when nobody among them is accepted, the others.
-    expect(requested.map((ids) => ids.length)).toEqual([SHORTLIST_SIZE, DECOYS + 1 - SHORTLIST_SIZE]);
+    // The first stage's 16 best in full first; only when nobody among them is accepted, the others' light templates,
+    // and the promoted ones' whole templates.
+    expect(requested.map((ids) => ids.length)).toEqual([SHORTLIST_SIZE, RERANK_PROMOTED]);
+    expect(requestedLight.map((ids) => ids.length)).toEqual([DECOYS + 1 - SHORTLIST_SIZE]);
+    expect(requested[1]).toContain("pet-0");
     expect(outcome.candidates.map((c) => c.petId)).toEqual(["pet-0"]);
     expect(outcome.details).toMatchObject({ searched: DECOYS + 1, shortlisted: DECOYS + 1, reranked: DECOYS + 1 - SHORTLIST_SIZE, compared: SHORTLIST_SIZE + RERANK_PROMOTED });
   });
@@ -190,6 +204,20 @@ describe("templates", () => {
     expect(Buffer.from(serializeTemplate(template)).equals(Buffer.from(bytes))).toBe(true);
     expect(deserializeSearchKey(searchKeyOfTemplate(bytes))).toEqual(template.searchKey);
     expect(searchKeyOfTemplate(bytes).length).toBeLessThan(bytes.length / 10);
+  });
+
+  it("cut to a light template that the light comparison scores as it scores the whole template", () => {
+    const probe = templatesOf(hardAnalyses[0]).slice(5).map(deserializeTemplate);
+    const whole = [0, 1].map((s) => templatesOf(hardAnalyses[s]).slice(0, 5));
+    const light = whole.map((templates) => templates.map(lightTemplateOf));
+    const decoded = light[0].map(deserializeTemplate);
+    expect(decoded.every((t) => keypointCount(t) === RERANK_KEYPOINTS && t.searchKey.words.length === 0)).toBe(true);
+    light.flat().forEach((bytes, i) => expect(bytes.length).toBeLessThan(whole.flat()[i].length / 2.5));
+    const scores = (sets: Uint8Array[][]) => lightRawScores(probe, sets.map((templates, s) => ({ petId: `pet-${s}`, templates: templates.map(deserializeTemplate) })));
+    expect(scores(light)).toEqual(scores(whole));
+    // The genuine pet scores above the other nose, so the comparison is not trivially equal.
+    const [genuine, impostor] = scores(light);
+    expect(genuine.raw).toBeGreaterThan(impostor.raw);
   });
 
   it("refuse another engine version and damaged bytes instead of misreading them", () => {

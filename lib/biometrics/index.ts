@@ -24,7 +24,7 @@ export {
 export { explainQualityFailure, type FailureExplanation } from "./failure-advice";
 export { DECISION_THRESHOLD } from "./scoring";
 export { GalleryNotLoadedError } from "./gallery-not-loaded";
-export { searchKeyOfTemplate, templateVersionOf } from "./template";
+export { lightTemplateOf, searchKeyOfTemplate, templateVersionOf } from "./template";
 
 let pool: EnginePool | null = null;
 
@@ -101,13 +101,15 @@ export async function galleryStats(galleryKey: string): Promise<{ loaded: boolea
  * - Deep pass, only when the fast one accepted nobody (`rerankNeeded`): the first stage again by all five frames (the
  *   ± 40° ones reach turned captures), its RERANK_CANDIDATES best that were not matched yet compared lightly, and
  *   the best of those (`promoteByLightScore`) matched in full.
- * The light and the full matching are shared out over the pool. Pets that loadTemplates leaves out (deleted
- * meanwhile) are skipped.
+ * The light and the full matching are shared out over the pool. The light comparison's templates come from
+ * `loadLightTemplates` (`lightTemplateOf` each: a fifth of the bytes; by default the whole templates, which it cuts
+ * the same way). Pets that a loader leaves out (deleted meanwhile) are skipped.
  */
 export async function identifyInGallery(
   galleryKey: string,
   probe: Uint8Array[],
   loadTemplates: (petIds: string[]) => Promise<GalleryPet[]>,
+  loadLightTemplates: (petIds: string[]) => Promise<GalleryPet[]> = loadTemplates,
 ): Promise<IdentificationOutcome> {
   const engine = enginePool();
   const firstStage = async (limit: number, sets: number) =>
@@ -123,6 +125,7 @@ export async function identifyInGallery(
       limit,
     );
   const load = async (petIds: string[]) => (petIds.length > 0 ? loadTemplates(petIds) : []);
+  const loadLight = async (petIds: string[]) => (petIds.length > 0 ? loadLightTemplates(petIds) : []);
   const rank = async (pets: GalleryPet[]) => {
     const rankings = await shareOut(engine, pets, async (share) => [await engine.run("rankShortlist", probe, share)]);
     return { compared: pets.length, candidates: rankings.flatMap((ranking) => ranking.candidates), bestRaw: rankings.reduce((best, ranking) => Math.max(best, ranking.bestRaw), 0) };
@@ -132,10 +135,9 @@ export async function identifyInGallery(
   const details = { searched: fast.searched, shortlisted: fast.petIds.length, reranked: 0, compared: head.compared, bestRaw: head.bestRaw };
   if (!rerankNeeded(head.candidates.length)) return { candidates: sortCandidates(head.candidates), details };
   const seen = new Set(fast.petIds);
-  const rest = await load((await firstStage(RERANK_CANDIDATES, DESCRIPTOR_SETS)).petIds.filter((petId) => !seen.has(petId)));
+  const rest = await loadLight((await firstStage(RERANK_CANDIDATES, DESCRIPTOR_SETS)).petIds.filter((petId) => !seen.has(petId)));
   const light = await shareOut(engine, rest, (share) => engine.run("rerankCandidates", probe, share));
-  const promotedIds = new Set(promoteByLightScore(light));
-  const promoted = await rank(rest.filter((pet) => promotedIds.has(pet.petId)));
+  const promoted = await rank(await load(promoteByLightScore(light)));
   return {
     candidates: sortCandidates([...head.candidates, ...promoted.candidates]),
     details: {

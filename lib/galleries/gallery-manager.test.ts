@@ -7,6 +7,7 @@ import { getEngine, shutdownEngine } from "@/lib/jobs/engine-port";
 import { noseCapture } from "@/lib/test-support/nose-images";
 import { apiClient, createTestDatabase, registerPet, type TestDatabase } from "@/lib/test-support/scale";
 import { buildOnce, ops, startServer, type TestServer } from "@/lib/test-support/server";
+import { enrolledLightTemplatesByPet } from "@/lib/jobs/templates";
 import { GalleryManager, type GalleryScope } from "./gallery-manager";
 
 // This test process holds galleries (as a worker does) while another process, the real server, enrols,
@@ -27,6 +28,8 @@ beforeAll(async () => {
   accountId = account.accountId as string;
   client = apiClient(server.baseUrl, account.apiKey as string);
   db = await openDatabase(readEnv({ DATABASE_URL: database.url, DATA_DIR: server.dataDir } as unknown as NodeJS.ProcessEnv));
+  // Re-extraction here reads the image files the server stored.
+  process.env.DATA_DIR = server.dataDir;
 }, 600_000);
 
 afterAll(async () => {
@@ -81,6 +84,30 @@ describe("gallery manager, with another process changing pets", () => {
     expect(await fresh.stats(all)).toMatchObject({ pets: 2 });
     await fresh.dropAll();
     expect(await manager.stats(all)).toMatchObject({ pets: 2 });
+  });
+
+  it("reads the light comparison's templates from their own column, cut once and cut again after re-extraction", async () => {
+    const pet = await registerPet(client, 505);
+    const engine = await getEngine();
+    const light = (await enrolledLightTemplatesByPet(db.prisma, accountId, [pet])).get(pet)!;
+    const rows = () =>
+      db.prisma.fingerprintImage.findMany({ where: { petId: pet, usable: true }, orderBy: { createdAt: "asc" }, select: { id: true, template: true, lightTemplate: true } });
+    const stored = await rows();
+    expect(light).toHaveLength(stored.length);
+    stored.forEach((row, i) => {
+      expect(Buffer.from(row.lightTemplate!).equals(Buffer.from(light[i]))).toBe(true);
+      expect(Buffer.from(row.lightTemplate!).equals(Buffer.from(engine.lightTemplateOf(new Uint8Array(row.template!))))).toBe(true);
+      expect(row.lightTemplate!.length).toBeLessThan(row.template!.length / 2.5);
+    });
+
+    // A template of an older engine version is re-extracted; the light template cut from the old one goes with it.
+    await db.prisma.fingerprintImage.update({ where: { id: stored[0].id }, data: { engineVersion: engine.ENGINE_VERSION - 1, lightTemplate: Buffer.from([1, 2, 3]) } });
+    const again = (await enrolledLightTemplatesByPet(db.prisma, accountId, [pet])).get(pet)!;
+    const [first] = await rows();
+    expect(Buffer.from(again[0]).equals(Buffer.from(engine.lightTemplateOf(new Uint8Array(first.template!))))).toBe(true);
+    expect(Buffer.from(first.lightTemplate!).equals(Buffer.from(again[0]))).toBe(true);
+    // Another account's pets are not read.
+    expect((await enrolledLightTemplatesByPet(db.prisma, "another-account", [pet])).size).toBe(0);
   });
 
   it("moves a pet between search pools' galleries when the ops CLI moves it", async () => {

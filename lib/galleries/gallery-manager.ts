@@ -1,7 +1,7 @@
 import type { IdentificationOutcome } from "@/lib/biometrics";
 import type { Db } from "@/lib/db/connect";
 import { getEngine, type Engine } from "@/lib/jobs/engine-port";
-import { enrolledSearchKeysByPet, enrolledTemplatesByPet } from "@/lib/jobs/templates";
+import { enrolledLightTemplatesByPet, enrolledSearchKeysByPet, enrolledTemplatesByPet } from "@/lib/jobs/templates";
 import { logInfo } from "@/lib/log";
 
 /** The engine's gallery calls (lib/biometrics/index.ts): galleries live in its worker threads. */
@@ -54,10 +54,9 @@ export class GalleryManager {
     const engine = await this.engine();
     const search = async () => {
       await this.prepare(scope);
-      return engine.identifyInGallery(galleryKey(scope), probe, async (petIds) => {
-        const byPet = await enrolledTemplatesByPet(this.db, scope.accountId, petIds);
-        return [...byPet].map(([petId, templates]) => ({ petId, templates }));
-      });
+      const loader = (read: typeof enrolledTemplatesByPet) => async (petIds: string[]) =>
+        [...(await read(this.db, scope.accountId, petIds))].map(([petId, templates]) => ({ petId, templates }));
+      return engine.identifyInGallery(galleryKey(scope), probe, loader(enrolledTemplatesByPet), loader(enrolledLightTemplatesByPet));
     };
     const notLoaded = (error: unknown) => error instanceof Error && error.name === "GalleryNotLoadedError";
     try {

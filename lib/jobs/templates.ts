@@ -16,7 +16,7 @@ export const imageSelect = { id: true, filePath: true, usable: true, template: t
 
 /**
  * A template from an older engine version is not silently misread: the image is analysed again
- * from its stored file and the row updated.
+ * from its stored file and the row updated (its stored search key and light template cleared).
  */
 export async function currentTemplates<T extends ImageRow>(db: Db, images: T[]): Promise<T[]> {
   const { ENGINE_VERSION, analyseImage } = await getEngine();
@@ -33,7 +33,8 @@ export async function currentTemplates<T extends ImageRow>(db: Db, images: T[]):
       quality: (analysis.ok ? analysis.quality : { rejection: analysis.rejection }) as Prisma.InputJsonValue,
       engineVersion: ENGINE_VERSION,
     };
-    await db.fingerprintImage.update({ where: { id: image.id }, data: refreshed });
+    // The parts cut from the old template (enrolledCutsByPet) go with it.
+    await db.fingerprintImage.update({ where: { id: image.id }, data: { ...refreshed, searchKey: null, lightTemplate: null } });
     out.push({ ...image, ...refreshed });
   }
   return out;
@@ -45,32 +46,56 @@ export function usableTemplates(images: ImageRow[]): Uint8Array[] {
 
 /**
  * The 1:N search keys of these pets' enrolled, usable images, by pet: what galleries hold, a few KB
- * per image instead of the whole template. A key is read from the template (re-extracted first if
- * it is of an older engine version) and stored the first time an image is loaded this way.
+ * per image instead of the whole template.
  */
 export async function enrolledSearchKeysByPet(db: Db, accountId: string, petIds: string[]): Promise<Map<string, Uint8Array[]>> {
-  const { ENGINE_VERSION, searchKeyOfTemplate } = await getEngine();
-  const rows = await db.fingerprintImage.findMany({
+  const { searchKeyOfTemplate } = await getEngine();
+  return enrolledCutsByPet(db, accountId, petIds, "searchKey", searchKeyOfTemplate);
+}
+
+/**
+ * The light templates (`lightTemplateOf`) of these pets' enrolled, usable images, by pet: what the 1:N cascade's
+ * light comparison reads, about a fifth of each template.
+ */
+export async function enrolledLightTemplatesByPet(db: Db, accountId: string, petIds: string[]): Promise<Map<string, Uint8Array[]>> {
+  const { lightTemplateOf } = await getEngine();
+  return enrolledCutsByPet(db, accountId, petIds, "lightTemplate", lightTemplateOf);
+}
+
+/**
+ * A part cut from each enrolled, usable image's template, by pet, read from its own column. A part is cut from the
+ * template (re-extracted first if it is of an older engine version) and stored the first time an image is loaded
+ * this way; a stored part of an older engine version is cut again.
+ */
+async function enrolledCutsByPet(
+  db: Db,
+  accountId: string,
+  petIds: string[],
+  column: "searchKey" | "lightTemplate",
+  cut: (template: Uint8Array) => Uint8Array,
+): Promise<Map<string, Uint8Array[]>> {
+  const { ENGINE_VERSION } = await getEngine();
+  const rows = (await db.fingerprintImage.findMany({
     where: { accountId, petId: { in: petIds }, usable: true },
-    select: { id: true, petId: true, searchKey: true, engineVersion: true },
+    select: { id: true, petId: true, engineVersion: true, [column]: true },
     orderBy: { createdAt: "asc" },
-  });
-  const missing = rows.filter((row) => !row.searchKey || row.engineVersion !== ENGINE_VERSION).map((row) => row.id);
-  const keys = new Map<string, Uint8Array>();
+  })) as unknown as { id: string; petId: string | null; engineVersion: number | null; searchKey?: Uint8Array | null; lightTemplate?: Uint8Array | null }[];
+  const missing = rows.filter((row) => !row[column] || row.engineVersion !== ENGINE_VERSION).map((row) => row.id);
+  const parts = new Map<string, Uint8Array>();
   if (missing.length > 0) {
     const images = await currentTemplates(db, await db.fingerprintImage.findMany({ where: { id: { in: missing } }, select: imageSelect }));
     for (const image of images) {
       if (!image.usable || !image.template) continue;
-      const key = searchKeyOfTemplate(new Uint8Array(image.template));
-      await db.fingerprintImage.update({ where: { id: image.id }, data: { searchKey: Buffer.from(key) } });
-      keys.set(image.id, key);
+      const part = cut(new Uint8Array(image.template));
+      await db.fingerprintImage.update({ where: { id: image.id }, data: { [column]: Buffer.from(part) } });
+      parts.set(image.id, part);
     }
   }
   const byPet = new Map<string, Uint8Array[]>();
   for (const row of rows) {
-    const key = keys.get(row.id) ?? (missing.includes(row.id) ? undefined : new Uint8Array(row.searchKey!));
-    if (!key || !row.petId) continue;
-    byPet.set(row.petId, [...(byPet.get(row.petId) ?? []), key]);
+    const part = parts.get(row.id) ?? (missing.includes(row.id) ? undefined : new Uint8Array(row[column]!));
+    if (!part || !row.petId) continue;
+    byPet.set(row.petId, [...(byPet.get(row.petId) ?? []), part]);
   }
   return byPet;
 }

@@ -1,7 +1,7 @@
 import { parentPort } from "node:worker_threads";
 import sharp from "sharp";
 import { identifyAmong } from "../operations";
-import { compareTemplates, compareTemplatesInDetail } from "../pair-matcher";
+import { compareTemplates, compareTemplatesInDetail, inlierGenericness } from "../pair-matcher";
 import { deserializeTemplate, type NoseTemplate } from "../template";
 
 /**
@@ -39,13 +39,17 @@ function comparePairsInDetail(pairs: Int32Array): PairDetailRow[] {
     rows.push([
       best.inliers, best.tentative, round(best.scale, 4), best.rotationDeg, hypotheses.flatMap((h) => [h.inliers, h.tentative]),
       inliers!.a, inliers!.b, inliers!.cosine.map((c) => round(c, 4)), inliers!.transform.map((v) => round(v, 4)),
+      hypotheses.map((h) => h.similarity), inliers!.a.map((k, n) => round(inlierGenericness(a.genericness[k], b.genericness[inliers!.b[n]]), 4)),
     ]);
   }
   return rows;
 }
 
-/** inliers, tentative, scale, rotation, [inliers, tentative] per hypothesis, inlier keypoints in a and b, cosines, transform. */
-export type PairDetailRow = [number, number, number, number, number[], number[], number[], number[], number[]];
+/**
+ * inliers, tentative, scale, rotation, [inliers, tentative] per hypothesis, inlier keypoints in a and b, cosines, transform,
+ * similarity per hypothesis, inliers' genericness (`inlierGenericness`).
+ */
+export type PairDetailRow = [number, number, number, number, number[], number[], number[], number[], number[], number[], number[]];
 
 function usable(indices: number[]): NoseTemplate[] {
   return indices.map((i) => templates[i]).filter((t): t is NoseTemplate => t !== null);
