@@ -7,7 +7,7 @@ import { getEngine, shutdownEngine } from "@/lib/jobs/engine-port";
 import { noseCapture } from "@/lib/test-support/nose-images";
 import { apiClient, createTestDatabase, registerPet, type TestDatabase } from "@/lib/test-support/scale";
 import { buildOnce, ops, startServer, type TestServer } from "@/lib/test-support/server";
-import { enrolledLightTemplatesByPet } from "@/lib/jobs/templates";
+import { enrolledLightTemplatesByPet, enrolledTemplatesByPet } from "@/lib/jobs/templates";
 import { GalleryManager, type GalleryScope } from "./gallery-manager";
 
 // This test process holds galleries (as a worker does) while another process, the real server, enrols,
@@ -106,6 +106,12 @@ describe("gallery manager, with another process changing pets", () => {
     const [first] = await rows();
     expect(Buffer.from(again[0]).equals(Buffer.from(engine.lightTemplateOf(new Uint8Array(first.template!))))).toBe(true);
     expect(Buffer.from(first.lightTemplate!).equals(Buffer.from(again[0]))).toBe(true);
+    // Re-extracted by another path first (verification reads whole templates): the stale cuts are cleared, not kept
+    // as if current.
+    await db.prisma.fingerprintImage.update({ where: { id: stored[1].id }, data: { engineVersion: engine.ENGINE_VERSION - 1, lightTemplate: Buffer.from([1, 2, 3]), searchKey: Buffer.from([4, 5, 6]) } });
+    await enrolledTemplatesByPet(db.prisma, accountId, [pet]);
+    const cleared = await db.prisma.fingerprintImage.findUniqueOrThrow({ where: { id: stored[1].id }, select: { engineVersion: true, lightTemplate: true, searchKey: true } });
+    expect(cleared).toEqual({ engineVersion: engine.ENGINE_VERSION, lightTemplate: null, searchKey: null });
     // Another account's pets are not read.
     expect((await enrolledLightTemplatesByPet(db.prisma, "another-account", [pet])).size).toBe(0);
   });
