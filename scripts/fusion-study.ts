@@ -5,8 +5,10 @@
  * npm run study:fusion -- dump DIR OUT.json [--impostor-subjects N] [--unenrolled-fraction F] [--strangers]
  *   Same plan as `npm run eval` (enrol captures 1–5, probe 6–8, impostors among the first N enrolled). With
  *   --strangers, each never-enrolled subject's probe also against every enrolment. ~4 ms a pair on 2 workers.
- * npm run study:fusion -- rules OUT.json
- *   EER and FNMR at FMR 1 / 0.1 / 0.01 % of each rule on the stored pairs (seconds).
+ * npm run study:fusion -- rules OUT.json [--threshold-from CALIBRATION.json,...]
+ *   EER and FNMR at FMR 1 / 0.1 / 0.01 % of each rule on the stored pairs (seconds). With --threshold-from, each
+ *   rule's threshold is where every given dump's impostors reach FMR 0.1 % and 0.01 % (the larger value, as the
+ *   committed calibration combines its sets), and it prints how many of OUT.json's genuine sessions reach it.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -17,7 +19,6 @@ import type { PairDetailRow } from "../lib/biometrics/evaluation/eval-worker";
 import { EvalWorkers } from "../lib/biometrics/evaluation/eval-workers";
 import { areaUnderRoc, equalErrorRate, fnmrAtFmr } from "../lib/biometrics/evaluation/metrics";
 import { canEnrol, canProbe, planProtocol, usableImages } from "../lib/biometrics/evaluation/protocol";
-import { inlierWeight } from "../lib/biometrics/pair-matcher";
 import { sessionRawScore } from "../lib/biometrics/session-matcher";
 
 interface StoredSession {
@@ -76,7 +77,8 @@ async function dump(root: string, out: string, impostorSubjects: number, unenrol
 }
 
 
-type Pair = { inliers: number; tentative: number; cosine: number[]; genericness: number[]; probeKeypoints: number[]; weighted: number; hypotheses: number[] };
+/** `weighted` is the engine's pair similarity; `hypotheses` each rotation hypothesis' similarity. */
+type Pair = { inliers: number; tentative: number; cosine: number[]; probeKeypoints: number[]; weighted: number; hypotheses: number[] };
 type Rule = (matrix: Pair[][]) => number;
 
 const sortedDown = (values: number[]) => [...values].sort((x, y) => y - x);
@@ -126,24 +128,57 @@ const RULES: [string, Rule][] = [
   ["weighted inliers: best probe image only", rowRule((p) => p.weighted, best, 1)],
   ["weighted inliers: sum of best 2 per probe, mean of best 2", rowRule((p) => p.weighted, (r) => sumOfTop(r, 2), 2)],
   ["weighted inliers: mean of best 2 per probe, mean of best 2", rowRule((p) => p.weighted, (r) => meanOfTop(r, 2), 2)],
+  ["weighted inliers: the engine's rule or 0.75 × the best probe image, the larger", (m) => Math.max(sessionRawScore(m.map((row) => row.map((p) => p.weighted))), 0.75 * rowRule((p) => p.weighted, best, 1)(m))],
+  ["weighted inliers: sum of the best 4 pairs", (m) => sumOfTop(m.flat().map((p) => p.weighted), 4)],
+  ["weighted inliers: sum of the best 6 pairs", (m) => sumOfTop(m.flat().map((p) => p.weighted), 6)],
+  ["weighted inliers: sum of all 15 pairs", (m) => m.flat().reduce((s, p) => s + p.weighted, 0)],
 ];
 
-function rules(file: string): void {
+/** The hypothesis compareTemplatesInDetail kept: the first with the most inliers, then the most tentative matches. */
+const keptHypothesis = (r: PairDetailRow) => r[9].findIndex((_, h) => r[4][2 * h] === r[0] && r[4][2 * h + 1] === r[1]);
+
+/** A dump's sessions as matrices of pairs: genuine, impostor, and stranger (never-enrolled probe) sessions. */
+function readSessions(file: string): { genuine: Pair[][][]; impostor: Pair[][][]; strangers: Pair[][][] } {
   const stored = JSON.parse(fs.readFileSync(file, "utf8")) as { sessions: StoredSession[] };
   const asPair = (r: PairDetailRow): Pair => ({
-    inliers: r[0], tentative: r[1], probeKeypoints: r[5], cosine: r[7], genericness: r[10], hypotheses: r[9],
-    weighted: Math.round(r[7].reduce((s, c, n) => s + inlierWeight(c, r[10][n]), 0) * 10) / 10,
+    inliers: r[0], tentative: r[1], probeKeypoints: r[5], cosine: r[7], hypotheses: r[9], weighted: r[9][keptHypothesis(r)] ?? 0,
   });
   const matrix = (s: StoredSession) => s.probe.map((_, p) => s.pairs.slice(p * s.enrol.length, (p + 1) * s.enrol.length).map(asPair));
-  const genuine = stored.sessions.filter((s) => s.g).map(matrix);
-  const impostor = stored.sessions.filter((s) => !s.g && !s.stranger).map(matrix);
-  const strangers = stored.sessions.filter((s) => s.stranger).map(matrix);
+  return {
+    genuine: stored.sessions.filter((s) => s.g).map(matrix),
+    impostor: stored.sessions.filter((s) => !s.g && !s.stranger).map(matrix),
+    strangers: stored.sessions.filter((s) => s.stranger).map(matrix),
+  };
+}
+
+const ruleValue = (rule: Rule) => (m: Pair[][]) => (m.length ? rule(m) : 0);
+
+/** Each rule's genuine sessions of `file` at or above the value where every calibration dump's impostors reach each FMR. */
+function judgeAgainstCalibration(file: string, calibrationFiles: string[]): void {
+  const judged = readSessions(file).genuine;
+  const calibration = calibrationFiles.map((f) => readSessions(f).impostor);
+  const targets = [0.001, 0.0001];
+  console.log(`${file}: ${judged.length} genuine sessions; thresholds from the impostors of ${calibrationFiles.join(", ")} (${calibration.map((c) => c.length).join(", ")} sessions)`);
+  console.log(`| rule | genuine accepted at FMR ${targets.map((t) => `${t * 100} %`).join(" / ")} |`);
+  console.log("|---|---|");
+  for (const [name, rule] of RULES) {
+    const value = ruleValue(rule);
+    const impostors = calibration.map((sessions) => sessions.map(value).sort((a, b) => b - a));
+    // The smallest value that at most a share `target` of each set's impostors reach: above its k-th largest.
+    const threshold = (target: number) => Math.max(...impostors.map((sorted) => (sorted[Math.floor(target * sorted.length)] ?? 0) + 1e-9));
+    const genuine = judged.map(value);
+    console.log(`| ${name} | ${targets.map((t) => `${genuine.filter((v) => v >= threshold(t)).length} of ${genuine.length}`).join(" / ")} |`);
+  }
+}
+
+function rules(file: string): void {
+  const { genuine, impostor, strangers } = readSessions(file);
   const pc = (v: number) => `${(v * 100).toFixed(2)} %`;
   console.log(`${file}: ${genuine.length} genuine, ${impostor.length} impostor sessions${strangers.length ? `, ${strangers.length} stranger sessions` : ""}`);
   console.log("| rule | EER | FNMR at FMR 1 % / 0.1 % / 0.01 % | AUC | genuine above every impostor |" + (strangers.length ? " stranger sessions ≥ largest impostor |" : ""));
   console.log("|---|---|---|---|---|" + (strangers.length ? "---|" : ""));
   for (const [name, rule] of RULES) {
-    const raw = (m: Pair[][]) => (m.length ? rule(m) : 0);
+    const raw = ruleValue(rule);
     const g = genuine.map(raw);
     const i = impostor.map(raw);
     const largest = Math.max(...i);
@@ -155,12 +190,19 @@ function rules(file: string): void {
 
 const { positionals, values } = parseArgs({
   allowPositionals: true,
-  options: { "impostor-subjects": { type: "string" }, "unenrolled-fraction": { type: "string", default: "0.1" }, strangers: { type: "boolean", default: false } },
+  options: {
+    "impostor-subjects": { type: "string" },
+    "unenrolled-fraction": { type: "string", default: "0.1" },
+    strangers: { type: "boolean", default: false },
+    "threshold-from": { type: "string" },
+  },
 });
 if (positionals[0] === "dump" && positionals[1] && positionals[2]) {
   await dump(positionals[1], positionals[2], Number(values["impostor-subjects"] ?? Infinity), Number(values["unenrolled-fraction"]), values.strangers);
+} else if (positionals[0] === "rules" && positionals[1] && values["threshold-from"]) {
+  judgeAgainstCalibration(positionals[1], values["threshold-from"].split(","));
 } else if (positionals[0] === "rules" && positionals[1]) {
   rules(positionals[1]);
 } else {
-  throw new Error("usage: study:fusion -- dump DIR OUT.json [--impostor-subjects N] [--strangers] | rules OUT.json");
+  throw new Error("usage: study:fusion -- dump DIR OUT.json [--impostor-subjects N] [--strangers] | rules OUT.json [--threshold-from A.json,B.json]");
 }
