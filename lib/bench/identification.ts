@@ -173,12 +173,17 @@ export async function benchIdentification(options: IdentificationBenchOptions): 
   const key = `bench/${process.pid}`;
   await engine.galleryDrop(key);
 
-  const keys = new Map<Uint8Array, Uint8Array>();
-  const searchKeyOf = (template: Uint8Array) => {
-    let searchKey = keys.get(template);
-    if (!searchKey) keys.set(template, (searchKey = engine.searchKeyOfTemplate(template)));
-    return searchKey;
+  // What the database columns keep of each image, cut once per template.
+  const cutOnce = (cut: (template: Uint8Array) => Uint8Array) => {
+    const cuts = new Map<Uint8Array, Uint8Array>();
+    return (template: Uint8Array) => {
+      let part = cuts.get(template);
+      if (!part) cuts.set(template, (part = cut(template)));
+      return part;
+    };
   };
+  const searchKeyOf = cutOnce(engine.searchKeyOfTemplate);
+  const lightOf = cutOnce(engine.lightTemplateOf);
   const rng = new Rng(777);
   const distractors = new Map<string, Uint16Array>();
   const templatesOfPet = (petId: string): Uint8Array[] => {
@@ -187,13 +192,6 @@ export async function benchIdentification(options: IdentificationBenchOptions): 
     return usable[Number(petId.slice(1))].enrol;
   };
   const loadTemplates = async (petIds: string[]) => petIds.map((petId) => ({ petId, templates: templatesOfPet(petId) }));
-  // The light comparison's templates, cut once per image as the database column keeps them.
-  const lightCuts = new Map<Uint8Array, Uint8Array>();
-  const lightOf = (template: Uint8Array) => {
-    let light = lightCuts.get(template);
-    if (!light) lightCuts.set(template, (light = engine.lightTemplateOf(template)));
-    return light;
-  };
   const loadLightTemplates = async (petIds: string[]) => petIds.map((petId) => ({ petId, templates: templatesOfPet(petId).map(lightOf) }));
 
   // Warm the engine threads (code, SIMD kernel) before measuring anything.
