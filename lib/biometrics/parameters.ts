@@ -161,9 +161,10 @@ export const SHORTLIST_SIZE = 16;
  * keypoints) and the RERANK_PROMOTED best of them are compared in full (`promoteByLightScore`).
  * Deep and light rather than shallow and thorough: among 1,000 real hard pets the first stage ranked the true pet
  * of 9 probes beyond 64 (69–349) while the matcher accepts it, and the light comparison on 60 keypoints ranked
- * the true pet first among all 384 candidates for every probe whose session the matcher accepts, at 1.1–1.3 ms a
- * pet against 4.4–6.5 ms on 120 keypoints (45 keypoints lost the rank for 2 of 23 probes): 384 × 60 costs about
- * 1.7 times the CPU of 64 × 120 and reaches 6 times as deep (docs/engine.md, "A deeper, lighter re-rank").
+ * the true pet first among all 384 candidates for every probe whose session the matcher accepts, at 1.0–1.2 ms a
+ * pet against 3.1–3.8 ms on 120 keypoints (on 45 keypoints 3 of them fell to 3rd, 5th and 11th; `npm run eval:rerank`):
+ * 384 × 60 costs about 2.5 times the CPU of 64 × 120 and reaches 6 times as deep (docs/engine.md, "A deeper, lighter
+ * re-rank").
  */
 export const RERANK_CANDIDATES = 384;
 export const RERANK_KEYPOINTS = 60;
