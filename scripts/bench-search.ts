@@ -54,7 +54,8 @@ async function extractAll(): Promise<(string | null)[][]> {
     subjects.map(async (subject) =>
       Promise.all(
         subject.images.map(async (image) => {
-          const analysis = await analyseImage(fs.readFileSync(path.join(root, image)));
+          // Every capture is some search's probe here, so each is extracted as 1:N probes are, with the outer frames.
+          const analysis = await analyseImage(fs.readFileSync(path.join(root, image)), { outerFrames: true });
           return analysis.ok && analysis.template ? Buffer.from(analysis.template).toString("base64") : null;
         }),
       ),

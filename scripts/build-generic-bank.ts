@@ -31,7 +31,7 @@ let images = 0;
 for (const root of positionals) {
   for (const subject of readLabelledDataset(root)) {
     const { image } = await decodeNoseImage(fs.readFileSync(path.join(root, subject.images[0])));
-    const { keypoints, descriptors } = extractLocalFeatures(normaliseContrast(image), image);
+    const { keypoints, descriptors } = extractLocalFeatures(normaliseContrast(image), image, 1); // the upright frame only
     const upright = descriptorFrame(descriptors, keypoints.length, 0);
     for (let k = 0; k < keypoints.length; k++) pool.push(upright.subarray(k * DESCRIPTOR_DIMS, (k + 1) * DESCRIPTOR_DIMS));
     images++;

@@ -71,7 +71,7 @@ export async function loadSubjectCaptures(
     const { image } = await decodeNoseImage(fs.readFileSync(file));
     const toCapture = plan.width / image.width;
     const { keypoints, levels } = detectKeypoints(normaliseContrast(image), image);
-    const all = options.levels ? null : describeKeypoints(levels, keypoints, options.net);
+    const all = options.levels ? null : describeKeypoints(levels, keypoints, DESCRIPTOR_ANGLES_DEG.length, options.net);
     const descriptors = all ? DESCRIPTOR_ANGLES_DEG.map((_, set) => descriptorFrame(all, keypoints.length, set)) : [];
     const surface = new Float32Array(keypoints.length * 3);
     keypoints.forEach((k, i) => {

@@ -52,7 +52,7 @@ const chunks: Int8Array[] = [];
 for (const image of sample) {
   try {
     const { image: grey } = await decodeNoseImage(fs.readFileSync(path.join(root, image)));
-    const { descriptors } = extractLocalFeatures(normaliseContrast(grey), grey);
+    const { descriptors } = extractLocalFeatures(normaliseContrast(grey), grey, 1); // the upright frame only
     chunks.push(descriptors.slice(0, INDEXED_KEYPOINTS * DESCRIPTOR_DIMS));
   } catch {
     // Unusable training images are simply not sampled.

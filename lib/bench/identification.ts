@@ -62,8 +62,11 @@ async function dataset(dir: string, subjects: number, captures: number, seed: nu
   await generateDataset({ out: dir, subjects, captures, seed, difficulty, workers: os.availableParallelism() });
 }
 
-/** Engine templates of the given JPEG files, cached per engine version (extraction is the slow part). */
-async function templatesOf(cacheFile: string, jpegs: () => Promise<Buffer>[]): Promise<(Uint8Array | null)[]> {
+/**
+ * Engine templates of the given JPEG files, cached per engine version (extraction is the slow part); the files that
+ * `isProbe` picks are extracted as 1:N probes are, with the outer frames.
+ */
+async function templatesOf(cacheFile: string, jpegs: () => Promise<Buffer>[], isProbe: (index: number) => boolean): Promise<(Uint8Array | null)[]> {
   if (fs.existsSync(cacheFile)) return readTemplateCache(cacheFile);
   const engine = await getEngine();
   const sources = jpegs();
@@ -74,7 +77,7 @@ async function templatesOf(cacheFile: string, jpegs: () => Promise<Buffer>[]): P
     Array.from({ length: os.availableParallelism() * 2 }, async () => {
       while (next < sources.length) {
         const i = next++;
-        const analysis = await engine.analyseImage(await sources[i]);
+        const analysis = await engine.analyseImage(await sources[i], { outerFrames: isProbe(i) });
         out[i] = analysis.ok && analysis.quality.usable && analysis.template ? analysis.template : null;
       }
     }),
@@ -140,8 +143,10 @@ export async function prepareTemplates(options: Omit<IdentificationBenchOptions,
     Array.from({ length: 8 }, (_, c) => path.join(genuineDir, subjectDirName(s, options.genuine), captureFileName(c, 8))),
   ).flat();
   options.log(`identification: extracting templates (engine version ${ENGINE_VERSION})`);
-  const genuine = await templatesOf(path.join(options.cacheDir, `${path.basename(genuineDir)}-v${ENGINE_VERSION}.bin`), () =>
-    genuineFiles.map((f) => fs.promises.readFile(f)),
+  const genuine = await templatesOf(
+    path.join(options.cacheDir, `${path.basename(genuineDir)}-v${ENGINE_VERSION}.bin`),
+    () => genuineFiles.map((f) => fs.promises.readFile(f)),
+    (i) => PROBE_CAPTURES.includes(i % 8),
   );
   const subjects: Subject[] = Array.from({ length: options.genuine }, (_, s) => ({
     enrol: ENROL_CAPTURES.map((c) => genuine[s * 8 + c]).filter((t): t is Uint8Array => t !== null),
@@ -152,7 +157,7 @@ export async function prepareTemplates(options: Omit<IdentificationBenchOptions,
   const pool = await templatesOf(path.join(options.cacheDir, `${path.basename(poolDir)}-v${ENGINE_VERSION}.bin`), () => [
     ...poolFiles.map((f) => fs.promises.readFile(f)),
     ...poolFiles.map((f) => sharp(f).flop().jpeg({ quality: 92 }).toBuffer()),
-  ]);
+  ], () => false);
   return {
     subjects: subjects.filter((s) => s.enrol.length >= 3 && s.probe.length >= 2),
     pool: pool.filter((t): t is Uint8Array => t !== null),

@@ -18,10 +18,11 @@ import {
 } from "./index";
 import { deserializeSearchKey } from "./search-key";
 import { analyseImage, identifyAmong, lightRawScores, verifyPet, type ImageAnalysis } from "./operations";
+import type { ExtractionOptions } from "./extract";
 import { DECISION_THRESHOLD } from "./scoring";
-import { deserializeTemplate, keypointCount, serializeTemplate, TemplateFormatError, templateVersionOf } from "./template";
+import { descriptorSetCount, deserializeTemplate, keypointCount, serializeTemplate, TemplateFormatError, templateVersionOf } from "./template";
 import { Gallery } from "./gallery";
-import { DESCRIPTOR_SETS, RERANK_CANDIDATES, RERANK_KEYPOINTS, RERANK_PROMOTED, SHORTLIST_SIZE, TEMPLATE_VERSION } from "./parameters";
+import { DESCRIPTOR_SETS, MATCHED_SETS, RERANK_CANDIDATES, RERANK_KEYPOINTS, RERANK_PROMOTED, SHORTLIST_SIZE, TEMPLATE_VERSION } from "./parameters";
 
 /** Eight captures per subject, rendered exactly as `npm run synth` would with seed 9001. */
 async function captures(subjectIndex: number, difficulty: DifficultyName): Promise<Buffer[]> {
@@ -44,18 +45,21 @@ const MARGIN = 10;
 let images: Buffer[][] = [];
 let analyses: ImageAnalysis[][] = [];
 /** Detector crops with blur and glare ("hard"): identification must still work on them. */
+let hardImages: Buffer[][] = [];
 let hardAnalyses: ImageAnalysis[][] = [];
 
-async function analyseAll(sets: Buffer[][]): Promise<ImageAnalysis[][]> {
+async function analyseAll(sets: Buffer[][], options: ExtractionOptions = {}): Promise<ImageAnalysis[][]> {
   const out: ImageAnalysis[][] = [];
-  for (const set of sets) out.push(await Promise.all(set.map(analyseImage)));
+  for (const set of sets) out.push(await Promise.all(set.map((jpeg) => analyseImage(jpeg, options))));
   return out;
 }
 
 beforeAll(async () => {
   images = await Promise.all(Array.from({ length: SUBJECTS }, (_, s) => captures(s, "normal")));
   analyses = await analyseAll(images);
-  hardAnalyses = await analyseAll(await Promise.all(Array.from({ length: SUBJECTS }, (_, s) => captures(s, "hard"))));
+  // Their probes search 1:N, which reads the outer frames; the normal set's images have only the matched ones.
+  hardImages = await Promise.all(Array.from({ length: SUBJECTS }, (_, s) => captures(s, "hard")));
+  hardAnalyses = await analyseAll(hardImages, { outerFrames: true });
 }, 300_000);
 
 afterAll(() => shutdownEngine());
@@ -96,6 +100,47 @@ describe("1:N identification on hard captures", () => {
     const decoded = (s: number) => templatesOf(hardAnalyses[s]).map(deserializeTemplate);
     const gallery = [0, 1, 2].map((s) => ({ petId: `pet-${s}`, templates: decoded(s).slice(0, 5) }));
     const outcomes = identifyAmong([0, 1, 2, 3].map((s) => decoded(s).slice(5)), gallery);
+    for (const s of [0, 1, 2]) expect(outcomes[s].candidates[0]?.petId, `subject ${s}`).toBe(`pet-${s}`);
+    expect(outcomes[3].candidates).toEqual([]);
+  });
+});
+
+describe("descriptor frames: the outer ones only for 1:N probes", () => {
+  const decoded = (sets: ImageAnalysis[][], s: number) => templatesOf(sets[s]).map(deserializeTemplate);
+  let matchedOnly: ImageAnalysis[][] = [];
+  beforeAll(async () => {
+    matchedOnly = await analyseAll(hardImages);
+  });
+
+  it("an image extracted without them has the same keypoints, matched frames and search key, in 0.7 of the bytes", () => {
+    const withOuter = decoded(hardAnalyses, 0);
+    const without = decoded(matchedOnly, 0);
+    expect(without.length).toBe(withOuter.length);
+    expect(withOuter.map(descriptorSetCount)).toEqual(withOuter.map(() => DESCRIPTOR_SETS));
+    expect(without.map(descriptorSetCount)).toEqual(without.map(() => MATCHED_SETS));
+    without.forEach((template, i) => {
+      const whole = withOuter[i];
+      expect(template.keypoints).toEqual(whole.keypoints);
+      expect(template.descriptors).toEqual(whole.descriptors.subarray(0, template.descriptors.length));
+      expect(template.genericness).toEqual(whole.genericness);
+      expect(template.searchKey).toEqual(whole.searchKey);
+      expect(deserializeTemplate(serializeTemplate(template))).toEqual(template);
+      expect(serializeTemplate(template).length).toBeLessThan(serializeTemplate(whole).length * 0.7);
+    });
+  });
+
+  it("1:1 scores do not depend on them", () => {
+    const withOuter = templatesOf(hardAnalyses[0]);
+    const without = templatesOf(matchedOnly[0]);
+    const other = templatesOf(matchedOnly[1]);
+    expect(verifyPet(without.slice(5), without.slice(0, 5))).toEqual(verifyPet(withOuter.slice(5), withOuter.slice(0, 5)));
+    expect(verifyPet(withOuter.slice(5), other.slice(0, 5))).toEqual(verifyPet(without.slice(5), other.slice(0, 5)));
+    expect(verifyPet(without.slice(5), without.slice(0, 5)).score).toBeGreaterThan(verifyPet(without.slice(5), other.slice(0, 5)).score);
+  });
+
+  it("a 1:N probe without them still finds its pet, looking up in the frames it has", () => {
+    const gallery = [0, 1, 2].map((s) => ({ petId: `pet-${s}`, templates: decoded(matchedOnly, s).slice(0, 5) }));
+    const outcomes = identifyAmong([0, 1, 2, 3].map((s) => decoded(matchedOnly, s).slice(5)), gallery);
     for (const s of [0, 1, 2]) expect(outcomes[s].candidates[0]?.petId, `subject ${s}`).toBe(`pet-${s}`);
     expect(outcomes[3].candidates).toEqual([]);
   });
@@ -226,6 +271,9 @@ describe("templates", () => {
     new DataView(older.buffer).setUint16(4, TEMPLATE_VERSION + 1, true);
     expect(templateVersionOf(older)).toBe(TEMPLATE_VERSION + 1);
     expect(() => deserializeTemplate(older)).toThrow(TemplateFormatError);
+    const fourFrames = Uint8Array.from(bytes);
+    fourFrames[15] = 4;
+    expect(() => deserializeTemplate(fourFrames)).toThrow(/descriptor sets 4/);
     expect(() => deserializeTemplate(bytes.subarray(0, bytes.length - 1))).toThrow(TemplateFormatError);
     expect(() => deserializeTemplate(new Uint8Array(8))).toThrow(TemplateFormatError);
   });

@@ -3,7 +3,7 @@ import { normaliseContrast } from "./enhance";
 import { keypointGenericness } from "./distinctiveness";
 import { descriptorFrame, extractLocalFeatures } from "./features";
 import { ImageRejection, type ImageRejectionCode } from "./image-rejection";
-import { TEMPLATE_VERSION } from "./parameters";
+import { DESCRIPTOR_SETS, MATCHED_SETS, TEMPLATE_VERSION } from "./parameters";
 import { computeSearchKey } from "./search-key";
 import { assessQuality, measureImageFigures, type QualityReport } from "./quality";
 import { KEYPOINT_FIELDS, type NoseTemplate } from "./template";
@@ -12,11 +12,20 @@ export type ImageExtraction =
   | { ok: true; quality: QualityReport; template: NoseTemplate | null; timings: Record<string, number> }
   | { ok: false; rejection: { code: ImageRejectionCode; message: string } };
 
+export interface ExtractionOptions {
+  /**
+   * Also describe the keypoints in the outer ± 40° frames (DESCRIPTOR_SETS instead of MATCHED_SETS). Only a 1:N
+   * probe's first-stage lookups read them (search-key.ts); enrolled images and 1:1 probes never do, and each frame
+   * is one network evaluation per keypoint, so without them an extraction takes about a quarter less time.
+   */
+  outerFrames?: boolean;
+}
+
 /**
  * The extraction pipeline, read top to bottom: decode → measure → normalise → keypoints/descriptors →
  * quality verdict → template. An unusable image still gets its quality report (support needs it).
  */
-export async function extractNoseImage(jpeg: Uint8Array): Promise<ImageExtraction> {
+export async function extractNoseImage(jpeg: Uint8Array, { outerFrames = false }: ExtractionOptions = {}): Promise<ImageExtraction> {
   const t0 = performance.now();
   let decoded;
   try {
@@ -29,7 +38,7 @@ export async function extractNoseImage(jpeg: Uint8Array): Promise<ImageExtractio
   const { image, originalWidth, originalHeight } = decoded;
   const measured = measureImageFigures(image, Math.min(originalWidth, originalHeight));
   const normalised = normaliseContrast(image);
-  const { keypoints, descriptors } = extractLocalFeatures(normalised, image);
+  const { keypoints, descriptors } = extractLocalFeatures(normalised, image, outerFrames ? DESCRIPTOR_SETS : MATCHED_SETS);
   const quality = assessQuality({ ...measured, keypoints: keypoints.length });
   const t2 = performance.now();
   const packed = new Float32Array(keypoints.length * KEYPOINT_FIELDS);

@@ -33,8 +33,9 @@ export interface Keypoint {
 export interface LocalFeatures {
   keypoints: Keypoint[];
   /**
-   * DESCRIPTOR_SETS x keypoints.length x DESCRIPTOR_DIMS, int8 quantised, unit L2 norm before quantisation:
-   * set s describes every keypoint in the frame turned by DESCRIPTOR_ANGLES_DEG[s] (set 0 upright).
+   * sets x keypoints.length x DESCRIPTOR_DIMS, int8 quantised, unit L2 norm before quantisation: set s
+   * describes every keypoint in the frame turned by DESCRIPTOR_ANGLES_DEG[s] (set 0 upright); the first
+   * MATCHED_SETS frames, or all DESCRIPTOR_SETS (`describeKeypoints`).
    */
   descriptors: Int8Array;
 }
@@ -137,11 +138,17 @@ export function detectKeypoints(normalised: GreyImage, grey: GreyImage): { keypo
 
 /**
  * The descriptors of keypoints found in `levels`, in the `LocalFeatures.descriptors` layout: each keypoint's patch of
- * its scale level (patches.ts) in every frame, through `net` (the engine's unless another is measured), int8-quantised.
+ * its scale level (patches.ts) in the first `sets` frames, through `net` (the engine's unless another is measured),
+ * int8-quantised. Each frame costs one network evaluation per keypoint, most of an extraction's time.
  */
-export function describeKeypoints(levels: ScaleLevel[], keypoints: Keypoint[], net: DescriptorNet = descriptorNet()): Int8Array {
-  const descriptors = new Int8Array(DESCRIPTOR_SETS * keypoints.length * DESCRIPTOR_DIMS);
-  for (let s = 0; s < DESCRIPTOR_SETS; s++) {
+export function describeKeypoints(
+  levels: ScaleLevel[],
+  keypoints: Keypoint[],
+  sets: number = DESCRIPTOR_SETS,
+  net: DescriptorNet = descriptorNet(),
+): Int8Array {
+  const descriptors = new Int8Array(sets * keypoints.length * DESCRIPTOR_DIMS);
+  for (let s = 0; s < sets; s++) {
     const angle = (DESCRIPTOR_ANGLES_DEG[s] * Math.PI) / 180;
     const frame = descriptorFrame(descriptors, keypoints.length, s);
     keypoints.forEach((keypoint, k) => {
@@ -153,8 +160,8 @@ export function describeKeypoints(levels: ScaleLevel[], keypoints: Keypoint[], n
   return descriptors;
 }
 
-/** Keypoints and descriptors of a contrast-normalised image. */
-export function extractLocalFeatures(normalised: GreyImage, grey: GreyImage): LocalFeatures {
+/** Keypoints and descriptors, in the first `sets` frames, of a contrast-normalised image. */
+export function extractLocalFeatures(normalised: GreyImage, grey: GreyImage, sets: number): LocalFeatures {
   const { keypoints, levels } = detectKeypoints(normalised, grey);
-  return { keypoints, descriptors: describeKeypoints(levels, keypoints) };
+  return { keypoints, descriptors: describeKeypoints(levels, keypoints, sets) };
 }

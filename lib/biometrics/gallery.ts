@@ -3,7 +3,7 @@ import type { GalleryShortlist } from "./gallery-shortlist";
 import { InvertedIndex } from "./inverted-index";
 import { probeVoteWeight } from "./distinctiveness";
 import { computeProbeLookups, deserializeSearchKey, type SearchKey } from "./search-key";
-import { deserializeTemplate, keypointCount, searchKeyOfTemplate, templateVersionOf, type NoseTemplate } from "./template";
+import { descriptorSetCount, deserializeTemplate, keypointCount, searchKeyOfTemplate, templateVersionOf, type NoseTemplate } from "./template";
 
 /**
  * One account's (or search pool's) enrolled pets, held in memory for 1:N: only their images' search
@@ -41,7 +41,9 @@ export class Gallery {
    * (the cascade's fast pass: SHORTLIST_SIZE by MATCHED_SETS frames; its deep pass: RERANK_CANDIDATES by all).
    */
   shortlist(probe: readonly NoseTemplate[], limit: number, sets: number): GalleryShortlist {
-    const hits = this.index.search(probe.map((t) => computeProbeLookups(keypointCount(t), t.descriptors, sets, (k) => probeVoteWeight(t.genericness[k]))), limit);
+    // A probe image extracted without outer frames (extract.ts) looks up in the frames it has.
+    const lookups = probe.map((t) => computeProbeLookups(keypointCount(t), t.descriptors, Math.min(sets, descriptorSetCount(t)), (k) => probeVoteWeight(t.genericness[k])));
+    const hits = this.index.search(lookups, limit);
     return { petIds: hits.map((hit) => hit.petId), scores: hits.map((hit) => hit.score), searched: this.index.size };
   }
 }

@@ -7,10 +7,12 @@ import { mergeShortlists } from "./gallery-shortlist";
 import { DESCRIPTOR_SETS, MATCHED_SETS, RERANK_CANDIDATES, SHORTLIST_SIZE } from "./parameters";
 import { promoteByLightScore, rerankNeeded, sortCandidates } from "./candidates";
 import { GalleryNotLoadedError } from "./gallery-not-loaded";
+import type { ExtractionOptions } from "./extract";
 import type { GalleryPet, IdentificationOutcome, ImageAnalysis, VerificationOutcome } from "./operations";
 
 export { isJpeg } from "./decode";
 export type { ImageRejectionCode } from "./image-rejection";
+export type { ExtractionOptions } from "./extract";
 export type { QualityReport, QualityFigures, QualityReason } from "./quality";
 export type { GalleryPet, IdentificationOutcome, IdentificationCandidate, ImageAnalysis, VerificationOutcome } from "./operations";
 export {
@@ -33,9 +35,12 @@ function enginePool(): EnginePool {
   return pool;
 }
 
-/** Decode, check and measure one upload; a usable image also yields its template bytes. */
-export function analyseImage(jpeg: Uint8Array): Promise<ImageAnalysis> {
-  return enginePool().run("analyseImage", jpeg);
+/**
+ * Decode, check and measure one upload; a usable image also yields its template bytes. A 1:N probe's image
+ * needs `outerFrames` (ExtractionOptions); any other image is extracted faster without them.
+ */
+export function analyseImage(jpeg: Uint8Array, options: ExtractionOptions = {}): Promise<ImageAnalysis> {
+  return enginePool().run("analyseImage", jpeg, options);
 }
 
 /** 1:1: a probe set (≥ 3 templates) against a pet's enrolled set (≥ 5). */

@@ -1,4 +1,4 @@
-import { extractNoseImage } from "./extract";
+import { extractNoseImage, type ExtractionOptions } from "./extract";
 import { compareTemplates } from "./pair-matcher";
 import { promoteByLightScore, rerankNeeded, sortCandidates, type LightScore } from "./candidates";
 import { Gallery } from "./gallery";
@@ -42,8 +42,8 @@ export interface GalleryPet {
   templates: Uint8Array[];
 }
 
-export async function analyseImage(jpeg: Uint8Array): Promise<ImageAnalysis> {
-  const result = await extractNoseImage(jpeg);
+export async function analyseImage(jpeg: Uint8Array, options: ExtractionOptions = {}): Promise<ImageAnalysis> {
+  const result = await extractNoseImage(jpeg, options);
   if (!result.ok) return result;
   return {
     ok: true,

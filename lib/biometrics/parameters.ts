@@ -65,7 +65,9 @@ export const DESCRIPTOR_SETS = DESCRIPTOR_ANGLES_DEG.length;
  * only as a 1:N probe's lookups: at a turn of about 40° between probe and enrolled image, the probe's outer frame
  * meets the enrolled images' upright postings, all INDEXED_KEYPOINTS of them, where the paired ± 20° frames meet
  * only INDEXED_TURNED_KEYPOINTS (the true pet in the first stage's 16 among 1,000 real pets: 97.4 → 98.0 %,
- * docs/engine.md, "Outer probe frames and a light re-rank").
+ * docs/engine.md, "Outer probe frames and a light re-rank"). So only a 1:N probe's images are described in them
+ * (extract.ts `outerFrames`); every other image's template holds the MATCHED_SETS frames alone, which saves two of
+ * five network evaluations per keypoint, the bulk of an extraction (docs/engine.md, "Outer frames for probes only").
  */
 export const MATCHED_SETS = 3;
 /**

@@ -9,8 +9,9 @@ import { DESCRIPTOR_ANGLES_DEG, INDEXED_KEYPOINTS, INDEXED_POSTINGS, INDEXED_TUR
 import { angleStep, computeProbeLookups, type SearchKey } from "./search-key";
 import { keypointCount, type NoseTemplate } from "./template";
 
+/** A capture's template as a 1:N probe's is extracted, with the outer frames (they look up in them). */
 async function templateOf(jpeg: Buffer): Promise<NoseTemplate> {
-  const result = await extractNoseImage(jpeg);
+  const result = await extractNoseImage(jpeg, { outerFrames: true });
   if (!result.ok || !result.template) throw new Error("capture was not usable");
   return result.template;
 }

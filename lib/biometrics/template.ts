@@ -1,5 +1,5 @@
 import { descriptorFrame } from "./features";
-import { DESCRIPTOR_DIMS, DESCRIPTOR_SETS, RERANK_KEYPOINTS, TEMPLATE_VERSION } from "./parameters";
+import { DESCRIPTOR_DIMS, DESCRIPTOR_SETS, MATCHED_SETS, RERANK_KEYPOINTS, TEMPLATE_VERSION } from "./parameters";
 import { deserializeSearchKey, searchKeyLengthAt, serializeSearchKey, searchKeyByteLength, type SearchKey } from "./search-key";
 
 /**
@@ -13,7 +13,11 @@ export interface NoseTemplate {
   readonly quality: number;
   /** count x KEYPOINT_FIELDS floats: x, y, sigma in WORK_SIZE pixel space, strongest keypoint first. */
   readonly keypoints: Float32Array;
-  /** DESCRIPTOR_SETS x count x DESCRIPTOR_DIMS int8: one set per frame angle, upright first (`descriptorSet`). */
+  /**
+   * sets x count x DESCRIPTOR_DIMS int8: one set per frame angle, upright first (`descriptorSet`). `sets`
+   * (`descriptorSetCount`) is MATCHED_SETS, or DESCRIPTOR_SETS for a 1:N probe's image, whose outer frames
+   * only its first-stage lookups read (extract.ts); the frames a template shares with another are the same.
+   */
   readonly descriptors: Int8Array;
   /** count bytes: each keypoint's genericness (distinctiveness.ts), 0 = distinctive, 255 = what every nose has. */
   readonly genericness: Uint8Array;
@@ -37,6 +41,12 @@ export function keypointCount(template: NoseTemplate): number {
   return template.keypoints.length / KEYPOINT_FIELDS;
 }
 
+/** How many descriptor frames a template holds: MATCHED_SETS, or DESCRIPTOR_SETS with the outer ones. */
+export function descriptorSetCount(template: NoseTemplate): number {
+  const count = keypointCount(template);
+  return count === 0 ? MATCHED_SETS : template.descriptors.length / (count * DESCRIPTOR_DIMS);
+}
+
 /** The descriptors of every keypoint in frame `set` (DESCRIPTOR_ANGLES_DEG[set]); set 0 is upright. */
 export function descriptorSet(template: NoseTemplate, set: number): Int8Array {
   return descriptorFrame(template.descriptors, keypointCount(template), set);
@@ -46,8 +56,9 @@ export function descriptorSet(template: NoseTemplate, set: number): Int8Array {
 export function strongestKeypoints(template: NoseTemplate, limit: number): NoseTemplate {
   const count = keypointCount(template);
   if (count <= limit) return template;
-  const descriptors = new Int8Array(DESCRIPTOR_SETS * limit * DESCRIPTOR_DIMS);
-  for (let set = 0; set < DESCRIPTOR_SETS; set++) descriptors.set(descriptorSet(template, set).subarray(0, limit * DESCRIPTOR_DIMS), set * limit * DESCRIPTOR_DIMS);
+  const sets = descriptorSetCount(template);
+  const descriptors = new Int8Array(sets * limit * DESCRIPTOR_DIMS);
+  for (let set = 0; set < sets; set++) descriptors.set(descriptorSet(template, set).subarray(0, limit * DESCRIPTOR_DIMS), set * limit * DESCRIPTOR_DIMS);
   return {
     ...template,
     keypoints: template.keypoints.slice(0, limit * KEYPOINT_FIELDS),
@@ -67,13 +78,15 @@ export function lightTemplateOf(bytes: Uint8Array): Uint8Array {
   return serializeTemplate({ ...strongestKeypoints(deserializeTemplate(bytes), RERANK_KEYPOINTS), searchKey: NO_SEARCH_KEY });
 }
 
-function featuresByteLength(count: number): number {
-  return HEADER_BYTES + count * (KEYPOINT_FIELDS * 4 + DESCRIPTOR_SETS * DESCRIPTOR_DIMS + 1);
+function featuresByteLength(count: number, sets: number): number {
+  return HEADER_BYTES + count * (KEYPOINT_FIELDS * 4 + sets * DESCRIPTOR_DIMS + 1);
 }
 
 export function serializeTemplate(template: NoseTemplate): Uint8Array {
   const count = keypointCount(template);
-  const keyStart = featuresByteLength(count);
+  const sets = descriptorSetCount(template);
+  if (sets !== MATCHED_SETS && sets !== DESCRIPTOR_SETS) throw new RangeError(`a template holds ${MATCHED_SETS} or ${DESCRIPTOR_SETS} descriptor frames, not ${sets}`);
+  const keyStart = featuresByteLength(count, sets);
   const bytes = new Uint8Array(keyStart + searchKeyByteLength(template.searchKey.words.length));
   const view = new DataView(bytes.buffer);
   view.setUint32(0, MAGIC, true);
@@ -83,7 +96,7 @@ export function serializeTemplate(template: NoseTemplate): Uint8Array {
   view.setUint16(10, count, true);
   view.setUint16(12, DESCRIPTOR_DIMS, true);
   view.setUint8(14, template.quality);
-  view.setUint8(15, DESCRIPTOR_SETS);
+  view.setUint8(15, sets);
   for (let i = 0; i < template.keypoints.length; i++) view.setFloat32(HEADER_BYTES + i * 4, template.keypoints[i], true);
   const asBytes = (values: Int8Array) => new Uint8Array(values.buffer, values.byteOffset, values.byteLength);
   const descriptorStart = HEADER_BYTES + count * KEYPOINT_FIELDS * 4;
@@ -114,8 +127,8 @@ export function deserializeTemplate(bytes: Uint8Array): NoseTemplate {
   const dims = view.getUint16(12, true);
   if (dims !== DESCRIPTOR_DIMS) throw new TemplateFormatError(`descriptor size ${dims} is not ${DESCRIPTOR_DIMS}`);
   const sets = view.getUint8(15);
-  if (sets !== DESCRIPTOR_SETS) throw new TemplateFormatError(`descriptor sets ${sets} are not ${DESCRIPTOR_SETS}`);
-  const keyStart = featuresByteLength(count);
+  if (sets !== MATCHED_SETS && sets !== DESCRIPTOR_SETS) throw new TemplateFormatError(`descriptor sets ${sets} are neither ${MATCHED_SETS} nor ${DESCRIPTOR_SETS}`);
+  const keyStart = featuresByteLength(count, sets);
   if (bytes.length < keyStart) throw new TemplateFormatError("template is shorter than its header says");
   let searchKey: SearchKey;
   try {
@@ -138,13 +151,13 @@ export function deserializeTemplate(bytes: Uint8Array): NoseTemplate {
 
 /**
  * The search key inside stored template bytes, without decoding the rest: what a 1:N gallery holds of an
- * image (≈ 3 KB instead of ≈ 46 KB), so galleries can be loaded from a compact column.
+ * image (≈ 4 KB instead of ≈ 65 KB, ≈ 104 KB for a 1:N probe's image), so galleries can be loaded from a compact column.
  */
 export function searchKeyOfTemplate(bytes: Uint8Array): Uint8Array {
   const version = templateVersionOf(bytes);
   if (version !== TEMPLATE_VERSION) throw new TemplateFormatError(`template version ${version} is not the engine's ${TEMPLATE_VERSION}: re-extract it`);
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const keyStart = featuresByteLength(view.getUint16(10, true));
+  const keyStart = featuresByteLength(view.getUint16(10, true), view.getUint8(15));
   try {
     return bytes.slice(keyStart, keyStart + searchKeyLengthAt(bytes.subarray(keyStart)));
   } catch (error) {

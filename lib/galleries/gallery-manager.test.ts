@@ -5,9 +5,11 @@ import { readEnv } from "@/lib/env";
 import type { RhinariumClient } from "@/lib/client";
 import { getEngine, shutdownEngine } from "@/lib/jobs/engine-port";
 import { noseCapture } from "@/lib/test-support/nose-images";
-import { apiClient, createTestDatabase, registerPet, type TestDatabase } from "@/lib/test-support/scale";
+import { apiClient, createTestDatabase, probeSession, registerPet, type TestDatabase } from "@/lib/test-support/scale";
 import { buildOnce, ops, startServer, type TestServer } from "@/lib/test-support/server";
-import { enrolledLightTemplatesByPet, enrolledTemplatesByPet } from "@/lib/jobs/templates";
+import { currentTemplates, enrolledLightTemplatesByPet, enrolledTemplatesByPet, extractionFor, imageSelect } from "@/lib/jobs/templates";
+import { DESCRIPTOR_SETS, MATCHED_SETS } from "@/lib/biometrics/parameters";
+import { descriptorSetCount, deserializeTemplate } from "@/lib/biometrics/template";
 import { GalleryManager, type GalleryScope } from "./gallery-manager";
 
 // This test process holds galleries (as a worker does) while another process, the real server, enrols,
@@ -40,12 +42,12 @@ afterAll(async () => {
   if (server) fs.rmSync(server.dataDir, { recursive: true, force: true });
 });
 
-/** New photos of synthetic pet `seed`, analysed by the engine in this process. */
+/** New photos of synthetic pet `seed`, analysed by the engine in this process as a 1:N probe's are. */
 async function probe(seed: number): Promise<Uint8Array[]> {
   const engine = await getEngine();
   const templates: Uint8Array[] = [];
   for (const i of [5, 6, 7]) {
-    const analysis = await engine.analyseImage(await noseCapture(seed, i));
+    const analysis = await engine.analyseImage(await noseCapture(seed, i), extractionFor("PET_IDENTIFICATION"));
     if (analysis.ok && analysis.template) templates.push(analysis.template);
   }
   return templates;
@@ -114,6 +116,30 @@ describe("gallery manager, with another process changing pets", () => {
     expect(cleared).toEqual({ engineVersion: engine.ENGINE_VERSION, lightTemplate: null, searchKey: null });
     // Another account's pets are not read.
     expect((await enrolledLightTemplatesByPet(db.prisma, "another-account", [pet])).size).toBe(0);
+  });
+
+  it("stores an identification session's images with the outer frames that 1:N lookups read, any other without", async () => {
+    const frames = (rows: { template: Uint8Array | null }[]) => rows.flatMap((r) => (r.template ? [descriptorSetCount(deserializeTemplate(new Uint8Array(r.template)))] : []));
+    const imagesOf = (where: { petId?: string; sessionId?: string }) => db.prisma.fingerprintImage.findMany({ where, select: imageSelect, orderBy: { createdAt: "asc" } });
+    const pet = await registerPet(client, 506);
+    const enrolled = frames(await imagesOf({ petId: pet }));
+    expect(enrolled.length).toBeGreaterThanOrEqual(3);
+    expect(new Set(enrolled)).toEqual(new Set([MATCHED_SETS]));
+    const verification = frames(await imagesOf({ sessionId: await probeSession(client, 506, "PET_VERIFICATION", pet) }));
+    expect(new Set(verification)).toEqual(new Set([MATCHED_SETS]));
+    const identification = await probeSession(client, 506, "PET_IDENTIFICATION");
+    const probes = await imagesOf({ sessionId: identification });
+    expect(frames(probes).length).toBeGreaterThanOrEqual(2);
+    expect(new Set(frames(probes))).toEqual(new Set([DESCRIPTOR_SETS]));
+
+    // An identification job re-extracts a stale probe image (an older engine version's) with them again.
+    const engine = await getEngine();
+    const stale = probes.map((row) => ({ ...row, engineVersion: engine.ENGINE_VERSION - 1 }));
+    expect(new Set(frames(await currentTemplates(db.prisma, stale, extractionFor("PET_IDENTIFICATION"))))).toEqual(new Set([DESCRIPTOR_SETS]));
+    expect(new Set(frames(await currentTemplates(db.prisma, stale, extractionFor("PET_VERIFICATION"))))).toEqual(new Set([MATCHED_SETS]));
+    const job = await client.waitForIdentification((await client.identifyPet(identification)).jobId);
+    expect(job.status).toBe("SUCCESS");
+    expect(job.pets?.[0]?.id).toBe(pet);
   });
 
   it("moves a pet between search pools' galleries when the ops CLI moves it", async () => {

@@ -11,6 +11,7 @@ import { pathToFileURL } from "node:url";
 // threads already run it.
 
 export type Engine = typeof import("@/lib/biometrics");
+export type ExtractionOptions = import("@/lib/biometrics").ExtractionOptions;
 
 const state = globalThis as unknown as { __rhinariumEngine?: Promise<Engine> };
 

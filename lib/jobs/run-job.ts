@@ -5,7 +5,7 @@ import type { QualityReport } from "@/lib/biometrics";
 import { recordGalleryChanges } from "@/lib/galleries/gallery-changes";
 import { getGalleryManager } from "@/lib/galleries/gallery-manager";
 import { getEngine } from "./engine-port";
-import { currentTemplates, imageSelect, usableTemplates, type ImageRow } from "./templates";
+import { currentTemplates, extractionFor, imageSelect, usableTemplates, type ImageRow } from "./templates";
 
 type Json = Prisma.InputJsonValue;
 
@@ -35,8 +35,9 @@ async function tooFewUsable(images: ImageRow[], required: number, set: "probe" |
   };
 }
 
-async function sessionImages(db: Db, sessionId: string) {
-  return currentTemplates(db, await db.fingerprintImage.findMany({ where: { sessionId }, select: imageSelect, orderBy: { createdAt: "asc" } }));
+async function sessionImages(db: Db, job: JobRow) {
+  const images = await db.fingerprintImage.findMany({ where: { sessionId: job.sessionId }, select: imageSelect, orderBy: { createdAt: "asc" } });
+  return currentTemplates(db, images, extractionFor(job.session.purpose));
 }
 
 type JobRow = NonNullable<Awaited<ReturnType<typeof loadJob>>>;
@@ -47,7 +48,7 @@ function loadJob(db: Db, jobId: string) {
 
 async function runFingerprintAddition(db: Db, job: JobRow): Promise<Outcome> {
   const { MIN_USABLE_ENROL_IMAGES } = await getEngine();
-  const images = await sessionImages(db, job.sessionId);
+  const images = await sessionImages(db, job);
   if (usableTemplates(images).length < MIN_USABLE_ENROL_IMAGES) return tooFewUsable(images, MIN_USABLE_ENROL_IMAGES, "enrolment");
   // Enrolment happens in finishJob, in the same transaction that marks the job SUCCESS.
   return { status: "SUCCESS" };
@@ -55,7 +56,7 @@ async function runFingerprintAddition(db: Db, job: JobRow): Promise<Outcome> {
 
 async function runVerification(db: Db, job: JobRow): Promise<Outcome> {
   const { MIN_USABLE_PROBE_IMAGES, verifyPet } = await getEngine();
-  const probe = await sessionImages(db, job.sessionId);
+  const probe = await sessionImages(db, job);
   if (usableTemplates(probe).length < MIN_USABLE_PROBE_IMAGES) return tooFewUsable(probe, MIN_USABLE_PROBE_IMAGES, "probe");
   const enrolled = await currentTemplates(
     db,
@@ -73,7 +74,7 @@ async function runVerification(db: Db, job: JobRow): Promise<Outcome> {
 
 async function runIdentification(db: Db, job: JobRow): Promise<Outcome> {
   const { MIN_USABLE_PROBE_IMAGES } = await getEngine();
-  const probe = await sessionImages(db, job.sessionId);
+  const probe = await sessionImages(db, job);
   if (usableTemplates(probe).length < MIN_USABLE_PROBE_IMAGES) return tooFewUsable(probe, MIN_USABLE_PROBE_IMAGES, "probe");
   const poolName = job.account.searchPoolName;
   let poolId: string | null = null;

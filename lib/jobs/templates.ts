@@ -1,7 +1,8 @@
 import type { Db } from "@/lib/db/connect";
 import type { Prisma } from "@/lib/generated/prisma/client";
 import { readImageFile } from "@/lib/storage/images";
-import { getEngine } from "./engine-port";
+import type { SessionPurpose } from "@/lib/generated/prisma/client";
+import { getEngine, type ExtractionOptions } from "./engine-port";
 
 export interface ImageRow {
   id: string;
@@ -15,10 +16,19 @@ export interface ImageRow {
 export const imageSelect = { id: true, filePath: true, usable: true, template: true, engineVersion: true, quality: true } as const;
 
 /**
- * A template from an older engine version is not silently misread: the image is analysed again
- * from its stored file and the row updated (its stored search key and light template cleared).
+ * How the nose images of a session of this purpose are extracted: a 1:N probe's with the outer frames that only its
+ * first-stage lookups read, every other image without them (ExtractionOptions).
  */
-export async function currentTemplates<T extends ImageRow>(db: Db, images: T[]): Promise<T[]> {
+export function extractionFor(purpose: SessionPurpose): ExtractionOptions {
+  return { outerFrames: purpose === "PET_IDENTIFICATION" };
+}
+
+/**
+ * A template from an older engine version is not silently misread: the image is analysed again
+ * from its stored file (as `extraction` says; enrolled images' way by default) and the row updated
+ * (its stored search key and light template cleared).
+ */
+export async function currentTemplates<T extends ImageRow>(db: Db, images: T[], extraction: ExtractionOptions = {}): Promise<T[]> {
   const { ENGINE_VERSION, analyseImage } = await getEngine();
   const out: T[] = [];
   for (const image of images) {
@@ -26,7 +36,7 @@ export async function currentTemplates<T extends ImageRow>(db: Db, images: T[]):
       out.push(image);
       continue;
     }
-    const analysis = await analyseImage(await readImageFile(image.filePath));
+    const analysis = await analyseImage(await readImageFile(image.filePath), extraction);
     const refreshed = {
       usable: analysis.ok && analysis.quality.usable && analysis.template !== null,
       template: analysis.ok && analysis.template ? Buffer.from(analysis.template) : null,

@@ -6,6 +6,7 @@ import { ApiError, validationError } from "@/lib/api/errors";
 import { MAX_UPLOAD_BYTES } from "@/lib/api/body";
 import { getLiveSessionOrThrow } from "@/lib/capture-sessions/sessions";
 import { getEngine } from "@/lib/jobs/engine-port";
+import { extractionFor } from "@/lib/jobs/templates";
 import { imageRelativePath, removeImageFiles, writeImageFile, type ImageKind } from "@/lib/storage/images";
 
 /** More images improve accuracy only up to a point; the cap bounds a session's disk use and job time. */
@@ -69,9 +70,9 @@ async function storeImage<T>(
  */
 export async function uploadFingerprint(db: Db, accountId: string, sessionId: string, file: Blob): Promise<{ id: string }> {
   const bytes = await readJpegOrThrow(file);
-  await getOpenSessionOrThrow(db, accountId, sessionId, "fingerprint");
+  const session = await getOpenSessionOrThrow(db, accountId, sessionId, "fingerprint");
   const engine = await getEngine();
-  const analysis = await engine.analyseImage(bytes);
+  const analysis = await engine.analyseImage(bytes, extractionFor(session.purpose));
   if (!analysis.ok) throw validationError("file", analysis.rejection.message);
   const id = randomUUID();
   const filePath = imageRelativePath(accountId, sessionId, "fingerprint", id);

@@ -4,7 +4,7 @@
 Reads a pairs CSV (header with columns `a` and `b`; other columns ignored; paths
 relative to --root), prints one `a,b,score` CSV line per pair to stdout, where
 score is the RANSAC inlier count (0 when either image can't be read or has fewer
-than 2 keypoints), and prints timings as one JSON line to stderr.
+than 2 keypoints), and prints timings (wall and CPU) as one JSON line to stderr.
 
 Run with Debian's /usr/bin/python3 and python3-opencv
 (see scripts/peer/ensure-python-opencv.sh).
@@ -123,6 +123,7 @@ def main():
     # Every image shows up in many pairs, so extract each one once up front.
     unique_paths = list(dict.fromkeys(path for pair in pairs for path in pair))
     extract_started = time.perf_counter()
+    extract_cpu_started = time.process_time()
     features = {}
     unreadable = []
     for path in unique_paths:
@@ -131,12 +132,15 @@ def main():
             unreadable.append(path)
         features[path] = None if image is None else extract(sift, image)
     extract_ms = (time.perf_counter() - extract_started) * 1000
+    extract_cpu_ms = (time.process_time() - extract_cpu_started) * 1000
 
     out = csv.writer(sys.stdout, lineterminator="\n")
     compare_started = time.perf_counter()
+    compare_cpu_started = time.process_time()
     for a, b in pairs:
         out.writerow([a, b, inlier_count(matcher, features[a], features[b], args.model)])
     compare_ms = (time.perf_counter() - compare_started) * 1000
+    compare_cpu_ms = (time.process_time() - compare_cpu_started) * 1000
     sys.stdout.flush()
 
     timings = {
@@ -144,8 +148,12 @@ def main():
         "unreadableImages": unreadable,
         "tooFewKeypointsImages": [p for p in unique_paths if features[p] is None and p not in unreadable],
         "pairs": len(pairs),
+        # OpenCV runs parts of SIFT on every core (threads); CPU time is the process's, over all its threads.
+        "threads": cv2.getNumThreads(),
         "extractMsPerImage": extract_ms / max(1, len(unique_paths)),
+        "extractCpuMsPerImage": extract_cpu_ms / max(1, len(unique_paths)),
         "compareMsPerPair": compare_ms / max(1, len(pairs)),
+        "compareCpuMsPerPair": compare_cpu_ms / max(1, len(pairs)),
         "extractMs": extract_ms,
         "compareMs": compare_ms,
         "totalMs": (time.perf_counter() - STARTED) * 1000,

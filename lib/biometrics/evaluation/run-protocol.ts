@@ -28,14 +28,15 @@ export interface ProtocolRun {
 const PAIRS_PER_REQUEST = 4000;
 const log = (message: string) => process.stderr.write(`${message}\n`);
 
-async function analyseAll(root: string, images: string[], concurrency: number): Promise<ImageAnalysis[]> {
+/** Every image of the plan, each probe image with the outer frames that a 1:N probe's first stage reads (extract.ts). */
+async function analyseAll(root: string, images: string[], probes: ReadonlySet<number>, concurrency: number): Promise<ImageAnalysis[]> {
   const results: ImageAnalysis[] = new Array(images.length);
   let next = 0;
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
       while (next < images.length) {
         const index = next++;
-        results[index] = await analyseImage(fs.readFileSync(path.join(root, images[index])));
+        results[index] = await analyseImage(fs.readFileSync(path.join(root, images[index])), { outerFrames: probes.has(index) });
         if (index % 500 === 0) log(`  extracted ${index}/${images.length}`);
       }
     }),
@@ -48,7 +49,8 @@ export async function runProtocol(root: string, options: ProtocolOptions): Promi
   const plan = planProtocol(readLabelledDataset(root), options);
   log(`${plan.enrolled.length} enrolled + ${plan.unenrolled.length} unenrolled subjects, ${plan.images.length} images`);
   const workers = new EvalWorkers();
-  const analyses = await analyseAll(root, plan.images, workers.size * 2);
+  const probes = new Set([...plan.enrolled, ...plan.unenrolled].flatMap((subject) => subject.probe));
+  const analyses = await analyseAll(root, plan.images, probes, workers.size * 2);
   await shutdownEngine();
   const extractionMs = analyses.reduce((sum, a) => sum + (a.ok ? a.extractionMs : 0), 0);
   const usable = analyses.map((a) => a.ok && a.template !== null);

@@ -63,6 +63,9 @@ describe("runSiftPeer", () => {
       expect(timings).toMatchObject({ images: 5, pairs: 4, tooFewKeypointsImages: [] });
       expect(timings.unreadableImages.sort()).toEqual(["broken.jpg", "missing.jpg"]);
       expect(timings.extractMsPerImage).toBeGreaterThan(0);
+      expect(timings.extractCpuMsPerImage).toBeGreaterThan(0);
+      expect(timings.compareCpuMsPerPair).toBeGreaterThan(0);
+      expect(timings.threads).toBeGreaterThanOrEqual(1);
       expect(timings.totalMs).toBeGreaterThanOrEqual(timings.extractMs + timings.compareMs);
     },
     INSTALL_TIMEOUT_MS,
