@@ -274,6 +274,7 @@ describe("templates", () => {
     const fourFrames = Uint8Array.from(bytes);
     fourFrames[15] = 4;
     expect(() => deserializeTemplate(fourFrames)).toThrow(/descriptor sets 4/);
+    expect(() => searchKeyOfTemplate(fourFrames)).toThrow(TemplateFormatError);
     expect(() => deserializeTemplate(bytes.subarray(0, bytes.length - 1))).toThrow(TemplateFormatError);
     expect(() => deserializeTemplate(new Uint8Array(8))).toThrow(TemplateFormatError);
   });

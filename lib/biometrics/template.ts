@@ -114,6 +114,13 @@ export function templateVersionOf(bytes: Uint8Array): number {
   return view.getUint16(4, true);
 }
 
+/** The number of descriptor frames in a template's header, checked. */
+function frameCountOf(view: DataView): number {
+  const sets = view.getUint8(15);
+  if (sets !== MATCHED_SETS && sets !== DESCRIPTOR_SETS) throw new TemplateFormatError(`descriptor sets ${sets} are neither ${MATCHED_SETS} nor ${DESCRIPTOR_SETS}`);
+  return sets;
+}
+
 /** Decode and validate stored bytes; a template from another engine version is refused, not misread. */
 export function deserializeTemplate(bytes: Uint8Array): NoseTemplate {
   const version = templateVersionOf(bytes);
@@ -126,8 +133,7 @@ export function deserializeTemplate(bytes: Uint8Array): NoseTemplate {
   const count = view.getUint16(10, true);
   const dims = view.getUint16(12, true);
   if (dims !== DESCRIPTOR_DIMS) throw new TemplateFormatError(`descriptor size ${dims} is not ${DESCRIPTOR_DIMS}`);
-  const sets = view.getUint8(15);
-  if (sets !== MATCHED_SETS && sets !== DESCRIPTOR_SETS) throw new TemplateFormatError(`descriptor sets ${sets} are neither ${MATCHED_SETS} nor ${DESCRIPTOR_SETS}`);
+  const sets = frameCountOf(view);
   const keyStart = featuresByteLength(count, sets);
   if (bytes.length < keyStart) throw new TemplateFormatError("template is shorter than its header says");
   let searchKey: SearchKey;
@@ -157,7 +163,7 @@ export function searchKeyOfTemplate(bytes: Uint8Array): Uint8Array {
   const version = templateVersionOf(bytes);
   if (version !== TEMPLATE_VERSION) throw new TemplateFormatError(`template version ${version} is not the engine's ${TEMPLATE_VERSION}: re-extract it`);
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const keyStart = featuresByteLength(view.getUint16(10, true), view.getUint8(15));
+  const keyStart = featuresByteLength(view.getUint16(10, true), frameCountOf(view));
   try {
     return bytes.slice(keyStart, keyStart + searchKeyLengthAt(bytes.subarray(keyStart)));
   } catch (error) {
