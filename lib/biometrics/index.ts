@@ -35,6 +35,11 @@ function enginePool(): EnginePool {
   return pool;
 }
 
+/** How many worker threads the engine runs (one per core unless ENGINE_WORKERS says otherwise). */
+export function engineThreads(): number {
+  return enginePool().size;
+}
+
 /**
  * Decode, check and measure one upload; a usable image also yields its template bytes. A 1:N probe's image
  * needs `outerFrames` (ExtractionOptions); any other image is extracted faster without them.
