@@ -16,7 +16,8 @@ export interface ExtractionOptions {
   /**
    * Also describe the keypoints in the outer ± 40° frames (DESCRIPTOR_SETS instead of MATCHED_SETS). Only a 1:N
    * probe's first-stage lookups read them (search-key.ts); enrolled images and 1:1 probes never do, and each frame
-   * is one network evaluation per keypoint, so without them an extraction takes about a quarter less time.
+   * is one network evaluation per keypoint, so without them an extraction takes about a fifth less time
+   * (docs/engine.md, "Outer frames for 1:N probes only").
    */
   outerFrames?: boolean;
 }

@@ -67,7 +67,7 @@ export const DESCRIPTOR_SETS = DESCRIPTOR_ANGLES_DEG.length;
  * only INDEXED_TURNED_KEYPOINTS (the true pet in the first stage's 16 among 1,000 real pets: 97.4 → 98.0 %,
  * docs/engine.md, "Outer probe frames and a light re-rank"). So only a 1:N probe's images are described in them
  * (extract.ts `outerFrames`); every other image's template holds the MATCHED_SETS frames alone, which saves two of
- * five network evaluations per keypoint, the bulk of an extraction (docs/engine.md, "Outer frames for probes only").
+ * five network evaluations per keypoint, the bulk of an extraction (docs/engine.md, "Outer frames for 1:N probes only").
  */
 export const MATCHED_SETS = 3;
 /**
