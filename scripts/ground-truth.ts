@@ -10,7 +10,7 @@ import { decodeNoseImage } from "../lib/biometrics/decode";
 import { normaliseContrast } from "../lib/biometrics/enhance";
 import type { DescriptorNet } from "../lib/biometrics/descriptor-net";
 import { describeKeypoints, descriptorFrame, detectKeypoints, type Keypoint, type ScaleLevel } from "../lib/biometrics/features";
-import { DESCRIPTOR_ANGLES_DEG, MATCHED_SETS } from "../lib/biometrics/parameters";
+import { DESCRIPTOR_ANGLES_DEG, DESCRIPTOR_SETS, MATCHED_SETS } from "../lib/biometrics/parameters";
 import { planCapture, surfacePointOf } from "../lib/synth/capture";
 import { burstLayout, captureFileName, captureSeed, MANIFEST_FILE, subjectDirName, subjectSeed, type DatasetManifest } from "../lib/synth/dataset";
 import { createNoseSubject } from "../lib/synth/nose-surface";
@@ -71,7 +71,7 @@ export async function loadSubjectCaptures(
     const { image } = await decodeNoseImage(fs.readFileSync(file));
     const toCapture = plan.width / image.width;
     const { keypoints, levels } = detectKeypoints(normaliseContrast(image), image);
-    const all = options.levels ? null : describeKeypoints(levels, keypoints, DESCRIPTOR_ANGLES_DEG.length, options.net);
+    const all = options.levels ? null : describeKeypoints(levels, keypoints, DESCRIPTOR_SETS, options.net);
     const descriptors = all ? DESCRIPTOR_ANGLES_DEG.map((_, set) => descriptorFrame(all, keypoints.length, set)) : [];
     const surface = new Float32Array(keypoints.length * 3);
     keypoints.forEach((k, i) => {

@@ -6,7 +6,6 @@ import {
   BORDER_SIGMAS,
   DESCRIPTOR_DIMS,
   DESCRIPTOR_QUANT,
-  DESCRIPTOR_SETS,
   DESCRIPTOR_ANGLES_DEG,
   DETECTION_MIN_RESPONSE,
   DETECTION_SIGMAS,
@@ -144,7 +143,7 @@ export function detectKeypoints(normalised: GreyImage, grey: GreyImage): { keypo
 export function describeKeypoints(
   levels: ScaleLevel[],
   keypoints: Keypoint[],
-  sets: number = DESCRIPTOR_SETS,
+  sets: number,
   net: DescriptorNet = descriptorNet(),
 ): Int8Array {
   const descriptors = new Int8Array(sets * keypoints.length * DESCRIPTOR_DIMS);

@@ -78,6 +78,11 @@ export function lightTemplateOf(bytes: Uint8Array): Uint8Array {
   return serializeTemplate({ ...strongestKeypoints(deserializeTemplate(bytes), RERANK_KEYPOINTS), searchKey: NO_SEARCH_KEY });
 }
 
+/** A template holds the matched frames, or all of them with a 1:N probe's outer ones. */
+function isFrameCount(sets: number): boolean {
+  return sets === MATCHED_SETS || sets === DESCRIPTOR_SETS;
+}
+
 function featuresByteLength(count: number, sets: number): number {
   return HEADER_BYTES + count * (KEYPOINT_FIELDS * 4 + sets * DESCRIPTOR_DIMS + 1);
 }
@@ -85,7 +90,7 @@ function featuresByteLength(count: number, sets: number): number {
 export function serializeTemplate(template: NoseTemplate): Uint8Array {
   const count = keypointCount(template);
   const sets = descriptorSetCount(template);
-  if (sets !== MATCHED_SETS && sets !== DESCRIPTOR_SETS) throw new RangeError(`a template holds ${MATCHED_SETS} or ${DESCRIPTOR_SETS} descriptor frames, not ${sets}`);
+  if (!isFrameCount(sets)) throw new RangeError(`a template holds ${MATCHED_SETS} or ${DESCRIPTOR_SETS} descriptor frames, not ${sets}`);
   const keyStart = featuresByteLength(count, sets);
   const bytes = new Uint8Array(keyStart + searchKeyByteLength(template.searchKey.words.length));
   const view = new DataView(bytes.buffer);
@@ -117,7 +122,7 @@ export function templateVersionOf(bytes: Uint8Array): number {
 /** The number of descriptor frames in a template's header, checked. */
 function frameCountOf(view: DataView): number {
   const sets = view.getUint8(15);
-  if (sets !== MATCHED_SETS && sets !== DESCRIPTOR_SETS) throw new TemplateFormatError(`descriptor sets ${sets} are neither ${MATCHED_SETS} nor ${DESCRIPTOR_SETS}`);
+  if (!isFrameCount(sets)) throw new TemplateFormatError(`descriptor sets ${sets} are neither ${MATCHED_SETS} nor ${DESCRIPTOR_SETS}`);
   return sets;
 }
 
