@@ -37,17 +37,36 @@ export class DescriptorNetFormatError extends Error {}
 /** Each network's copy in this thread's kernel memory. */
 const placedNets = new WeakMap<DescriptorNet, PlacedNet>();
 
-/** The network's unit-length descriptor of one raw patch (PATCH_PIXELS values from `offset`). */
-export function describePatch(net: DescriptorNet, patch: Float32Array, offset = 0): Float32Array {
+function placedNet(net: DescriptorNet): PlacedNet {
   let placed = placedNets.get(net);
   if (!placed) placedNets.set(net, (placed = placeNet(net.layers, PATCH_SIZE)));
-  const activations = runNet(placed, patch, offset);
+  return placed;
+}
+
+/** The L2 norm of a network's raw outputs (1 for all zeros). */
+function outputNorm(activations: Float32Array): number {
   let norm = 0;
   for (let i = 0; i < activations.length; i++) norm += activations[i] * activations[i];
-  norm = Math.sqrt(norm) || 1;
+  return Math.sqrt(norm) || 1;
+}
+
+/** The network's unit-length descriptor of one raw patch (PATCH_PIXELS values from `offset`). */
+export function describePatch(net: DescriptorNet, patch: Float32Array, offset = 0): Float32Array {
+  const activations = runNet(placedNet(net), patch, offset);
+  const norm = outputNorm(activations);
   const descriptor = new Float32Array(activations.length);
   for (let i = 0; i < activations.length; i++) descriptor[i] = activations[i] / norm;
   return descriptor;
+}
+
+/**
+ * describePatch's descriptor quantised, `Math.round(component x quant)`, written into `out` from `at` without
+ * allocating (the components rounded to float32 first, as describePatch stores them).
+ */
+export function describePatchQuantised(net: DescriptorNet, patch: Float32Array, quant: number, out: Int8Array, at: number): void {
+  const activations = runNet(placedNet(net), patch);
+  const norm = outputNorm(activations);
+  for (let i = 0; i < activations.length; i++) out[at + i] = Math.round(Math.fround(activations[i] / norm) * quant);
 }
 
 /** PyTorch's conv weights [out][in][ky][kx] as [ky][kx][in][out]. */

@@ -1,4 +1,4 @@
-import { describePatch, descriptorNet, type DescriptorNet } from "./descriptor-net";
+import { describePatchQuantised, descriptorNet, type DescriptorNet } from "./descriptor-net";
 import { gaussianBlur, type GreyImage } from "./grey-image";
 import { PATCH_PIXELS, samplePatch } from "./patches";
 import { hessianDeterminant } from "./simd/image-kernel";
@@ -150,11 +150,11 @@ export function describeKeypoints(
   for (let s = 0; s < sets; s++) {
     const angle = (DESCRIPTOR_ANGLES_DEG[s] * Math.PI) / 180;
     const frame = descriptorFrame(descriptors, keypoints.length, s);
-    keypoints.forEach((keypoint, k) => {
+    for (let k = 0; k < keypoints.length; k++) {
+      const keypoint = keypoints[k];
       samplePatch(levels[keypoint.level].blurred, keypoint, angle, patch);
-      const descriptor = describePatch(net, patch);
-      for (let d = 0; d < DESCRIPTOR_DIMS; d++) frame[k * DESCRIPTOR_DIMS + d] = Math.round(descriptor[d] * DESCRIPTOR_QUANT);
-    });
+      describePatchQuantised(net, patch, DESCRIPTOR_QUANT, frame, k * DESCRIPTOR_DIMS);
+    }
   }
   return descriptors;
 }

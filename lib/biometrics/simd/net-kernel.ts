@@ -194,7 +194,8 @@ export function runNet(net: PlacedNet, plane: Float32Array, offset = 0): Float32
   // The standardised plane's int16 steps are the centred plane's divided by std.
   let xscale = quantise(input.byteOffset, input.length, max, net.layers[0].limit, net.ints) / std;
   let count = 0;
-  for (const [l, layer] of net.layers.entries()) {
+  for (let l = 0; l < net.layers.length; l++) {
+    const layer = net.layers[l];
     if (l > 0) xscale = quantise(net.floats, count, max, layer.limit, net.ints);
     let pixels = 1;
     if (layer.kind === "linear") {
@@ -202,7 +203,8 @@ export function runNet(net: PlacedNet, plane: Float32Array, offset = 0): Float32
     } else {
       if (layer.kind === "plane") convPlane(net.ints, layer.size, layer.weights, layer.outputs, layer.stride, net.floats);
       else conv3x3(net.ints, layer.size, layer.inputs, layer.weights, layer.outputs, layer.stride, net.zeros, net.floats);
-      pixels = Math.ceil(layer.size / layer.stride) ** 2;
+      const side = Math.ceil(layer.size / layer.stride);
+      pixels = side * side;
     }
     max = dequantise(net.floats, pixels, layer.outputs, layer.scales, layer.biases, xscale, layer.relu, net.floats);
     count = pixels * layer.outputs;
