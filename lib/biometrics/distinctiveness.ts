@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import { DESCRIPTOR_DIMS, DESCRIPTOR_QUANT, GENERICNESS_REFERENCE, PROBE_VOTE_EXPONENT } from "./parameters";
-import { INT32_MIN, nearestNeighbours } from "./simd/dot-kernel";
+import { INT32_MIN, residentMatrix, secondBestDots } from "./simd/dot-kernel";
 
 /**
  * How *generic* a keypoint is: a keypoint whose descriptor many other noses also offer (the pad's outline
@@ -65,7 +65,7 @@ export function keypointGenericness(upright: Int8Array, bank: Int8Array = generi
   const count = upright.length / DESCRIPTOR_DIMS;
   const genericness = new Uint8Array(count);
   if (count === 0) return genericness;
-  const { rowSecond } = nearestNeighbours(upright, 1, bank, DESCRIPTOR_DIMS)[0];
+  const rowSecond = secondBestDots(upright, residentMatrix(bank, DESCRIPTOR_DIMS));
   const scale = DESCRIPTOR_QUANT * DESCRIPTOR_QUANT;
   for (let i = 0; i < count; i++) {
     const cosine = rowSecond[i] === INT32_MIN ? 0 : rowSecond[i] / scale;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { dotProductMatrix, INT32_MIN, nearestNeighbours } from "./dot-kernel";
+import { dotProductMatrix, INT32_MIN, nearestNeighbours, residentMatrix, secondBestDots } from "./dot-kernel";
 
 function randomDescriptors(count: number, dims: number, seed: number): Int8Array {
   const values = new Int8Array(count * dims);
@@ -76,5 +76,31 @@ describe("nearestNeighbours (SIMD kernel)", () => {
 
   it("rejects descriptors whose frames do not hold the same number of rows", () => {
     expect(() => nearestNeighbours(randomDescriptors(5, 16, 1), 2, randomDescriptors(3, 16, 2), 16)).toThrow();
+  });
+});
+
+describe("secondBestDots (resident matrix)", () => {
+  it.each([
+    // rows, matrix rows (not a multiple of 16, fewer than 2, exactly 16), dims, value range (small: ties)
+    [13, 29, 128, 127],
+    [1, 4096, 64, 127],
+    [300, 37, 64, 3],
+    [7, 1, 64, 127],
+    [8, 16, 16, 1],
+    [0, 5, 64, 127],
+  ])("is the scalar scan's runner-up: %i rows x %i matrix rows, %i dims, values up to %i", (rows, columns, dims, max) => {
+    const a = randomDescriptors(rows, dims, rows + 3).map((v) => Math.abs(v) % (max + 1) * (v < 0 ? -1 : 1));
+    const b = randomDescriptors(columns, dims, columns + 4).map((v) => Math.abs(v) % (max + 1) * (v < 0 ? -1 : 1));
+    expect(Array.from(secondBestDots(a, residentMatrix(b, dims)))).toEqual(scalarNeighbours(a, 1, b, dims)[0].rowSecond);
+  });
+
+  it("reaches the int8 extremes exactly and places each matrix once", () => {
+    const a = new Int8Array(3 * 64).fill(-128);
+    const b = new Int8Array(20 * 64).fill(-128);
+    b.fill(127, 64, 128);
+    const matrix = residentMatrix(b, 64);
+    expect(residentMatrix(b, 64)).toBe(matrix);
+    expect(Array.from(secondBestDots(a, matrix))).toEqual([128 * 128 * 64, 128 * 128 * 64, 128 * 128 * 64]);
+    expect(scalarNeighbours(a, 1, b, 64)[0].rowSecond[0]).toBe(128 * 128 * 64);
   });
 });

@@ -3,7 +3,8 @@ import { DOT_KERNEL_WASM_BASE64 } from "./dot-kernel-wasm";
 const PAGE_BYTES = 65_536;
 const INT32_MIN = -(2 ** 31);
 
-const instance = new WebAssembly.Instance(new WebAssembly.Module(Buffer.from(DOT_KERNEL_WASM_BASE64, "base64")), {});
+const kernelModule = new WebAssembly.Module(Buffer.from(DOT_KERNEL_WASM_BASE64, "base64"));
+const instance = new WebAssembly.Instance(kernelModule, {});
 const memory = instance.exports.memory as WebAssembly.Memory;
 const widen = instance.exports.widen as (src: number, n: number, dst: number) => void;
 const matrix = instance.exports.matrix as (pa: number, na: number, pb: number, nb: number, dims: number, out: number) => void;
@@ -87,6 +88,75 @@ export function nearestNeighbours(a: Int8Array, frames: number, b: Int8Array, di
       columnRow: values.subarray(at + 3 * countA + padB, at + 3 * countA + padB + countB),
     };
   });
+}
+
+/**
+ * A matrix searched again and again (the generic bank): kept in a second instance of the kernel, whose memory holds
+ * such matrices from its start, widened to int16 and laid out column pair by column pair for `secondBest`; the
+ * rows searched with it are staged after them. Matrices are placed once per thread and never freed.
+ */
+export interface ResidentMatrix {
+  readonly rows: number;
+  readonly dims: number;
+  /** Rows padded to a multiple of 16. */
+  readonly rowsPadded: number;
+  /** Byte offset in the resident instance's memory. */
+  readonly at: number;
+}
+
+const RESIDENT_BLOCK = 16;
+let resident: { memory: WebAssembly.Memory; secondBest: (pa: number, na: number, bytes: number, pt: number, nb: number, nbPad: number, out: number) => void; top: number } | null = null;
+const residentMatrices = new WeakMap<Int8Array, ResidentMatrix>();
+
+function residentKernel(): NonNullable<typeof resident> {
+  if (!resident) {
+    const exports = new WebAssembly.Instance(kernelModule, {}).exports;
+    resident = { memory: exports.memory as WebAssembly.Memory, secondBest: exports.secondBest as NonNullable<typeof resident>["secondBest"], top: 0 };
+  }
+  return resident;
+}
+
+function ensureResidentBytes(kernel: NonNullable<typeof resident>, bytes: number): void {
+  if (bytes > kernel.memory.buffer.byteLength) kernel.memory.grow(Math.ceil((bytes - kernel.memory.buffer.byteLength) / PAGE_BYTES));
+}
+
+/** `b` (rows of `dims` int8) placed in the resident instance, once per array. */
+export function residentMatrix(b: Int8Array, dims: number): ResidentMatrix {
+  const known = residentMatrices.get(b);
+  if (known && known.dims === dims) return known;
+  checkDims(dims, b, b);
+  const kernel = residentKernel();
+  const rows = b.length / dims;
+  const rowsPadded = Math.ceil(rows / RESIDENT_BLOCK) * RESIDENT_BLOCK;
+  const at = align16(kernel.top);
+  kernel.top = at + rowsPadded * dims * 2;
+  ensureResidentBytes(kernel, kernel.top);
+  // [pair][row][2]: pair p of row j at ((p x rowsPadded) + j) x 2; padding rows stay zero (the kernel ignores them).
+  const laid = new Int16Array(kernel.memory.buffer, at, rowsPadded * dims).fill(0);
+  for (let j = 0; j < rows; j++) {
+    for (let d = 0; d < dims; d++) laid[((d >> 1) * rowsPadded + j) * 2 + (d & 1)] = b[j * dims + d];
+  }
+  const matrix = { rows, dims, rowsPadded, at };
+  residentMatrices.set(b, matrix);
+  return matrix;
+}
+
+/**
+ * Each row of `a`'s second largest dot product with the rows of a resident matrix: `nearestNeighbours(a, 1, b,
+ * dims)[0].rowSecond`, bit for bit, without the column and index bookkeeping and without copying b each call.
+ */
+export function secondBestDots(a: Int8Array, matrix: ResidentMatrix): Int32Array {
+  const { dims } = matrix;
+  if (a.length % dims !== 0) throw new Error("descriptor size must be a multiple of 16");
+  const count = a.length / dims;
+  if (count === 0) return new Int32Array(0);
+  const kernel = residentKernel();
+  const pa = align16(kernel.top);
+  const out = align16(pa + a.length * 2);
+  ensureResidentBytes(kernel, out + count * 4);
+  new Int16Array(kernel.memory.buffer, pa, a.length).set(a);
+  kernel.secondBest(pa, count, dims * 2, matrix.at, matrix.rows, matrix.rowsPadded, out);
+  return new Int32Array(kernel.memory.buffer.slice(out, out + count * 4));
 }
 
 export { INT32_MIN };
