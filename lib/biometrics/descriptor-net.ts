@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import { DESCRIPTOR_DIMS } from "./parameters";
-import { PATCH_PIXELS, PATCH_SIZE } from "./patches";
-import { placeNet, runNet, type NetLayer, type PlacedNet } from "./simd/net-kernel";
+import { PATCH_PIXELS, PATCH_SIZE, patchFrame } from "./patches";
+import { placeNet, runNet, runNetOnPatch, type NetLayer, type PlacedImage, type PlacedNet } from "./simd/net-kernel";
 
 /**
  * A small convolutional descriptor network (trained by `npm run train:descriptor`, scripts/train-descriptor.py):
@@ -60,11 +60,20 @@ export function describePatch(net: DescriptorNet, patch: Float32Array, offset = 
 }
 
 /**
- * describePatch's descriptor quantised, `Math.round(component x quant)`, written into `out` from `at` without
- * allocating (the components rounded to float32 first, as describePatch stores them).
+ * describePatch's descriptor, quantised as `Math.round(component x quant)` (each component rounded to float32
+ * first, as describePatch stores it), of the patch that `samplePatch` would take from a placed image (the kernel
+ * samples it: `runNetOnPatch`), written into `out` from `at` without allocating.
  */
-export function describePatchQuantised(net: DescriptorNet, patch: Float32Array, quant: number, out: Int8Array, at: number): void {
-  const activations = runNet(placedNet(net), patch);
+export function describeImagePatchQuantised(
+  net: DescriptorNet,
+  image: PlacedImage,
+  keypoint: { x: number; y: number; sigma: number },
+  angle: number,
+  quant: number,
+  out: Int8Array,
+  at: number,
+): void {
+  const activations = runNetOnPatch(placedNet(net), image, keypoint.x, keypoint.y, patchFrame(keypoint, angle, image.width, image.height));
   const norm = outputNorm(activations);
   for (let i = 0; i < activations.length; i++) out[at + i] = Math.round(Math.fround(activations[i] / norm) * quant);
 }

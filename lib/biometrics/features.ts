@@ -1,7 +1,7 @@
-import { describePatchQuantised, descriptorNet, type DescriptorNet } from "./descriptor-net";
+import { describeImagePatchQuantised, descriptorNet, type DescriptorNet } from "./descriptor-net";
 import { gaussianBlur, type GreyImage } from "./grey-image";
-import { PATCH_PIXELS, samplePatch } from "./patches";
 import { hessianDeterminant } from "./simd/image-kernel";
+import { placeImage } from "./simd/net-kernel";
 import {
   BORDER_SIGMAS,
   DESCRIPTOR_DIMS,
@@ -116,9 +116,6 @@ function selectSpread(candidates: Keypoint[], width: number, height: number): Ke
   return selected;
 }
 
-/** One patch, reused from keypoint to keypoint. */
-const patch = new Float32Array(PATCH_PIXELS);
-
 /**
  * The descriptors of frame `set` (DESCRIPTOR_ANGLES_DEG[set]; 0 is upright) in a `LocalFeatures.descriptors`
  * array of `keypointTotal` keypoints: the one place that knows the frames' layout.
@@ -147,13 +144,13 @@ export function describeKeypoints(
   net: DescriptorNet = descriptorNet(),
 ): Int8Array {
   const descriptors = new Int8Array(sets * keypoints.length * DESCRIPTOR_DIMS);
+  // Each level in the network kernel's memory once, where its patches are sampled (slot = level).
+  const images = levels.map(({ blurred }, level) => placeImage(level, blurred.data, blurred.width, blurred.height));
   for (let s = 0; s < sets; s++) {
     const angle = (DESCRIPTOR_ANGLES_DEG[s] * Math.PI) / 180;
     const frame = descriptorFrame(descriptors, keypoints.length, s);
     for (let k = 0; k < keypoints.length; k++) {
-      const keypoint = keypoints[k];
-      samplePatch(levels[keypoint.level].blurred, keypoint, angle, patch);
-      describePatchQuantised(net, patch, DESCRIPTOR_QUANT, frame, k * DESCRIPTOR_DIMS);
+      describeImagePatchQuantised(net, images[keypoints[k].level], keypoints[k], angle, DESCRIPTOR_QUANT, frame, k * DESCRIPTOR_DIMS);
     }
   }
   return descriptors;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { Rng } from "../../synth/prng";
-import { int16Limit, placeNet, runNet, type NetLayer } from "./net-kernel";
+import { patchFrame, samplePatch } from "../patches";
+import { int16Limit, placeImage, placeNet, runNet, runNetOnPatch, type NetLayer } from "./net-kernel";
 
 /** The same network in plain float64, straight from the layer definitions (weights outputs innermost, as NetLayer). */
 function reference(layers: NetLayer[], size: number, plane: Float32Array): number[] {
@@ -83,5 +84,41 @@ describe("descriptor network kernel (int16)", () => {
     const got = runNet(placeNet(layers, 16), new Float32Array(256).fill(42));
     const want = reference(layers, 16, new Float32Array(256).fill(42));
     want.forEach((v, i) => expect(got[i]).toBeCloseTo(v, 4));
+  });
+});
+
+describe("patches sampled in the kernel (runNetOnPatch)", () => {
+  const rng = new Rng(11);
+  // A 16 x 16 network: what matters here is that its input is the same patch, bit for bit.
+  const layers = [randomLayer(rng, "conv", 2, 1, 8, 9), randomLayer(rng, "conv", 2, 8, 16, 9), randomLayer(rng, "linear", 1, 16, 12, 16)];
+  const net = placeNet(layers, 16);
+
+  it("gives what runNet gives on samplePatch's patch: inside, clamped at every border, turned, odd sizes", () => {
+    for (const [width, height] of [[258, 320], [97, 61]]) {
+      const data = Float32Array.from({ length: width * height }, () => rng.symmetric(3));
+      const image = placeImage(0, data, width, height);
+      const patch = new Float32Array(256);
+      const keypoints = [
+        { x: width / 2, y: height / 2, sigma: 2.5 },
+        { x: 1, y: 2, sigma: 4.9 },
+        { x: width - 2, y: height - 1, sigma: 6.9 },
+        { x: 3, y: height - 3, sigma: 3.5 },
+        ...Array.from({ length: 20 }, () => ({ x: Math.floor(rng.next() * width), y: Math.floor(rng.next() * height), sigma: 2 + rng.next() * 5 })),
+      ];
+      for (const keypoint of keypoints) {
+        for (const angle of [0, 0.35, -0.7, Math.PI / 2]) {
+          samplePatch({ width, height, data }, keypoint, angle, patch);
+          const expected = Array.from(runNet(net, patch));
+          expect(Array.from(runNetOnPatch(net, image, keypoint.x, keypoint.y, patchFrame(keypoint, angle, width, height)))).toEqual(expected);
+        }
+      }
+    }
+  });
+
+  it("survives the kernel's memory growing after the network was placed (a larger image placed later)", () => {
+    const plane = Float32Array.from({ length: 256 }, () => rng.symmetric(50));
+    const before = Array.from(runNet(net, plane));
+    placeImage(1, new Float32Array(640 * 640), 640, 640);
+    expect(Array.from(runNet(net, plane))).toEqual(before);
   });
 });

@@ -15,6 +15,10 @@ const convPlane = instance.exports.convPlane as (pin: number, size: number, pw: 
 const linear = instance.exports.linear as (pin: number, n: number, pw: number, nout: number, pout: number) => void;
 const dequantise = instance.exports.dequantise as (pacc: number, pixels: number, cout: number, ps: number, pb: number, xscale: number, relu: number, pout: number) => number;
 const quantise = instance.exports.quantise as (pf: number, n: number, max: number, limit: number, pq: number) => number;
+const standardise = instance.exports.standardise as (pplane: number, size: number, pinput: number, pstd: number) => number;
+const samplePatchKernel = instance.exports.samplePatch as (
+  pimg: number, width: number, height: number, kx: number, ky: number, cos: number, sin: number, inside: number, size: number, pout: number,
+) => void;
 
 /** A layer as descriptor-net.ts holds it: weights with the outputs innermost (conv [ky][kx][in][out]; linear [in][out], inputs pixel by pixel, channels innermost). */
 export interface NetLayer {
@@ -53,8 +57,14 @@ export interface PlacedNet {
   outputs: number;
   /** The input plane's side. */
   inputSize: number;
-  /** float32 input plane with the zero border that convPlane reads (row stride inputSize + 4); only the image part is ever written. */
-  input: Float32Array;
+  /** Byte offset of the float32 input plane with the zero border that convPlane reads (row stride inputSize + 4); only the image part is ever written. */
+  input: number;
+  /** Its length in values. */
+  inputValues: number;
+  /** The raw float32 plane (inputSize² values, row by row) that `standardise` reads: a copied plane or a sampled patch. */
+  plane: number;
+  /** One float64: the plane's standard deviation, as `standardise` leaves it. */
+  std: number;
   /** float32 outputs of the latest layer. */
   floats: number;
   /** int16 inputs of the next layer. */
@@ -146,12 +156,16 @@ export function placeNet(layers: readonly NetLayer[], inputSize: number): Placed
   }
   const planeValues = padded((inputSize + 4) * (inputSize + 2));
   largest = Math.max(largest, planeValues);
+  // Kernel memory is zero where reserve() first hands it out: the border stays zero.
   const input = reserve(planeValues * 4);
   return {
     layers: placed,
     outputs: channels,
     inputSize,
-    input: new Float32Array(memory.buffer, input, planeValues).fill(0),
+    input,
+    inputValues: planeValues,
+    plane: reserve(inputSize * inputSize * 4),
+    std: reserve(8),
     floats: reserve(largest * 4),
     ints: reserve(largest * 2),
     // conv3x3 reads one pixel's channels of zeros for a tap outside the image.
@@ -159,40 +173,50 @@ export function placeNet(layers: readonly NetLayer[], inputSize: number): Placed
   };
 }
 
-/** Views of kernel memory go stale when it grows (a later placeNet): this net's input view, current. */
-function inputView(net: PlacedNet): Float32Array {
-  if (net.input.buffer !== memory.buffer) net.input = new Float32Array(memory.buffer, net.input.byteOffset, net.input.length);
-  return net.input;
-}
-
 /**
  * The network's raw outputs (before any normalisation; a view of kernel memory, valid until the next call) for one input plane (`inputSize²` values of `plane` from
  * `offset`, row by row), standardised first to mean 0 and standard deviation 1 (+ 1e-6), as the trainer does.
  */
 export function runNet(net: PlacedNet, plane: Float32Array, offset = 0): Float32Array {
+  const n = net.inputSize * net.inputSize;
+  new Float32Array(memory.buffer, net.plane, n).set(plane.subarray(offset, offset + n));
+  return forward(net);
+}
+
+/** An image copied into kernel memory for `runNetOnPatch` (its own slot's region, reused by the next image placed there). */
+export interface PlacedImage {
+  readonly at: number;
+  readonly width: number;
+  readonly height: number;
+}
+
+const imageSlots: { at: number; bytes: number }[] = [];
+
+/** Copies an image into slot `slot` (a region kept per slot, grown when an image does not fit): valid until the slot's next placement. */
+export function placeImage(slot: number, data: Float32Array, width: number, height: number): PlacedImage {
+  // samplePatch's bilinear reads never pass the last pixel (clamped to width - 1.001), so no slack is needed.
+  const bytes = width * height * 4;
+  if (!imageSlots[slot] || imageSlots[slot].bytes < bytes) imageSlots[slot] = { at: reserve(bytes), bytes };
+  new Float32Array(memory.buffer, imageSlots[slot].at, width * height).set(data.subarray(0, width * height));
+  return { at: imageSlots[slot].at, width, height };
+}
+
+/**
+ * The network's raw outputs (as runNet) for the patch of a placed image that patches.ts `samplePatch` would sample
+ * with this frame (`patchFrame`): sampled and standardised in kernel memory, bit for bit the same.
+ */
+export function runNetOnPatch(net: PlacedNet, image: PlacedImage, x: number, y: number, frame: { cos: number; sin: number; inside: boolean }): Float32Array {
+  samplePatchKernel(image.at, image.width, image.height, x, y, frame.cos, frame.sin, frame.inside ? 1 : 0, net.inputSize, net.plane);
+  return forward(net);
+}
+
+/** The layers over the plane at net.plane, standardised first (kernel `standardise`). */
+function forward(net: PlacedNet): Float32Array {
   const size = net.inputSize;
-  const n = size * size;
-  let sum = 0;
-  let sumSq = 0;
-  for (let i = 0; i < n; i++) {
-    const v = plane[offset + i];
-    sum += v;
-    sumSq += v * v;
-  }
-  const mean = sum / n;
-  const std = Math.sqrt(Math.max(0, sumSq / n - mean * mean)) + 1e-6;
-  const input = inputView(net);
-  const stride = size + 4;
-  let max = 0;
-  for (let y = 0; y < size; y++) {
-    for (let x = 0, at = (y + 1) * stride + 1, from = offset + y * size; x < size; x++) {
-      const v = plane[from + x] - mean;
-      input[at + x] = v;
-      max = Math.max(max, Math.abs(v));
-    }
-  }
+  let max = standardise(net.plane, size, net.input, net.std);
+  const std = new Float64Array(memory.buffer, net.std, 1)[0];
   // The standardised plane's int16 steps are the centred plane's divided by std.
-  let xscale = quantise(input.byteOffset, input.length, max, net.layers[0].limit, net.ints) / std;
+  let xscale = quantise(net.input, net.inputValues, max, net.layers[0].limit, net.ints) / std;
   let count = 0;
   for (let l = 0; l < net.layers.length; l++) {
     const layer = net.layers[l];

@@ -271,4 +271,82 @@
       (br_if $convert (i32.lt_u (local.get $i) (local.get $end))))
     (if (result f32) (f32.eq (local.get $max) (f32.const 0))
       (then (f32.const 0))
-      (else (f32.div (local.get $max) (local.get $limit))))))
+      (else (f32.div (local.get $max) (local.get $limit)))))
+  ;; A keypoint's patch, as patches.ts `samplePatch` samples it (its JavaScript is the reference, and this does the
+  ;; same f64 operations in the same order, so the f32 results are bit-identical): size x size f32 at pout, row by
+  ;; row, from the f32 image at pimg (width x height); sample (i, j) bilinear at x = kx + u cos - v sin,
+  ;; y = ky + u sin + v cos (u = i - half, v = j - half, half = size / 2 - 0.5), clamped to [0, width - 1.001] x
+  ;; [0, height - 1.001] unless `inside` (the caller's promise that no sample needs it).
+  (func (export "samplePatch") (param $pimg i32) (param $width i32) (param $height i32) (param $kx f64) (param $ky f64)
+    (param $cos f64) (param $sin f64) (param $inside i32) (param $size i32) (param $pout i32)
+    (local $i i32) (local $j i32) (local $u f64) (local $v f64) (local $half f64) (local $x f64) (local $y f64)
+    (local $maxX f64) (local $maxY f64) (local $x0 i32) (local $y0 i32) (local $fx f64) (local $fy f64) (local $p i32)
+    (local $d0 f64) (local $top f64) (local $bottom f64) (local $rowBytes i32)
+    (local.set $half (f64.sub (f64.div (f64.convert_i32_s (local.get $size)) (f64.const 2)) (f64.const 0.5)))
+    (local.set $maxX (f64.sub (f64.convert_i32_s (local.get $width)) (f64.const 1.001)))
+    (local.set $maxY (f64.sub (f64.convert_i32_s (local.get $height)) (f64.const 1.001)))
+    (local.set $rowBytes (i32.shl (local.get $width) (i32.const 2)))
+    (local.set $j (i32.const 0))
+    (loop $rows
+      (local.set $v (f64.sub (f64.convert_i32_s (local.get $j)) (local.get $half)))
+      (local.set $i (i32.const 0))
+      (loop $cols
+        (local.set $u (f64.sub (f64.convert_i32_s (local.get $i)) (local.get $half)))
+        (local.set $x (f64.sub (f64.add (local.get $kx) (f64.mul (local.get $u) (local.get $cos))) (f64.mul (local.get $v) (local.get $sin))))
+        (local.set $y (f64.add (f64.add (local.get $ky) (f64.mul (local.get $u) (local.get $sin))) (f64.mul (local.get $v) (local.get $cos))))
+        (if (i32.eqz (local.get $inside))
+          (then
+            (local.set $x (select (f64.const 0) (select (local.get $maxX) (local.get $x) (f64.gt (local.get $x) (local.get $maxX))) (f64.lt (local.get $x) (f64.const 0))))
+            (local.set $y (select (f64.const 0) (select (local.get $maxY) (local.get $y) (f64.gt (local.get $y) (local.get $maxY))) (f64.lt (local.get $y) (f64.const 0))))))
+        (local.set $x0 (i32.trunc_f64_s (local.get $x)))
+        (local.set $y0 (i32.trunc_f64_s (local.get $y)))
+        (local.set $fx (f64.sub (local.get $x) (f64.convert_i32_s (local.get $x0))))
+        (local.set $fy (f64.sub (local.get $y) (f64.convert_i32_s (local.get $y0))))
+        (local.set $p (i32.add (local.get $pimg) (i32.shl (i32.add (i32.mul (local.get $y0) (local.get $width)) (local.get $x0)) (i32.const 2))))
+        (local.set $d0 (f64.promote_f32 (f32.load (local.get $p))))
+        (local.set $top (f64.add (local.get $d0) (f64.mul (f64.sub (f64.promote_f32 (f32.load offset=4 (local.get $p))) (local.get $d0)) (local.get $fx))))
+        (local.set $p (i32.add (local.get $p) (local.get $rowBytes)))
+        (local.set $d0 (f64.promote_f32 (f32.load (local.get $p))))
+        (local.set $bottom (f64.add (local.get $d0) (f64.mul (f64.sub (f64.promote_f32 (f32.load offset=4 (local.get $p))) (local.get $d0)) (local.get $fx))))
+        (f32.store (local.get $pout) (f32.demote_f64 (f64.add (local.get $top) (f64.mul (f64.sub (local.get $bottom) (local.get $top)) (local.get $fy)))))
+        (local.set $pout (i32.add (local.get $pout) (i32.const 4)))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br_if $cols (i32.lt_s (local.get $i) (local.get $size))))
+      (local.set $j (i32.add (local.get $j) (i32.const 1)))
+      (br_if $rows (i32.lt_s (local.get $j) (local.get $size)))))
+
+  ;; The network's input standardisation (as net-kernel.ts did it in JavaScript, f64 throughout): the size x size f32
+  ;; plane at pplane centred on its mean, each value rounded to f32 into the padded input plane at pinput (row y,
+  ;; column x at (y + 1) x (size + 4) + x + 1); its standard deviation (+ 1e-6) as f64 at pstd; returns the largest
+  ;; magnitude of the centred values (before rounding).
+  (func (export "standardise") (param $pplane i32) (param $size i32) (param $pinput i32) (param $pstd i32) (result f64)
+    (local $n i32) (local $i i32) (local $x i32) (local $y i32) (local $v f64) (local $sum f64) (local $sumSq f64)
+    (local $mean f64) (local $max f64) (local $at i32) (local $from i32)
+    (local.set $n (i32.mul (local.get $size) (local.get $size)))
+    (local.set $i (i32.const 0))
+    (loop $sums
+      (local.set $v (f64.promote_f32 (f32.load (i32.add (local.get $pplane) (i32.shl (local.get $i) (i32.const 2))))))
+      (local.set $sum (f64.add (local.get $sum) (local.get $v)))
+      (local.set $sumSq (f64.add (local.get $sumSq) (f64.mul (local.get $v) (local.get $v))))
+      (local.set $i (i32.add (local.get $i) (i32.const 1)))
+      (br_if $sums (i32.lt_s (local.get $i) (local.get $n))))
+    (local.set $mean (f64.div (local.get $sum) (f64.convert_i32_s (local.get $n))))
+    (f64.store (local.get $pstd) (f64.add (f64.sqrt (f64.max (f64.const 0)
+      (f64.sub (f64.div (local.get $sumSq) (f64.convert_i32_s (local.get $n))) (f64.mul (local.get $mean) (local.get $mean))))) (f64.const 1e-6)))
+    (local.set $from (local.get $pplane))
+    (local.set $y (i32.const 0))
+    (loop $rows
+      (local.set $at (i32.add (local.get $pinput) (i32.shl (i32.add (i32.mul (i32.add (local.get $y) (i32.const 1)) (i32.add (local.get $size) (i32.const 4))) (i32.const 1)) (i32.const 2))))
+      (local.set $x (i32.const 0))
+      (loop $cols
+        (local.set $v (f64.sub (f64.promote_f32 (f32.load (local.get $from))) (local.get $mean)))
+        (f32.store (local.get $at) (f32.demote_f64 (local.get $v)))
+        (local.set $max (f64.max (local.get $max) (f64.abs (local.get $v))))
+        (local.set $from (i32.add (local.get $from) (i32.const 4)))
+        (local.set $at (i32.add (local.get $at) (i32.const 4)))
+        (local.set $x (i32.add (local.get $x) (i32.const 1)))
+        (br_if $cols (i32.lt_s (local.get $x) (local.get $size))))
+      (local.set $y (i32.add (local.get $y) (i32.const 1)))
+      (br_if $rows (i32.lt_s (local.get $y) (local.get $size))))
+    (local.get $max))
+)
