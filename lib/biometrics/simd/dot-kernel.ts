@@ -1,6 +1,6 @@
 import { DOT_KERNEL_WASM_BASE64 } from "./dot-kernel-wasm";
+import { growMemoryTo } from "./memory";
 
-const PAGE_BYTES = 65_536;
 const INT32_MIN = -(2 ** 31);
 
 const kernelModule = new WebAssembly.Module(Buffer.from(DOT_KERNEL_WASM_BASE64, "base64"));
@@ -31,7 +31,7 @@ function load(a: Int8Array, b: Int8Array, dims: number, extraBytes: number): { p
   const pb = align16(pa + 2 * a.length);
   const free = align16(pb + 2 * roundUp4(countB) * dims);
   const bytesNeeded = free + extraBytes;
-  if (bytesNeeded > memory.buffer.byteLength) memory.grow(Math.ceil((bytesNeeded - memory.buffer.byteLength) / PAGE_BYTES));
+  growMemoryTo(memory, bytesNeeded);
   const bytes = new Int8Array(memory.buffer);
   bytes.set(a, 0);
   bytes.set(b, stageB);
@@ -105,19 +105,21 @@ export interface ResidentMatrix {
 }
 
 const RESIDENT_BLOCK = 16;
-let resident: { memory: WebAssembly.Memory; secondBest: (pa: number, na: number, bytes: number, pt: number, nb: number, nbPad: number, out: number) => void; top: number } | null = null;
+interface ResidentKernel {
+  memory: WebAssembly.Memory;
+  secondBest: (pa: number, na: number, bytes: number, pt: number, nb: number, nbPad: number, out: number, scratch: number) => void;
+  /** End of the resident matrices; rows are staged after it. */
+  top: number;
+}
+let resident: ResidentKernel | null = null;
 const residentMatrices = new WeakMap<Int8Array, ResidentMatrix>();
 
-function residentKernel(): NonNullable<typeof resident> {
+function residentKernel(): ResidentKernel {
   if (!resident) {
     const exports = new WebAssembly.Instance(kernelModule, {}).exports;
-    resident = { memory: exports.memory as WebAssembly.Memory, secondBest: exports.secondBest as NonNullable<typeof resident>["secondBest"], top: 0 };
+    resident = { memory: exports.memory as WebAssembly.Memory, secondBest: exports.secondBest as ResidentKernel["secondBest"], top: 0 };
   }
   return resident;
-}
-
-function ensureResidentBytes(kernel: NonNullable<typeof resident>, bytes: number): void {
-  if (bytes > kernel.memory.buffer.byteLength) kernel.memory.grow(Math.ceil((bytes - kernel.memory.buffer.byteLength) / PAGE_BYTES));
 }
 
 /** `b` (rows of `dims` int8) placed in the resident instance, once per array. */
@@ -130,7 +132,7 @@ export function residentMatrix(b: Int8Array, dims: number): ResidentMatrix {
   const rowsPadded = Math.ceil(rows / RESIDENT_BLOCK) * RESIDENT_BLOCK;
   const at = align16(kernel.top);
   kernel.top = at + rowsPadded * dims * 2;
-  ensureResidentBytes(kernel, kernel.top);
+  growMemoryTo(kernel.memory, kernel.top);
   // [pair][row][2]: pair p of row j at ((p x rowsPadded) + j) x 2; padding rows stay zero (the kernel ignores them).
   const laid = new Int16Array(kernel.memory.buffer, at, rowsPadded * dims).fill(0);
   for (let j = 0; j < rows; j++) {
@@ -143,20 +145,22 @@ export function residentMatrix(b: Int8Array, dims: number): ResidentMatrix {
 
 /**
  * Each row of `a`'s second largest dot product with the rows of a resident matrix: `nearestNeighbours(a, 1, b,
- * dims)[0].rowSecond`, bit for bit, without the column and index bookkeeping and without copying b each call.
+ * dims)[0].rowSecond`, bit for bit, without the column bookkeeping and without copying b each call.
  */
 export function secondBestDots(a: Int8Array, matrix: ResidentMatrix): Int32Array {
   const { dims } = matrix;
-  if (a.length % dims !== 0) throw new Error("descriptor size must be a multiple of 16");
+  checkDims(dims, a, a);
   const count = a.length / dims;
   if (count === 0) return new Int32Array(0);
   const kernel = residentKernel();
   const pa = align16(kernel.top);
-  const out = align16(pa + a.length * 2);
-  ensureResidentBytes(kernel, out + count * 4);
+  const scratch = align16(pa + a.length * 2);
+  // rowBest, rowSecond, rowIndex as `nearest` lays them out (finishRow); rowSecond is the answer.
+  const out = scratch + 48;
+  growMemoryTo(kernel.memory, out + 3 * count * 4);
   new Int16Array(kernel.memory.buffer, pa, a.length).set(a);
-  kernel.secondBest(pa, count, dims * 2, matrix.at, matrix.rows, matrix.rowsPadded, out);
-  return new Int32Array(kernel.memory.buffer.slice(out, out + count * 4));
+  kernel.secondBest(pa, count, dims * 2, matrix.at, matrix.rows, matrix.rowsPadded, out, scratch);
+  return new Int32Array(kernel.memory.buffer.slice(out + count * 4, out + 2 * count * 4));
 }
 
 export { INT32_MIN };

@@ -254,8 +254,9 @@
   ;; multiple of 16, the rows from nb up ignored): what `nearest` gives as rowSecond (INT32_MIN when nb < 2).
   ;; Two rows at a time against 16 matrix rows, as the network kernel's convolution: one splatted pair of each row
   ;; times four vectors of 4 matrix rows' pairs, so no horizontal sums; each lane keeps its own top two, and
-  ;; `$secondOf` merges the lanes. Writes na i32 at out (an odd na's last row is computed in both halves).
-  (func (export "secondBest") (param $pa i32) (param $na i32) (param $bytes i32) (param $pt i32) (param $nb i32) (param $nbPad i32) (param $out i32)
+  ;; `$finishRow` merges the lanes into out as `nearest` lays it out: rowBest[na], rowSecond[na], then rowIndex[na]
+  ;; (not tracked here: -1). An odd na's last row is computed in both halves. `scratch` is 48 bytes.
+  (func (export "secondBest") (param $pa i32) (param $na i32) (param $bytes i32) (param $pt i32) (param $nb i32) (param $nbPad i32) (param $out i32) (param $scratch i32)
     (local $i i32) (local $ra0 i32) (local $ra1 i32) (local $jb i32) (local $w i32) (local $p i32) (local $q i32) (local $end i32)
     (local $pairStride i32) (local $a v128) (local $b v128) (local $wv v128) (local $d v128) (local $gt v128)
     (local $jV v128) (local $nbV v128) (local $minV v128)
@@ -348,28 +349,10 @@
             (local.set $jV (i32x4.add (local.get $jV) (v128.const i32x4 16 16 16 16)))
             (local.set $jb (i32.add (local.get $jb) (i32.const 16)))
             (br $blocks)))
-        (i32.store (i32.add (local.get $out) (i32.shl (local.get $i) (i32.const 2))) (call $secondOf (local.get $best0) (local.get $second0)))
+        (call $finishRow (local.get $best0) (local.get $second0) (v128.const i32x4 -1 -1 -1 -1) (local.get $scratch) (local.get $out) (local.get $na) (local.get $i))
         (if (i32.lt_u (i32.add (local.get $i) (i32.const 1)) (local.get $na))
-          (then (i32.store offset=4 (i32.add (local.get $out) (i32.shl (local.get $i) (i32.const 2))) (call $secondOf (local.get $best1) (local.get $second1)))))
+          (then
+            (call $finishRow (local.get $best1) (local.get $second1) (v128.const i32x4 -1 -1 -1 -1) (local.get $scratch) (local.get $out) (local.get $na) (i32.add (local.get $i) (i32.const 1)))))
         (local.set $i (i32.add (local.get $i) (i32.const 2)))
         (br $rows))))
-
-  ;; The second largest of the eight lanes of best and second (each lane a top two; the overall top two are among them).
-  (func $secondOf (param $best v128) (param $second v128) (result i32)
-    (local $top i32) (local $next i32) (local $v i32) (local $l i32) (local $values v128)
-    (local.set $top (i32.const 0x80000000))
-    (local.set $next (i32.const 0x80000000))
-    (local.set $l (i32.const 0))
-    (block $done
-      (loop $lanes
-        (br_if $done (i32.ge_u (local.get $l) (i32.const 8)))
-        (local.set $values (select (local.get $best) (local.get $second) (i32.lt_u (local.get $l) (i32.const 4))))
-        (local.set $v (i32x4.extract_lane 0 (i8x16.swizzle (local.get $values)
-          (i8x16.add (v128.const i8x16 0 1 2 3 0 0 0 0 0 0 0 0 0 0 0 0) (i8x16.splat (i32.shl (i32.and (local.get $l) (i32.const 3)) (i32.const 2)))))))
-        (if (i32.gt_s (local.get $v) (local.get $top))
-          (then (local.set $next (local.get $top)) (local.set $top (local.get $v)))
-          (else (if (i32.gt_s (local.get $v) (local.get $next)) (then (local.set $next (local.get $v))))))
-        (local.set $l (i32.add (local.get $l) (i32.const 1)))
-        (br $lanes)))
-    (local.get $next))
 )

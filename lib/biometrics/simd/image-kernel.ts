@@ -1,6 +1,6 @@
 import { IMAGE_KERNEL_WASM_BASE64 } from "./image-kernel-wasm";
+import { growMemoryTo } from "./memory";
 
-const PAGE_BYTES = 65_536;
 /** Past each image in memory, room for the one value that a pair of outputs at an odd row end reads beyond it. */
 const SLACK_BYTES = 16;
 
@@ -21,7 +21,7 @@ const kernel = instance.exports as unknown as {
 function regions(width: number, height: number, count: number, scratchBytes = 0): { at: number[]; scratch: number } {
   const size = (width * height * 4 + SLACK_BYTES + 15) & ~15;
   const needed = size * count + scratchBytes;
-  if (needed > memory.buffer.byteLength) memory.grow(Math.ceil((needed - memory.buffer.byteLength) / PAGE_BYTES));
+  growMemoryTo(memory, needed);
   return { at: Array.from({ length: count }, (_, i) => i * size), scratch: size * count };
 }
 

@@ -1,6 +1,6 @@
+import { growMemoryTo } from "./memory";
 import { NET_KERNEL_WASM_BASE64 } from "./net-kernel-wasm";
 
-const PAGE_BYTES = 65_536;
 /** The kernel computes outputs 16 at a time: every layer's outputs are padded with zero weights to a multiple of 16. */
 const LANES = 16;
 /** No int32 sum may pass this: |input| x |weight| x terms stays below it (net-kernel.wat sums exactly in int32). */
@@ -78,7 +78,7 @@ let top = 0;
 function reserve(bytes: number): number {
   const at = (top + 15) & ~15;
   top = at + bytes;
-  if (top > memory.buffer.byteLength) memory.grow(Math.ceil((top - memory.buffer.byteLength) / PAGE_BYTES));
+  growMemoryTo(memory, top);
   return at;
 }
 

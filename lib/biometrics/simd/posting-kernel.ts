@@ -1,6 +1,6 @@
+import { PAGE_BYTES } from "./memory";
 import { POSTING_KERNEL_WASM_BASE64 } from "./posting-kernel-wasm";
 
-const PAGE_BYTES = 65_536;
 /** wasm32 addresses: one thread's posting memory cannot exceed 4 GiB (about 150,000 pets). */
 const MAX_BYTES = 2 ** 32;
 /** Addresses below this hold the Hamming weight table (65 f64); 0 also means "no block". */
