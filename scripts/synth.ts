@@ -1,11 +1,15 @@
 // CLI: npm run synth -- --out DIR --subjects N --captures M [--seed S] [--difficulty normal|hard]
 //                       [--workers W]
+//      npm run synth -- stats DIR [--limit N] [--workers W]   (the set's statistics beside real crops')
 import { availableParallelism } from "node:os";
+import { formatSummary, measureCrops, summarise } from "../lib/synth/crop-stats";
 import { generateDataset } from "../lib/synth/dataset";
 import type { DifficultyName } from "../lib/synth/parameters";
 
 const USAGE =
   "usage: npm run synth -- --out DIR --subjects N --captures M [--seed S] [--difficulty normal|hard] [--workers W]";
+
+const STATS_USAGE = "usage: npm run synth -- stats DIR [--limit N] [--workers W]";
 
 class UsageError extends Error {}
 
@@ -63,7 +67,49 @@ function parseArgs(argv: string[]): CliArgs {
   };
 }
 
+interface StatsArgs {
+  dir: string;
+  limit: number;
+  workers: number;
+}
+
+function parseStatsArgs(argv: string[]): StatsArgs {
+  const [dir, ...rest] = argv;
+  if (!dir || dir.startsWith("--")) throw new UsageError("stats needs a directory");
+  let limit = 0;
+  let workers = Math.min(2, availableParallelism());
+  for (let i = 0; i < rest.length; i++) {
+    const match = /^--(limit|workers)(?:=(.*))?$/.exec(rest[i]!);
+    if (!match) throw new UsageError(`unknown argument "${rest[i]}"`);
+    const value = match[2] ?? rest[++i];
+    if (value === undefined) throw new UsageError(`--${match[1]} needs a value`);
+    if (match[1] === "limit") limit = parseInteger("limit", value, 0, 10_000_000);
+    else workers = parseInteger("workers", value, 1, 64);
+  }
+  return { dir, limit, workers };
+}
+
+async function stats(argv: string[]): Promise<void> {
+  const args = parseStatsArgs(argv);
+  const records = await measureCrops(args.dir, { workers: args.workers, limit: args.limit });
+  if (records.length === 0) throw new Error(`no .jpg/.jpeg/.png crops under ${args.dir}`);
+  console.log(formatSummary(summarise(records), records.length));
+}
+
 async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  if (argv[0] === "stats") {
+    try {
+      await stats(argv.slice(1));
+    } catch (error) {
+      if (error instanceof UsageError) {
+        console.error(`synth: ${error.message}\n${STATS_USAGE}`);
+        process.exit(2);
+      }
+      throw error;
+    }
+    return;
+  }
   let args: CliArgs;
   try {
     args = parseArgs(process.argv.slice(2));
