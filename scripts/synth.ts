@@ -1,13 +1,15 @@
-// CLI: npm run synth -- --out DIR --subjects N --captures M [--seed S] [--difficulty normal|hard]
-//                       [--workers W]
+// CLI: npm run synth -- --out DIR --subjects N --captures M [--seed S] [--difficulty normal|hard|real]
+//                       [--backdrop plain|textured|shared-periodic|shared-textured] [--workers W]
 //      npm run synth -- stats DIR [--limit N] [--workers W]   (the set's statistics beside real crops')
 import { availableParallelism } from "node:os";
+import { BACKDROP_KINDS, type BackdropKind } from "../lib/synth/backdrop";
 import { formatSummary, measureCrops, summarise } from "../lib/synth/crop-stats";
 import { generateDataset } from "../lib/synth/dataset";
 import type { DifficultyName } from "../lib/synth/parameters";
 
 const USAGE =
-  "usage: npm run synth -- --out DIR --subjects N --captures M [--seed S] [--difficulty normal|hard] [--workers W]";
+  "usage: npm run synth -- --out DIR --subjects N --captures M [--seed S] [--difficulty normal|hard|real]\n" +
+  "         [--backdrop plain|textured|shared-periodic|shared-textured] (real only) [--workers W]";
 
 const STATS_USAGE = "usage: npm run synth -- stats DIR [--limit N] [--workers W]";
 
@@ -19,6 +21,7 @@ interface CliArgs {
   captures: number;
   seed: number;
   difficulty: DifficultyName;
+  backdrop?: BackdropKind;
   workers: number;
 }
 
@@ -31,7 +34,7 @@ function parseInteger(name: string, raw: string, min: number, max: number): numb
 
 function parseArgs(argv: string[]): CliArgs {
   const values = new Map<string, string>();
-  const known = new Set(["out", "subjects", "captures", "seed", "difficulty", "workers"]);
+  const known = new Set(["out", "subjects", "captures", "seed", "difficulty", "backdrop", "workers"]);
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === "--help" || arg === "-h") {
@@ -52,9 +55,14 @@ function parseArgs(argv: string[]): CliArgs {
     return v;
   };
   const difficulty = values.get("difficulty") ?? "hard";
-  if (difficulty !== "normal" && difficulty !== "hard") {
-    throw new UsageError(`--difficulty must be "normal" or "hard", got "${difficulty}"`);
+  if (difficulty !== "normal" && difficulty !== "hard" && difficulty !== "real") {
+    throw new UsageError(`--difficulty must be "normal", "hard" or "real", got "${difficulty}"`);
   }
+  const backdrop = values.get("backdrop");
+  if (backdrop !== undefined && !(BACKDROP_KINDS as readonly string[]).includes(backdrop)) {
+    throw new UsageError(`--backdrop must be one of ${BACKDROP_KINDS.join(", ")}, got "${backdrop}"`);
+  }
+  if (backdrop !== undefined && difficulty !== "real") throw new UsageError("--backdrop needs --difficulty real");
   const out = required("out");
   if (out.trim() === "") throw new UsageError("--out must not be empty");
   return {
@@ -63,6 +71,7 @@ function parseArgs(argv: string[]): CliArgs {
     captures: parseInteger("captures", required("captures"), 1, 1000),
     seed: parseInteger("seed", values.get("seed") ?? "1", 0, 0xffffffff),
     difficulty,
+    ...(backdrop ? { backdrop: backdrop as BackdropKind } : {}),
     workers: parseInteger("workers", values.get("workers") ?? String(Math.min(2, availableParallelism())), 1, 64),
   };
 }
@@ -124,8 +133,9 @@ async function main(): Promise<void> {
   const manifest = await generateDataset(args);
   const seconds = (performance.now() - started) / 1000;
   const images = manifest.subjects * manifest.captures;
+  const setting = manifest.backdrop ? `${manifest.difficulty} (${manifest.backdrop} backdrop)` : manifest.difficulty;
   console.log(
-    `synth: wrote ${images} ${manifest.difficulty} captures (${manifest.subjects} subjects × ${manifest.captures}) ` +
+    `synth: wrote ${images} ${setting} captures (${manifest.subjects} subjects × ${manifest.captures}) ` +
       `to ${args.out} in ${seconds.toFixed(1)} s (${((seconds * 1000) / images).toFixed(1)} ms/image wall, ` +
       `${args.workers} worker${args.workers > 1 ? "s" : ""}), seed ${manifest.seed}`,
   );

@@ -1,15 +1,20 @@
 // One photograph of a subject's nose: a random camera pose, soft-tissue deformation, lighting
 // and camera degradations applied to the subject's stable surface, encoded as JPEG.
 import sharp from "sharp";
+import { type BackdropKind, type BackdropTexture, planBackdrop, sampleBackdrop } from "./backdrop";
+import { castDomeRay, createDomeCamera, DOME_MAP_CHANNELS, type DomeCamera, drawDomeShape, drawDomeView } from "./dome-camera";
 import { getSurfaceMap, type NoseSubject, type SurfaceMap, SURFACE_MAP_CHANNELS } from "./nose-surface";
 import {
   BURST_JITTER,
   DIFFICULTY,
   LIGHTING,
+  REAL,
+  REAL_LIGHTING,
   RENDER,
   SURFACE,
   type DifficultyName,
   type DifficultySettings,
+  type EffectSettings,
 } from "./parameters";
 import {
   addBlobs,
@@ -31,6 +36,11 @@ export interface CaptureOptions {
    * deformation up to small per-frame jitter. Omit for an independent photo.
    */
   burst?: { seed: number; frame: number };
+  /**
+   * "real" only: what lies behind the nose (plain when omitted). `setSeed` picks the pattern of a
+   * shared backdrop, the same in every capture of a set.
+   */
+  backdrop?: { kind: BackdropKind; setSeed: number };
 }
 
 export interface CaptureResult {
@@ -90,6 +100,9 @@ export interface CapturePlan {
   noiseShot: number;
   noiseSeed: number;
   jpegQuality: number;
+  /** "real" only: the perspective dome camera (replaces the affine pose above) and the backdrop. */
+  camera?: DomeCamera;
+  backdrop?: BackdropTexture;
 }
 
 export async function renderCapture(
@@ -110,6 +123,7 @@ export async function renderCapture(
 // Planning
 
 export function planCapture(subject: NoseSubject, captureSeed: number, options: CaptureOptions): CapturePlan {
+  if (options.difficulty === "real") return planRealCapture(subject, captureSeed, options);
   const settings = DIFFICULTY[options.difficulty];
   const frame = new Rng(hashSeed(captureSeed, 0xf4a3e));
   // Shared (burst) draws come from the burst seed; an independent photo is a burst of one.
@@ -186,7 +200,7 @@ function drawWaves(rng: Rng, amplitude: number): WarpWave[] {
   return waves;
 }
 
-function planWarp(settings: DifficultySettings, shared: Rng, frame: Rng, jitter: number) {
+function planWarp(settings: Pick<DifficultySettings, "warpAmplitude">, shared: Rng, frame: Rng, jitter: number) {
   const amplitude = shared.between(settings.warpAmplitude);
   const blend = jitter * BURST_JITTER.warpBlend;
   // Burst frames keep most of the shared deformation and add a small fresh component.
@@ -252,7 +266,7 @@ function planBlobs(
 }
 
 function planEffects(
-  settings: DifficultySettings,
+  settings: EffectSettings,
   frame: Rng,
   size: { width: number; height: number },
   pose: { shiftX: number; shiftY: number; pixelsPerUnit: number },
@@ -278,13 +292,113 @@ function planEffects(
   };
 }
 
+/**
+ * A capture of the "real" setting: a square crop of a size drawn from real crops' distribution, a
+ * perspective view of the dome from up to half of REAL.maxViewTurnDeg off its axis, real light
+ * (flash along the view or room light from above), and a backdrop behind the muzzle.
+ */
+function planRealCapture(subject: NoseSubject, captureSeed: number, options: CaptureOptions): CapturePlan {
+  const frame = new Rng(hashSeed(captureSeed, 0xf4a3e));
+  const shared = new Rng(hashSeed(options.burst?.seed ?? captureSeed, 0xb0257));
+  const jitter = options.burst ? 1 : 0;
+  const anatomy = new Rng(hashSeed(subject.seed, 0xd03e));
+  // The backdrop has its own stream, so the geometry of a capture does not depend on it.
+  const backdropRng = new Rng(hashSeed(captureSeed, 0xbac4));
+  const deg = Math.PI / 180;
+
+  const drawn = quantileOf(REAL.cropSizeQuantiles, shared.next()) * (1 + jitter * frame.symmetric(BURST_JITTER.size));
+  const side = Math.max(REAL.cropSizeQuantiles[0][1], Math.round(drawn));
+  const size = { width: side, height: side };
+  const pixelsPerUnit = (shared.between(REAL.fill) * (1 + jitter * frame.symmetric(BURST_JITTER.scale)) * side) / 2;
+  const roll = Math.max(-REAL.rollMaxDeg, Math.min(REAL.rollMaxDeg, shared.normal() * REAL.rollSigmaDeg));
+  const t = REAL.translation;
+  const tj = BURST_JITTER.translation * jitter;
+  const pose = {
+    pixelsPerUnit,
+    rotation: (roll + jitter * frame.symmetric(BURST_JITTER.rotationDeg)) * deg,
+    shiftX: (shared.symmetric(t) + frame.symmetric(tj)) * side,
+    shiftY: (shared.symmetric(t) + frame.symmetric(tj)) * side,
+  };
+  const view = drawDomeView(shared, frame, jitter, pixelsPerUnit);
+  const backdrop = planBackdrop(options.backdrop?.kind ?? "plain", options.backdrop?.setSeed ?? 0, backdropRng);
+  const camera = createDomeCamera(drawDomeShape(anatomy), view, backdrop);
+  const warp = planWarp(REAL.effects, shared, frame, jitter);
+  const light = planRealLighting(subject, shared, frame, jitter);
+  const effects = planEffects(REAL.effects, frame, size, pose);
+  return {
+    ...size,
+    supersample: 1,
+    mapResolution: REAL.mapResolution,
+    ...pose,
+    keystoneX: 0,
+    keystoneY: 0,
+    yaw: 0,
+    pitch: 0,
+    curvatureX: camera.radiusX,
+    curvatureY: camera.radiusY,
+    ...warp,
+    ...light,
+    ...effects,
+    camera,
+    backdrop: backdrop.texture,
+  };
+}
+
+/** Inverse of a piecewise-linear quantile function given as [level, value] points. */
+function quantileOf(points: readonly (readonly [number, number])[], level: number): number {
+  for (let i = 1; i < points.length; i++) {
+    const [l1, v1] = points[i]!;
+    if (level <= l1) {
+      const [l0, v0] = points[i - 1]!;
+      return v0 + ((v1 - v0) * (level - l0)) / Math.max(1e-12, l1 - l0);
+    }
+  }
+  return points[points.length - 1]![1];
+}
+
+function planRealLighting(subject: NoseSubject, shared: Rng, frame: Rng, jitter: number) {
+  const L = REAL_LIGHTING;
+  const onAxis = shared.chance(L.onAxisProbability);
+  // Image frame: azimuth −π/2 is "from above".
+  const azimuth = onAxis ? shared.next() * 2 * Math.PI : -Math.PI / 2 + shared.symmetric(L.roomAzimuthSpread);
+  const elevation = shared.between(onAxis ? L.onAxisElevation : L.roomElevation);
+  const warmth = shared.between(L.warmth);
+  const wb = () => 1 + shared.symmetric(LIGHTING.whiteBalance);
+  const fur = subject.pigment.fur;
+  const [lo, hi] = L.exposureTarget;
+  const exposure = lo * Math.pow(hi / lo, shared.next());
+  return {
+    lightAzimuth: azimuth + jitter * frame.symmetric(BURST_JITTER.lightAzimuthDeg) * (Math.PI / 180),
+    lightElevation: elevation,
+    ambient: shared.between(L.ambient),
+    lightColor: [wb() * (1 + warmth), wb(), wb() * (1 - 0.8 * warmth)] as [number, number, number],
+    background: [fur[0], fur[1], fur[2]] as [number, number, number],
+    bump: shared.between(LIGHTING.bump),
+    specular: shared.between(L.specular),
+    shininessLog2: shared.int(LIGHTING.shininessLog2[0], LIGHTING.shininessLog2[1]),
+    wetFraction: shared.between(L.wetFraction),
+    wetSalt: shared.nextUint32(),
+    gradient: { dirX: 0, dirY: 1, strength: 0 },
+    vignette: 0,
+    exposureTarget: exposure * (1 + jitter * frame.symmetric(0.1)),
+    gamma: 2.2 * shared.between(LIGHTING.gammaJitter),
+  };
+}
+
 // ---------------------------------------------------------------------------------------------
 // Geometry: inverse mapping from image pixels to nose coordinates
 
 const MAP_CHANNELS = 5; // u, v, macro slope x, macro slope y, coverage (1 on the pad's visible side)
 
-/** Inverse camera model at one image point; writes [u, v, slopeX, slopeY, coverage] at out[o]. */
+/**
+ * Inverse camera model at one image point; writes [u, v, slopeX, slopeY, coverage] at out[o]
+ * (the dome camera adds its channels, see castDomeRay).
+ */
 function inverseMap(plan: CapturePlan, px: number, py: number, out: Float32Array, o: number): void {
+  if (plan.camera) {
+    inverseDomeMap(plan, plan.camera, px, py, out, o);
+    return;
+  }
   const cos = Math.cos(plan.rotation);
   const sin = Math.sin(plan.rotation);
   const cx = px - plan.width / 2 - plan.shiftX;
@@ -321,17 +435,38 @@ function inverseMap(plan: CapturePlan, px: number, py: number, out: Float32Array
   out[o + 4] = coverage;
 }
 
+function inverseDomeMap(plan: CapturePlan, camera: DomeCamera, px: number, py: number, out: Float32Array, o: number): void {
+  const cos = Math.cos(plan.rotation);
+  const sin = Math.sin(plan.rotation);
+  const cx = px - plan.width / 2 - plan.shiftX;
+  const cy = py - plan.height / 2 - plan.shiftY;
+  castDomeRay(camera, cos * cx + sin * cy, -sin * cx + cos * cy, out, o);
+  const u = out[o]!;
+  const v = out[o + 1]!;
+  let du = 0;
+  let dv = 0;
+  for (const wave of plan.warpX) du += wave.amplitude * Math.sin(wave.freqX * u + wave.freqY * v + wave.phase);
+  for (const wave of plan.warpY) dv += wave.amplitude * Math.sin(wave.freqX * u + wave.freqY * v + wave.phase);
+  out[o] = u + du;
+  out[o + 1] = v + dv;
+}
+
+function mapChannels(plan: CapturePlan): number {
+  return plan.camera ? DOME_MAP_CHANNELS : MAP_CHANNELS;
+}
+
 /**
  * The nose-surface point (u, v) that image point (px, py) of a capture shows, and its coverage (0 off
  * the pad): the generator's ground truth for which points of two captures are the same physical point.
  */
 export function surfacePointOf(plan: CapturePlan, px: number, py: number): { u: number; v: number; coverage: number } {
-  const out = new Float32Array(MAP_CHANNELS);
+  const out = new Float32Array(mapChannels(plan));
   inverseMap(plan, px, py, out, 0);
   return { u: out[0], v: out[1], coverage: out[4] };
 }
 
 interface MappingGrid {
+  channels: number;
   step: number;
   cols: number;
   rows: number;
@@ -344,13 +479,14 @@ function buildMappingGrid(plan: CapturePlan): MappingGrid {
   const step = RENDER.mapGridStep;
   const cols = Math.ceil((plan.width * ss) / step) + 1;
   const rows = Math.ceil((plan.height * ss) / step) + 1;
-  const values = new Float32Array(cols * rows * MAP_CHANNELS);
+  const channels = mapChannels(plan);
+  const values = new Float32Array(cols * rows * channels);
   for (let j = 0; j < rows; j++) {
     for (let i = 0; i < cols; i++) {
-      inverseMap(plan, (i * step + 0.5) / ss, (j * step + 0.5) / ss, values, (j * cols + i) * MAP_CHANNELS);
+      inverseMap(plan, (i * step + 0.5) / ss, (j * step + 0.5) / ss, values, (j * cols + i) * channels);
     }
   }
-  return { step, cols, rows, values };
+  return { channels, step, cols, rows, values };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -403,7 +539,19 @@ function renderLinear(map: SurfaceMap, plan: CapturePlan): FloatImage {
   const flankDrain = LIGHTING.flankDrain;
   const ndhMin = Math.pow(0.01, 1 / 2 ** shininessLog2);
 
-  const rowValues = new Float32Array(grid.cols * MAP_CHANNELS);
+  const channels = grid.channels;
+  const rowValues = new Float32Array(grid.cols * channels);
+  // Real captures: the backdrop plane, lit like a surface facing the nose axis.
+  const backdrop = plan.backdrop;
+  const backdropColour = new Float64Array(3);
+  let backdropLight = 0;
+  if (plan.camera) {
+    const c = plan.camera;
+    const bx = c.right[2];
+    const by = c.down[2];
+    const bz = -c.forward[2];
+    backdropLight = ambient + diffuseGain * Math.max(0, bx * lx + by * ly + bz * lz);
+  }
   const sw = width * ss;
   const sh = height * ss;
   for (let sy = 0; sy < sh; sy++) {
@@ -412,8 +560,8 @@ function renderLinear(map: SurfaceMap, plan: CapturePlan): FloatImage {
     for (let sx = 0; sx < sw; sx++) {
       const gi = (sx / grid.step) | 0;
       const f = (sx - gi * grid.step) / grid.step;
-      const a = gi * MAP_CHANNELS;
-      const b = a + MAP_CHANNELS;
+      const a = gi * channels;
+      const b = a + channels;
       const u = rowValues[a]! + (rowValues[b]! - rowValues[a]!) * f;
       const v = rowValues[a + 1]! + (rowValues[b + 1]! - rowValues[a + 1]!) * f;
       const mx = rowValues[a + 2]! + (rowValues[b + 2]! - rowValues[a + 2]!) * f;
@@ -461,6 +609,25 @@ function renderLinear(map: SurfaceMap, plan: CapturePlan): FloatImage {
         }
       }
       const o = (outRow + ((sx / ss) | 0)) * 3;
+      if (backdrop) {
+        // Three layers: the mapped surface, fur on the rest of the dome, the backdrop beyond it.
+        const dome = rowValues[a + 5]! + (rowValues[b + 5]! - rowValues[a + 5]!) * f;
+        const cov = coverage * sampleWeight;
+        const furLight = (dome - coverage) * sampleWeight * light;
+        const backW = (1 - dome) * sampleWeight * backdropLight;
+        if (backW > 0) {
+          const px = rowValues[a + 6]! + (rowValues[b + 6]! - rowValues[a + 6]!) * f;
+          const py = rowValues[a + 7]! + (rowValues[b + 7]! - rowValues[a + 7]!) * f;
+          sampleBackdrop(backdrop, px, py, backdropColour);
+        }
+        const backR = backW > 0 ? backW * backdropColour[0]! : 0;
+        const backG = backW > 0 ? backW * backdropColour[1]! : 0;
+        const backB = backW > 0 ? backW * backdropColour[2]! : 0;
+        acc[o] = acc[o]! + (cov * (ar * light + spec) + furLight * br + backR) * lr;
+        acc[o + 1] = acc[o + 1]! + (cov * (ag * light + spec) + furLight * bgc + backG) * lg;
+        acc[o + 2] = acc[o + 2]! + (cov * (ab * light + spec) + furLight * bb + backB) * lb;
+        continue;
+      }
       const cov = coverage * sampleWeight;
       const bgw = (1 - coverage) * sampleWeight;
       const bgLight = bgw * light;
@@ -475,9 +642,9 @@ function renderLinear(map: SurfaceMap, plan: CapturePlan): FloatImage {
 function interpolateGridRow(grid: MappingGrid, sy: number, out: Float32Array): void {
   const j = Math.min(grid.rows - 2, (sy / grid.step) | 0);
   const f = (sy - j * grid.step) / grid.step;
-  const top = j * grid.cols * MAP_CHANNELS;
-  const bottom = top + grid.cols * MAP_CHANNELS;
-  const n = grid.cols * MAP_CHANNELS;
+  const top = j * grid.cols * grid.channels;
+  const bottom = top + grid.cols * grid.channels;
+  const n = grid.cols * grid.channels;
   for (let i = 0; i < n; i++) out[i] = grid.values[top + i]! + (grid.values[bottom + i]! - grid.values[top + i]!) * f;
 }
 

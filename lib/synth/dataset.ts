@@ -4,9 +4,10 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { Worker } from "node:worker_threads";
+import type { BackdropKind } from "./backdrop";
 import { renderCapture } from "./capture";
-import { createNoseSubject } from "./nose-surface";
-import { DIFFICULTY, GENERATOR_VERSION, type DifficultyName } from "./parameters";
+import { createNoseSubject, type NoseSubject } from "./nose-surface";
+import { DIFFICULTY, GENERATOR_VERSION, REAL, type DifficultyName } from "./parameters";
 import { Rng, hashSeed } from "./prng";
 
 export interface DatasetOptions {
@@ -15,6 +16,8 @@ export interface DatasetOptions {
   captures: number;
   seed: number;
   difficulty: DifficultyName;
+  /** "real" only: what lies behind the nose (plain by default). */
+  backdrop?: BackdropKind;
   /** Worker threads; 1 renders in-process. */
   workers?: number;
 }
@@ -24,6 +27,8 @@ export interface DatasetManifest {
   difficulty: DifficultyName;
   subjects: number;
   captures: number;
+  /** Present for "real" sets. */
+  backdrop?: BackdropKind;
   generatorVersion: string;
 }
 
@@ -54,7 +59,7 @@ export function burstLayout(
   captures: number,
   difficulty: DifficultyName,
 ): ({ seed: number; frame: number } | undefined)[] {
-  const [minSize, maxSize] = DIFFICULTY[difficulty].burstSize;
+  const [minSize, maxSize] = difficulty === "real" ? REAL.burstSize : DIFFICULTY[difficulty].burstSize;
   if (maxSize <= 1) return Array.from({ length: captures }, () => undefined);
   const rng = new Rng(hashSeed(subjectSeedValue, 0xb0b5));
   const layout: { seed: number; frame: number }[] = [];
@@ -72,19 +77,34 @@ export interface SubjectJob {
   subjects: number;
   captures: number;
   difficulty: DifficultyName;
+  backdrop?: BackdropKind;
+}
+
+/** The subject as a setting renders it ("real" recolours the pigment). */
+export function createSubjectFor(difficulty: DifficultyName, seed: number): NoseSubject {
+  return createNoseSubject(seed, difficulty === "real" ? { pigment: "real" } : {});
+}
+
+/** The capture options of capture `c` of a subject of a set (its burst and, for "real", backdrop). */
+export function captureOptionsFor(job: Pick<SubjectJob, "seed" | "difficulty" | "backdrop">, burst: { seed: number; frame: number } | undefined) {
+  return {
+    difficulty: job.difficulty,
+    ...(burst ? { burst } : {}),
+    ...(job.difficulty === "real" ? { backdrop: { kind: job.backdrop ?? "plain", setSeed: job.seed } } : {}),
+  };
 }
 
 /** Renders and writes all captures of one subject. */
 export async function generateSubject(job: SubjectJob, subjectIndex: number): Promise<void> {
   const sSeed = subjectSeed(job.seed, subjectIndex);
-  const subject = createNoseSubject(sSeed);
+  const subject = createSubjectFor(job.difficulty, sSeed);
   const bursts = burstLayout(sSeed, job.captures, job.difficulty);
   const dir = path.join(job.out, subjectDirName(subjectIndex, job.subjects));
   await mkdir(dir, { recursive: true });
   // Not awaited one by one: JPEG encoding runs on libuv threads and overlaps the next render.
   const captures = Array.from({ length: job.captures }, (_, c) => {
     const burst = bursts[c];
-    return renderCapture(subject, captureSeed(sSeed, c), { difficulty: job.difficulty, ...(burst ? { burst } : {}) });
+    return renderCapture(subject, captureSeed(sSeed, c), captureOptionsFor(job, burst));
   });
   await Promise.all(
     captures.map(async (capture, c) =>
@@ -100,6 +120,7 @@ export async function generateDataset(options: DatasetOptions): Promise<DatasetM
     subjects: options.subjects,
     captures: options.captures,
     difficulty: options.difficulty,
+    ...(options.difficulty === "real" ? { backdrop: options.backdrop ?? "plain" } : {}),
   };
   await mkdir(job.out, { recursive: true });
   const workers = Math.max(1, Math.min(options.workers ?? 1, options.subjects));
@@ -113,6 +134,7 @@ export async function generateDataset(options: DatasetOptions): Promise<DatasetM
     difficulty: job.difficulty,
     subjects: job.subjects,
     captures: job.captures,
+    ...(job.backdrop ? { backdrop: job.backdrop } : {}),
     generatorVersion: GENERATOR_VERSION,
   };
   // Written last, so its presence marks a complete dataset.

@@ -2,7 +2,7 @@
 // (a Voronoi tessellation of Poisson-disk seeds with spatially varying spacing), separated by dark
 // grooves, plus two crescent nostrils, a philtrum and a pigment field.
 // Coordinates: continuous nose units, pad ≈ [-1, 1]², x right, y down.
-import { PIGMENT, SURFACE } from "./parameters";
+import { PIGMENT, REAL_PIGMENT, SURFACE } from "./parameters";
 import { Rng, finalizeHash, hashSeed } from "./prng";
 import { fractalNoise, valueNoise } from "./value-noise";
 
@@ -91,16 +91,21 @@ export interface SurfaceSample {
   plaque: number;
 }
 
-export function createNoseSubject(seed: number): NoseSubject {
+/**
+ * A subject's nose. `pigment: "real"` recolours it as real noses are (black to liver-brown, some
+ * pads with pink or brown patches) from a stream of its own: the geometry is the same either way.
+ */
+export function createNoseSubject(seed: number, options: { pigment?: "real" } = {}): NoseSubject {
   const rng = new Rng(hashSeed(seed, 0x5eed));
   const pad = createPadOutline(rng.fork(1));
   const nostrils = createNostrils(rng.fork(2));
   const philtrum = createPhiltrum(rng.fork(3));
-  const pigment = createPigment(rng.fork(4));
+  let pigment = createPigment(rng.fork(4));
   const plaqueScale = rng.fork(5).between(SURFACE.plaqueScaleRange);
   const shape = { pad, nostrils, philtrum, plaqueScale };
   const plaques = samplePlaques(shape, rng.fork(6));
   const grid = buildSeedGrid(plaques, SURFACE.plaqueSpacingMax * plaqueScale * 0.5);
+  if (options.pigment === "real") pigment = createRealPigment(rng.fork(7), pigment);
   return { seed, plaqueScale, pad, nostrils, philtrum, pigment, plaques, grid };
 }
 
@@ -168,6 +173,19 @@ function createPigment(rng: Rng): Pigment {
     pinkThreshold: rng.between(SURFACE.pinkThreshold),
     pinkScale: rng.between(SURFACE.pinkNoiseScale),
     noiseSeed: rng.nextUint32(),
+  };
+}
+
+function createRealPigment(rng: Rng, base: Pigment): Pigment {
+  const level = rng.between(REAL_PIGMENT.darkAlbedo);
+  const tint = rng.between(REAL_PIGMENT.tint);
+  const patched = rng.chance(REAL_PIGMENT.patchedProbability);
+  const patch = rng.chance(REAL_PIGMENT.pinkPatchProbability) ? PIGMENT.pink : REAL_PIGMENT.brown;
+  return {
+    ...base,
+    dark: [level * (1 + 0.6 * tint), level, level * (1 - 0.45 * tint)],
+    pink: [patch[0], patch[1], patch[2]],
+    pinkAmount: patched ? rng.range(0.6, 1) : 0,
   };
 }
 

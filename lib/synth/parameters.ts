@@ -3,8 +3,8 @@
 // Units: "nose units" are the continuous nose coordinates; the pad spans roughly [-1, 1]² with
 // y pointing down (image convention). The pad is ~30 mm wide, so 1 mm ≈ 0.067 nose units.
 
-/** Bump when output for the same arguments changes; recorded in manifest.json. */
-export const GENERATOR_VERSION = "1.0.0";
+/** Bump when output for the same arguments changes (a new setting bumps the minor); recorded in manifest.json. */
+export const GENERATOR_VERSION = "1.1.0";
 
 export const SURFACE = {
   /** Half-extent of the rasterised surface map; captures may show a margin of fur around the pad. */
@@ -91,7 +91,9 @@ export const PIGMENT = {
   nostrilAlbedo: 0.012,
 } as const;
 
-export type DifficultyName = "normal" | "hard";
+/** The settings posed by the affine/barrel camera below; "real" has its own camera (REAL). */
+export type AffineDifficultyName = "normal" | "hard";
+export type DifficultyName = AffineDifficultyName | "real";
 
 export interface DifficultySettings {
   /** Longest output side in px. */
@@ -134,7 +136,23 @@ export interface DifficultySettings {
   burstSize: readonly [number, number];
 }
 
-export const DIFFICULTY: Record<DifficultyName, DifficultySettings> = {
+/** The camera degradations every setting draws per capture (capture.ts planEffects). */
+export type EffectSettings = Pick<
+  DifficultySettings,
+  | "defocusProbability"
+  | "defocusSigma"
+  | "motionProbability"
+  | "motionLength"
+  | "glareProbability"
+  | "glareStrength"
+  | "noiseFloor"
+  | "noiseShot"
+  | "jpegQuality"
+  | "droplets"
+  | "warpAmplitude"
+>;
+
+export const DIFFICULTY: Record<AffineDifficultyName, DifficultySettings> = {
   normal: {
     longestSide: [480, 640], // phone photo cropped around the nose
     aspect: [0.75, 1.0], // 4:3 up to square
@@ -248,4 +266,142 @@ export const RENDER = {
   toneLutSize: 4096,
   /** Size of the precomputed normal-deviate table used for per-pixel noise. */
   noiseTableSize: 1024,
+} as const;
+
+/**
+ * The "real" setting: crops whose statistics match real detector crops of owners' phone photos
+ * (../shared/REAL-DATA.md; `npm run synth -- stats DIR` compares). The nose is a dome (the front of
+ * an ellipsoid) ray-cast under a perspective camera, in front of a backdrop plane.
+ */
+export const REAL = {
+  /**
+   * Crop size (longer side, px; crops are square) as a quantile function: REAL-DATA.md's 5–95 %
+   * points, tails to the ~70 px and ~900 px crops seen in real sets.
+   */
+  cropSizeQuantiles: [
+    [0, 72],
+    [0.004, 96],
+    [0.05, 150],
+    [0.25, 185],
+    [0.5, 224],
+    [0.75, 277],
+    [0.95, 405],
+    [0.99, 620],
+    [1, 900],
+  ] as const,
+  /** Surface map resolution: the largest common crops show the pad at ~300 px. */
+  mapResolution: 512,
+  /** Fraction of the crop side that the pad width (2 units) spans: tight on the pad to pad-with-muzzle. */
+  fill: [0.6, 0.95] as const,
+  /** Pad centre offset from the crop centre (fraction of the side): detector boxes are near-centred. */
+  translation: 0.06,
+  /** Roll of the head / phone (degrees, normal sigma and clamp): mostly upright, sometimes tilted. */
+  rollSigmaDeg: 14,
+  rollMaxDeg: 60,
+  /**
+   * Largest angle between the viewpoints of two captures of one nose (degrees): each capture looks
+   * from within a cone of half this angle around the nose axis (top view against front view).
+   */
+  maxViewTurnDeg: 35,
+  /** Camera distance from the pad centre in nose units (1 unit ≈ 15 mm): 12–30 cm phone close-ups. */
+  cameraDistance: [8, 20] as const,
+  /** Aim point jitter on the pad (nose units): the camera is not aimed at its exact centre. */
+  aimJitter: 0.1,
+  /** Dome (ellipsoid) half-axes in nose units: the pad is ~2 units wide and bulges ~1 unit. */
+  domeRadiusX: [1.45, 1.9] as const,
+  domeRadiusY: [1.6, 2.2] as const,
+  domeDepth: [1.0, 1.6] as const,
+  /** The dome's front-most point sits this far above the pad centre (nose units): noses face slightly down. */
+  domeFrontY: [-0.35, -0.1] as const,
+  /** Width of the silhouette fade in the dome's unit space: fur edge, not a cut-out. */
+  silhouetteSoftness: 0.04,
+  /** Smallest cosine of the surface normal to the view used for shading: grazing fur stays finite. */
+  grazingCos: 0.15,
+  /** Burst sizes: frames of one burst are near-duplicates; bursts of one nose differ in view and light. */
+  burstSize: [1, 3] as const,
+  /** Per-frame jitter of the view direction inside a burst (degrees). */
+  burstViewJitterDeg: 2,
+  /** Camera degradations per capture. */
+  effects: {
+    defocusProbability: 0.55, // phones focus past a close nose; soft crops are common
+    defocusSigma: [0.5, 2.2] as const, // from slightly soft to beads wiped out
+    motionProbability: 0.3, // the animal moves
+    motionLength: [2, 8] as const, // px of streak
+    glareProbability: 0.08, // glare is rare and small
+    glareStrength: [0.2, 0.6] as const,
+    noiseFloor: [1, 3] as const, // dim indoor light
+    noiseShot: [0.1, 0.35] as const,
+    jpegQuality: [70, 92] as const, // app uploads
+    droplets: [0, 4] as const, // a few loose moisture glints
+    warpAmplitude: [0.01, 0.03] as const, // soft tissue squish: the dome carries most of the change
+  },
+} as const;
+
+/** Lighting of real captures (linear light; directions in the image frame, up = −y). */
+export const REAL_LIGHTING = {
+  /** Probability of a flash or a light beside the lens: light along the view axis. */
+  onAxisProbability: 0.3,
+  /** Elevation (radians above the image plane) of on-axis light. */
+  onAxisElevation: [1.2, 1.5] as const,
+  /** Elevation of room/daylight: from above at a slant. */
+  roomElevation: [0.45, 1.15] as const,
+  /** Spread of room-light azimuth around "from above" (radians). */
+  roomAzimuthSpread: 1.2,
+  /** Ambient fraction: indoor fill. */
+  ambient: [0.2, 0.45] as const,
+  /** Specular strength on wet beads. */
+  specular: [0.05, 0.45] as const,
+  /** Fraction of beads carrying a moisture film. */
+  wetFraction: [0.05, 0.5] as const,
+  /** Mean metered linear luminance of the crop (log-uniform): real crops are dark. */
+  exposureTarget: [0.025, 0.09] as const,
+  /** Warm white balance of indoor/phone pictures: red gain up, blue gain down (per-capture range). */
+  warmth: [0.0, 0.35] as const,
+} as const;
+
+/** Pigment of real subjects: black to liver-brown pads, some with pink or brown patches. */
+export const REAL_PIGMENT = {
+  /** Dark pigment albedo (luminance). */
+  darkAlbedo: [0.035, 0.12] as const,
+  /** Warm tint: 0 black, 1 liver brown. */
+  tint: [0.1, 0.9] as const,
+  /** Fraction of subjects with a patched (mottled) pad. */
+  patchedProbability: 0.3,
+  /** Among patched pads, the fraction whose patches are pink (the others brown). */
+  pinkPatchProbability: 0.6,
+  /** Brown patch colour (linear RGB). */
+  brown: [0.32, 0.16, 0.09] as const,
+} as const;
+
+/** Backdrops of real captures (backdrop.ts): what shows around the muzzle. */
+export const BACKDROP = {
+  /** Distance of the backdrop plane behind the pad front (nose units): a table or blanket under the head. */
+  depth: [2.5, 6] as const,
+  /** Albedo (luminance) of backdrop colours: floors, tables, blankets. */
+  albedo: [0.06, 0.5] as const,
+  /** Colourfulness of backdrop colours (fraction of the level). */
+  chroma: [0.05, 0.5] as const,
+  /** Plain backdrops: tone variation between the corners of a tile and the tile size (nose units). */
+  plainVariation: 0.15,
+  plainPeriod: 12,
+  /** Texels per side of texture tiles. */
+  textureSize: 256,
+  /** Textured backdrops: tile size in nose units (fabric weave to carpet blotches). */
+  texturedPeriod: [1.5, 5] as const,
+  /** The shared textured backdrop's tile: large, so nearby captures see the same stretch of it. */
+  sharedTexturedPeriod: 8,
+  /** How far the shared textured pattern shifts (nose units) and turns (radians) between captures. */
+  sharedShift: 0.6,
+  sharedTurn: 0.35,
+  /** Lattice cells across a tile at the coarsest octave, octaves and their persistence. */
+  noiseCells: 6,
+  noiseOctaves: 4,
+  noisePersistence: 0.6,
+  /** Contrast stretch of the noise around its mean. */
+  noiseContrast: 1.8,
+  /** Grain anisotropy range (woven or brushed materials). */
+  grainStretch: [1, 3] as const,
+  /** Periodic pattern: period in nose units (5–12 mm) and periods per tile. */
+  periodicPeriod: [0.3, 0.8] as const,
+  periodicRepeats: [4, 8] as const,
 } as const;
