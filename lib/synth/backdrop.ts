@@ -7,7 +7,7 @@ import { Rng, finalizeHash, hashSeed } from "./prng";
 export const BACKDROP_KINDS = ["plain", "textured", "shared-periodic", "shared-textured"] as const;
 export type BackdropKind = (typeof BACKDROP_KINDS)[number];
 
-export interface BackdropTexture {
+export interface TileTexture {
   /** Texels per side; the texture repeats. */
   size: number;
   /** Texels per nose unit on the backdrop plane. */
@@ -17,7 +17,7 @@ export interface BackdropTexture {
 }
 
 export interface BackdropPlan {
-  texture: BackdropTexture;
+  texture: TileTexture;
   /** Pose of the pattern on the backdrop plane. */
   angle: number;
   shiftX: number;
@@ -29,7 +29,7 @@ export function isShared(kind: BackdropKind): boolean {
   return kind === "shared-periodic" || kind === "shared-textured";
 }
 
-const sharedTextures = new Map<string, BackdropTexture>();
+const sharedTextures = new Map<string, TileTexture>();
 
 /**
  * The backdrop of one capture. Shared kinds draw their pattern from `setSeed` alone (the same in
@@ -63,7 +63,7 @@ export function planBackdrop(kind: BackdropKind, setSeed: number, rng: Rng): Bac
 }
 
 /** Bilinear, wrapping fetch of the texture at plane point (x, y) into out[0..2]. */
-export function sampleBackdrop(texture: BackdropTexture, x: number, y: number, out: Float64Array): void {
+export function sampleTile(texture: TileTexture, x: number, y: number, out: Float64Array): void {
   const n = texture.size;
   let tx = (x * texture.scale) % n;
   let ty = (y * texture.scale) % n;
@@ -101,7 +101,7 @@ function drawColour(rng: Rng): [number, number, number] {
 }
 
 /** A uniform surface with a gentle tone gradient (one smooth texel ramp over a large tile). */
-function plainTexture(rng: Rng): BackdropTexture {
+function plainTexture(rng: Rng): TileTexture {
   const base = drawColour(rng);
   const size = 4;
   const data = new Float32Array(size * size * 3);
@@ -113,7 +113,7 @@ function plainTexture(rng: Rng): BackdropTexture {
 }
 
 /** Tileable fractal lattice noise between two colours: fabric, carpet, wood. */
-function noiseTexture(rng: Rng, period: number): BackdropTexture {
+function noiseTexture(rng: Rng, period: number): TileTexture {
   const size = BACKDROP.textureSize;
   const a = drawColour(rng);
   const b = drawColour(rng);
@@ -154,7 +154,7 @@ function tiledNoise(seed: number, x: number, y: number, cols: number, rows: numb
 }
 
 /** One tile of a periodic pattern (checks, plaid, dots or stripes) in two or three colours. */
-function periodicTexture(rng: Rng): BackdropTexture {
+function periodicTexture(rng: Rng): TileTexture {
   const size = BACKDROP.textureSize;
   const repeats = rng.int(BACKDROP.periodicRepeats[0], BACKDROP.periodicRepeats[1]);
   const period = rng.between(BACKDROP.periodicPeriod);

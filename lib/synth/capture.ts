@@ -1,12 +1,14 @@
 // One photograph of a subject's nose: a random camera pose, soft-tissue deformation, lighting
 // and camera degradations applied to the subject's stable surface, encoded as JPEG.
 import sharp from "sharp";
-import { type BackdropKind, type BackdropTexture, planBackdrop, sampleBackdrop } from "./backdrop";
+import { type BackdropKind, type TileTexture, planBackdrop, sampleTile } from "./backdrop";
 import { castDomeRay, createDomeCamera, DOME_MAP_CHANNELS, type DomeCamera, drawDomeShape, drawDomeView } from "./dome-camera";
-import { getSurfaceMap, type NoseSubject, type SurfaceMap, SURFACE_MAP_CHANNELS } from "./nose-surface";
+import { furTexture } from "./fur";
+import { getSurfaceMap, type NoseSubject, type PadOutline, padShapeValue, type SurfaceMap, SURFACE_MAP_CHANNELS } from "./nose-surface";
 import {
   BURST_JITTER,
   DIFFICULTY,
+  FUR,
   LIGHTING,
   REAL,
   REAL_LIGHTING,
@@ -102,7 +104,9 @@ export interface CapturePlan {
   jpegQuality: number;
   /** "real" only: the perspective dome camera (replaces the affine pose above) and the backdrop. */
   camera?: DomeCamera;
-  backdrop?: BackdropTexture;
+  backdrop?: TileTexture;
+  /** "real" only: the subject's hair, laid over everything outside the pad's outline. */
+  fur?: { texture: TileTexture; pad: PadOutline };
 }
 
 export async function renderCapture(
@@ -273,7 +277,7 @@ function planEffects(
 ) {
   const pad = { x: size.width / 2 + pose.shiftX, y: size.height / 2 + pose.shiftY, radius: 0.75 * pose.pixelsPerUnit };
   const frameArea = { x: size.width / 2, y: size.height / 2, radius: 0.5 * Math.max(size.width, size.height) };
-  const droplets = planBlobs(frame, frame.int(settings.droplets[0], settings.droplets[1]), size, pad, RENDER.dropletRadius, [1.5, 4]);
+  const droplets = planBlobs(frame, frame.int(settings.droplets[0], settings.droplets[1]), size, pad, RENDER.dropletRadius, settings.dropletStrength);
   const glare = frame.chance(settings.glareProbability)
     ? planBlobs(frame, frame.int(1, 2), size, frameArea, RENDER.glareRadius, settings.glareStrength)
     : [];
@@ -341,6 +345,7 @@ function planRealCapture(subject: NoseSubject, captureSeed: number, options: Cap
     ...effects,
     camera,
     backdrop: backdrop.texture,
+    fur: { texture: furTexture(subject.seed), pad: subject.pad },
   };
 }
 
@@ -373,9 +378,9 @@ function planRealLighting(subject: NoseSubject, shared: Rng, frame: Rng, jitter:
     ambient: shared.between(L.ambient),
     lightColor: [wb() * (1 + warmth), wb(), wb() * (1 - 0.8 * warmth)] as [number, number, number],
     background: [fur[0], fur[1], fur[2]] as [number, number, number],
-    bump: shared.between(LIGHTING.bump),
+    bump: shared.between(L.bump),
     specular: shared.between(L.specular),
-    shininessLog2: shared.int(LIGHTING.shininessLog2[0], LIGHTING.shininessLog2[1]),
+    shininessLog2: shared.int(L.shininessLog2[0], L.shininessLog2[1]),
     wetFraction: shared.between(L.wetFraction),
     wetSalt: shared.nextUint32(),
     gradient: { dirX: 0, dirY: 1, strength: 0 },
@@ -544,6 +549,8 @@ function renderLinear(map: SurfaceMap, plan: CapturePlan): FloatImage {
   // Real captures: the backdrop plane, lit like a surface facing the nose axis.
   const backdrop = plan.backdrop;
   const backdropColour = new Float64Array(3);
+  const hair = new Float64Array(3);
+  const fur = plan.fur;
   let backdropLight = 0;
   if (plan.camera) {
     const c = plan.camera;
@@ -618,14 +625,25 @@ function renderLinear(map: SurfaceMap, plan: CapturePlan): FloatImage {
         if (backW > 0) {
           const px = rowValues[a + 6]! + (rowValues[b + 6]! - rowValues[a + 6]!) * f;
           const py = rowValues[a + 7]! + (rowValues[b + 7]! - rowValues[a + 7]!) * f;
-          sampleBackdrop(backdrop, px, py, backdropColour);
+          sampleTile(backdrop, px, py, backdropColour);
         }
         const backR = backW > 0 ? backW * backdropColour[0]! : 0;
         const backG = backW > 0 ? backW * backdropColour[1]! : 0;
         const backB = backW > 0 ? backW * backdropColour[2]! : 0;
-        acc[o] = acc[o]! + (cov * (ar * light + spec) + furLight * br + backR) * lr;
-        acc[o + 1] = acc[o + 1]! + (cov * (ag * light + spec) + furLight * bgc + backG) * lg;
-        acc[o + 2] = acc[o + 2]! + (cov * (ab * light + spec) + furLight * bb + backB) * lb;
+        let hairFactor = 1;
+        if (fur) {
+          const q = padShapeValue(fur.pad, u, v);
+          if (q > FUR.fadeIn[0]) {
+            sampleTile(fur.texture, u, v, hair);
+            const w = Math.min(1, (q - FUR.fadeIn[0]) / (FUR.fadeIn[1] - FUR.fadeIn[0]));
+            hairFactor = 1 + w * (hair[0]! - 1);
+          }
+        }
+        const surfLight = light * hairFactor;
+        const furHair = furLight * hairFactor;
+        acc[o] = acc[o]! + (cov * (ar * surfLight + spec) + furHair * br + backR) * lr;
+        acc[o + 1] = acc[o + 1]! + (cov * (ag * surfLight + spec) + furHair * bgc + backG) * lg;
+        acc[o + 2] = acc[o + 2]! + (cov * (ab * surfLight + spec) + furHair * bb + backB) * lb;
         continue;
       }
       const cov = coverage * sampleWeight;
@@ -650,7 +668,9 @@ function interpolateGridRow(grid: MappingGrid, sy: number, out: Float32Array): v
 
 /** Camera pipeline: exposure, uneven light, glints, glare, optics blur, tone curve, noise. */
 function developImage(image: FloatImage, plan: CapturePlan): Buffer {
-  const exposure = Math.min(40, plan.exposureTarget / Math.max(1e-4, meteredLuminance(image)));
+  // A real crop is cut from a larger photo that the phone metered: the whole crop stands in for it.
+  const metered = plan.camera ? meteredLuminance(image, 0) : meteredLuminance(image);
+  const exposure = Math.min(40, plan.exposureTarget / Math.max(1e-4, metered));
   applyIllumination(image, exposure, plan.gradient, plan.vignette);
   addBlobs(image, plan.droplets, 0);
   addBlobs(image, plan.glare, 0.85);

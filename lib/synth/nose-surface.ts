@@ -181,8 +181,10 @@ function createRealPigment(rng: Rng, base: Pigment): Pigment {
   const tint = rng.between(REAL_PIGMENT.tint);
   const patched = rng.chance(REAL_PIGMENT.patchedProbability);
   const patch = rng.chance(REAL_PIGMENT.pinkPatchProbability) ? PIGMENT.pink : REAL_PIGMENT.brown;
+  const fur = rng.between(REAL_PIGMENT.furAlbedo) / Math.max(1e-6, base.fur[1]);
   return {
     ...base,
+    fur: [base.fur[0] * fur, base.fur[1] * fur, base.fur[2] * fur],
     dark: [level * (1 + 0.6 * tint), level, level * (1 - 0.45 * tint)],
     pink: [patch[0], patch[1], patch[2]],
     pinkAmount: patched ? rng.range(0.6, 1) : 0,

@@ -4,7 +4,7 @@
 // y pointing down (image convention). The pad is ~30 mm wide, so 1 mm ≈ 0.067 nose units.
 
 /** Bump when output for the same arguments changes (a new setting bumps the minor); recorded in manifest.json. */
-export const GENERATOR_VERSION = "1.1.0";
+export const GENERATOR_VERSION = "1.1.1";
 
 export const SURFACE = {
   /** Half-extent of the rasterised surface map; captures may show a margin of fur around the pad. */
@@ -130,8 +130,9 @@ export interface DifficultySettings {
   noiseFloor: readonly [number, number];
   noiseShot: readonly [number, number];
   jpegQuality: readonly [number, number];
-  /** Number of free specular droplets. */
+  /** Number of free specular droplets and their peak strength (linear light). */
   droplets: readonly [number, number];
+  dropletStrength: readonly [number, number];
   /** Burst size range (frames sharing geometry); 1 disables bursts. */
   burstSize: readonly [number, number];
 }
@@ -149,6 +150,7 @@ export type EffectSettings = Pick<
   | "noiseShot"
   | "jpegQuality"
   | "droplets"
+  | "dropletStrength"
   | "warpAmplitude"
 >;
 
@@ -176,6 +178,7 @@ export const DIFFICULTY: Record<AffineDifficultyName, DifficultySettings> = {
     noiseShot: [0.08, 0.25], // signal-dependent component
     jpegQuality: [70, 95], // typical phone/upload quality
     droplets: [1, 6], // a few loose moisture glints
+    dropletStrength: [1.5, 4], // bright enough to clip
     burstSize: [1, 1], // independent photos
   },
   hard: {
@@ -201,6 +204,7 @@ export const DIFFICULTY: Record<AffineDifficultyName, DifficultySettings> = {
     noiseShot: [0.15, 0.45], // stronger signal-dependent noise
     jpegQuality: [60, 85], // re-encoded crops
     droplets: [2, 10], // very wet noses
+    dropletStrength: [1.5, 4], // bright enough to clip
     burstSize: [2, 4], // consecutive frames share geometry
   },
 };
@@ -292,7 +296,7 @@ export const REAL = {
   /** Surface map resolution: the largest common crops show the pad at ~300 px. */
   mapResolution: 512,
   /** Fraction of the crop side that the pad width (2 units) spans: tight on the pad to pad-with-muzzle. */
-  fill: [0.6, 0.95] as const,
+  fill: [0.5, 0.9] as const,
   /** Pad centre offset from the crop centre (fraction of the side): detector boxes are near-centred. */
   translation: 0.06,
   /** Roll of the head / phone (degrees, normal sigma and clamp): mostly upright, sometimes tilted. */
@@ -323,16 +327,17 @@ export const REAL = {
   burstViewJitterDeg: 2,
   /** Camera degradations per capture. */
   effects: {
-    defocusProbability: 0.55, // phones focus past a close nose; soft crops are common
-    defocusSigma: [0.5, 2.2] as const, // from slightly soft to beads wiped out
+    defocusProbability: 0.45, // phones focus past a close nose; soft crops are common
+    defocusSigma: [0.4, 1.5] as const, // from slightly soft to beads wiped out
     motionProbability: 0.3, // the animal moves
-    motionLength: [2, 8] as const, // px of streak
+    motionLength: [2, 6] as const, // px of streak
     glareProbability: 0.08, // glare is rare and small
     glareStrength: [0.2, 0.6] as const,
-    noiseFloor: [1, 3] as const, // dim indoor light
-    noiseShot: [0.1, 0.35] as const,
+    noiseFloor: [0.6, 2] as const, // phone pipelines denoise: little grain survives
+    noiseShot: [0.05, 0.25] as const,
     jpegQuality: [70, 92] as const, // app uploads
-    droplets: [0, 4] as const, // a few loose moisture glints
+    droplets: [0, 2] as const, // a few loose moisture glints
+    dropletStrength: [0.4, 1.5] as const, // glints rarely clip: real glare is rare and small
     warpAmplitude: [0.01, 0.03] as const, // soft tissue squish: the dome carries most of the change
   },
 } as const;
@@ -348,13 +353,17 @@ export const REAL_LIGHTING = {
   /** Spread of room-light azimuth around "from above" (radians). */
   roomAzimuthSpread: 1.2,
   /** Ambient fraction: indoor fill. */
-  ambient: [0.2, 0.45] as const,
+  ambient: [0.1, 0.3] as const,
+  /** Relief exaggeration: real beads shade more deeply than the affine settings' low domes. */
+  bump: [1.2, 2.0] as const,
   /** Specular strength on wet beads. */
-  specular: [0.05, 0.45] as const,
-  /** Fraction of beads carrying a moisture film. */
-  wetFraction: [0.05, 0.5] as const,
+  specular: [0.1, 0.5] as const,
+  /** Phong exponent as a power of two: small, sharp glints on bead tops. */
+  shininessLog2: [5, 7] as const,
+  /** Fraction of beads carrying a moisture film: a wet nose glints on most beads. */
+  wetFraction: [0.3, 0.9] as const,
   /** Mean metered linear luminance of the crop (log-uniform): real crops are dark. */
-  exposureTarget: [0.025, 0.09] as const,
+  exposureTarget: [0.035, 0.13] as const,
   /** Warm white balance of indoor/phone pictures: red gain up, blue gain down (per-capture range). */
   warmth: [0.0, 0.35] as const,
 } as const;
@@ -362,13 +371,15 @@ export const REAL_LIGHTING = {
 /** Pigment of real subjects: black to liver-brown pads, some with pink or brown patches. */
 export const REAL_PIGMENT = {
   /** Dark pigment albedo (luminance). */
-  darkAlbedo: [0.035, 0.12] as const,
+  darkAlbedo: [0.02, 0.08] as const,
   /** Warm tint: 0 black, 1 liver brown. */
   tint: [0.1, 0.9] as const,
   /** Fraction of subjects with a patched (mottled) pad. */
   patchedProbability: 0.3,
   /** Among patched pads, the fraction whose patches are pink (the others brown). */
   pinkPatchProbability: 0.6,
+  /** Fur albedo (luminance) around the pad: the muzzle is mostly lighter than the pad. */
+  furAlbedo: [0.2, 0.9] as const,
   /** Brown patch colour (linear RGB). */
   brown: [0.32, 0.16, 0.09] as const,
 } as const;
@@ -404,4 +415,25 @@ export const BACKDROP = {
   /** Periodic pattern: period in nose units (5–12 mm) and periods per tile. */
   periodicPeriod: [0.3, 0.8] as const,
   periodicRepeats: [4, 8] as const,
+} as const;
+
+/** Hair around the pad of real captures (fur.ts). */
+export const FUR = {
+  /** Texels per side of the hair tile (a power of two: coordinates wrap with a mask). */
+  textureSize: 256,
+  /** Tile size in nose units on the dome. */
+  tilePeriod: 2,
+  /** Strands per texel: dense enough to cover the skin. */
+  strandDensity: 0.04,
+  /** Strand length as a fraction of the tile (muzzle hair is a few mm). */
+  strandLength: [0.04, 0.12] as const,
+  /** Spread of strand directions around the tile's flow (radians): hair lies roughly one way. */
+  angleSpread: 0.5,
+  /** Curvature of strands (fraction of their length). */
+  bend: 0.15,
+  /** How far one strand lightens or darkens the albedo. */
+  contrast: 0.7,
+  minFactor: 0.3,
+  /** Pad-shape values over which the hair fades in outside the pad (1 = the pad's outline). */
+  fadeIn: [0.95, 1.35] as const,
 } as const;

@@ -164,15 +164,18 @@ export function defocusBlur(image: FloatImage, sigma: number): FloatImage {
   return lineBlur(lineBlur(image, length, 0, "defocus-h"), length, Math.PI / 2, "defocus-v");
 }
 
-/** Mean luminance over the central region, as a phone's centre-weighted auto-exposure meters. */
-export function meteredLuminance(image: FloatImage): number {
+/**
+ * Mean luminance over the central region, as a phone's centre-weighted auto-exposure meters;
+ * `margin` is the fraction of each side left out (0 meters the whole image).
+ */
+export function meteredLuminance(image: FloatImage, margin = 0.2): number {
   const { width, height, data } = image;
   let sum = 0;
   let n = 0;
-  const x0 = Math.floor(width * 0.2);
-  const x1 = Math.ceil(width * 0.8);
-  const y0 = Math.floor(height * 0.2);
-  const y1 = Math.ceil(height * 0.8);
+  const x0 = Math.floor(width * margin);
+  const x1 = Math.ceil(width * (1 - margin));
+  const y0 = Math.floor(height * margin);
+  const y1 = Math.ceil(height * (1 - margin));
   for (let y = y0; y < y1; y++) {
     for (let x = x0; x < x1; x++) {
       const i = (y * width + x) * 3;
