@@ -92,6 +92,8 @@ export interface CapturePlan {
   vignette: number;
   exposureTarget: number;
   gamma: number;
+  /** "real" only: the phone's S-shaped tone curve (see SensorModel). */
+  toneContrast?: number;
   // Degradations.
   droplets: LightBlob[];
   glare: LightBlob[];
@@ -371,6 +373,7 @@ function planRealLighting(subject: NoseSubject, shared: Rng, frame: Rng, jitter:
   const wb = () => 1 + shared.symmetric(LIGHTING.whiteBalance);
   const fur = subject.pigment.fur;
   const [lo, hi] = L.exposureTarget;
+  const gradientAngle = shared.next() * 2 * Math.PI;
   const exposure = lo * Math.pow(hi / lo, shared.next());
   return {
     lightAzimuth: azimuth + jitter * frame.symmetric(BURST_JITTER.lightAzimuthDeg) * (Math.PI / 180),
@@ -383,10 +386,11 @@ function planRealLighting(subject: NoseSubject, shared: Rng, frame: Rng, jitter:
     shininessLog2: shared.int(L.shininessLog2[0], L.shininessLog2[1]),
     wetFraction: shared.between(L.wetFraction),
     wetSalt: shared.nextUint32(),
-    gradient: { dirX: 0, dirY: 1, strength: 0 },
+    gradient: { dirX: Math.cos(gradientAngle), dirY: Math.sin(gradientAngle), strength: shared.between(L.gradient) },
     vignette: 0,
     exposureTarget: exposure * (1 + jitter * frame.symmetric(0.1)),
     gamma: 2.2 * shared.between(LIGHTING.gammaJitter),
+    toneContrast: shared.between(L.toneContrast),
   };
 }
 
@@ -679,6 +683,7 @@ function developImage(image: FloatImage, plan: CapturePlan): Buffer {
   if (plan.motionLength > 0) blurred = lineBlur(blurred, plan.motionLength, plan.motionAngle, "motion");
   return toEightBit(blurred, {
     gamma: plan.gamma,
+    ...(plan.toneContrast ? { toneContrast: plan.toneContrast } : {}),
     noiseFloor: plan.noiseFloor,
     noiseShot: plan.noiseShot,
     seed: plan.noiseSeed,

@@ -4,7 +4,7 @@
 // y pointing down (image convention). The pad is ~30 mm wide, so 1 mm ≈ 0.067 nose units.
 
 /** Bump when output for the same arguments changes (a new setting bumps the minor); recorded in manifest.json. */
-export const GENERATOR_VERSION = "1.1.1";
+export const GENERATOR_VERSION = "1.1.2";
 
 export const SURFACE = {
   /** Half-extent of the rasterised surface map; captures may show a margin of fur around the pad. */
@@ -296,7 +296,7 @@ export const REAL = {
   /** Surface map resolution: the largest common crops show the pad at ~300 px. */
   mapResolution: 512,
   /** Fraction of the crop side that the pad width (2 units) spans: tight on the pad to pad-with-muzzle. */
-  fill: [0.5, 0.9] as const,
+  fill: [0.65, 1.05] as const,
   /** Pad centre offset from the crop centre (fraction of the side): detector boxes are near-centred. */
   translation: 0.06,
   /** Roll of the head / phone (degrees, normal sigma and clamp): mostly upright, sometimes tilted. */
@@ -327,7 +327,7 @@ export const REAL = {
   burstViewJitterDeg: 2,
   /** Camera degradations per capture. */
   effects: {
-    defocusProbability: 0.45, // phones focus past a close nose; soft crops are common
+    defocusProbability: 0.55, // phones focus past a close nose; soft crops are common
     defocusSigma: [0.4, 1.5] as const, // from slightly soft to beads wiped out
     motionProbability: 0.3, // the animal moves
     motionLength: [2, 6] as const, // px of streak
@@ -355,7 +355,7 @@ export const REAL_LIGHTING = {
   /** Ambient fraction: indoor fill. */
   ambient: [0.1, 0.3] as const,
   /** Relief exaggeration: real beads shade more deeply than the affine settings' low domes. */
-  bump: [1.2, 2.0] as const,
+  bump: [0.9, 1.5] as const,
   /** Specular strength on wet beads. */
   specular: [0.1, 0.5] as const,
   /** Phong exponent as a power of two: small, sharp glints on bead tops. */
@@ -363,15 +363,19 @@ export const REAL_LIGHTING = {
   /** Fraction of beads carrying a moisture film: a wet nose glints on most beads. */
   wetFraction: [0.3, 0.9] as const,
   /** Mean metered linear luminance of the crop (log-uniform): real crops are dark. */
-  exposureTarget: [0.035, 0.13] as const,
+  exposureTarget: [0.05, 0.17] as const,
+  /** Strength of the phone's S-shaped tone curve (0 = plain gamma, 1 = the most that stays monotonic). */
+  toneContrast: [0.3, 0.8] as const,
+  /** Light falloff across the crop (fraction per crop width): one side of the muzzle in shade. */
+  gradient: [0, 0.8] as const,
   /** Warm white balance of indoor/phone pictures: red gain up, blue gain down (per-capture range). */
-  warmth: [0.0, 0.35] as const,
+  warmth: [0.0, 0.25] as const,
 } as const;
 
 /** Pigment of real subjects: black to liver-brown pads, some with pink or brown patches. */
 export const REAL_PIGMENT = {
   /** Dark pigment albedo (luminance). */
-  darkAlbedo: [0.02, 0.08] as const,
+  darkAlbedo: [0.01, 0.05] as const,
   /** Warm tint: 0 black, 1 liver brown. */
   tint: [0.1, 0.9] as const,
   /** Fraction of subjects with a patched (mottled) pad. */
@@ -379,7 +383,7 @@ export const REAL_PIGMENT = {
   /** Among patched pads, the fraction whose patches are pink (the others brown). */
   pinkPatchProbability: 0.6,
   /** Fur albedo (luminance) around the pad: the muzzle is mostly lighter than the pad. */
-  furAlbedo: [0.2, 0.9] as const,
+  furAlbedo: [0.3, 1.0] as const,
   /** Brown patch colour (linear RGB). */
   brown: [0.32, 0.16, 0.09] as const,
 } as const;
@@ -424,7 +428,7 @@ export const FUR = {
   /** Tile size in nose units on the dome. */
   tilePeriod: 2,
   /** Strands per texel: dense enough to cover the skin. */
-  strandDensity: 0.04,
+  strandDensity: 0.06,
   /** Strand length as a fraction of the tile (muzzle hair is a few mm). */
   strandLength: [0.04, 0.12] as const,
   /** Spread of strand directions around the tile's flow (radians): hair lies roughly one way. */
@@ -432,7 +436,7 @@ export const FUR = {
   /** Curvature of strands (fraction of their length). */
   bend: 0.15,
   /** How far one strand lightens or darkens the albedo. */
-  contrast: 0.7,
+  contrast: 0.8,
   minFactor: 0.3,
   /** Pad-shape values over which the hair fades in outside the pad (1 = the pad's outline). */
   fadeIn: [0.95, 1.35] as const,

@@ -188,6 +188,11 @@ export function meteredLuminance(image: FloatImage, margin = 0.2): number {
 
 export interface SensorModel {
   gamma: number;
+  /**
+   * Strength (0–1) of an S-shaped tone curve after the gamma, as phone pipelines apply: darks
+   * darker, lights lighter. Omitted: the plain gamma curve.
+   */
+  toneContrast?: number;
   /** Noise sigma in 8-bit units at black and the shot-noise slope (sigma grows with √signal). */
   noiseFloor: number;
   noiseShot: number;
@@ -242,6 +247,10 @@ export function toEightBit(image: FloatImage, sensor: SensorModel): Buffer {
   const sigmaLut = new Float32Array(lutSize);
   for (let i = 0; i < lutSize; i++) {
     lut[i] = 255 * Math.pow(i / (lutSize - 1), invGamma);
+    if (sensor.toneContrast) {
+      const x = lut[i]! / 255;
+      lut[i] = 255 * (x + sensor.toneContrast * x * (1 - x) * (2 * x - 1));
+    }
     sigmaLut[i] = sensor.noiseFloor + sensor.noiseShot * Math.sqrt(lut[i]!);
   }
   const table = sharedNoiseTable();
