@@ -1,0 +1,111 @@
+import sharp from "sharp";
+import { describe, expect, it } from "vitest";
+import { planBackdrop } from "./backdrop";
+import { planCapture, renderCapture } from "./capture";
+import { burstLayout, captureOptionsFor, captureSeed, createSubjectFor, subjectSeed } from "./dataset";
+import { viewTurn } from "./dome-camera";
+import { REAL } from "./parameters";
+import { Rng } from "./prng";
+
+const deg = Math.PI / 180;
+const bytes = (data: Float32Array) => Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+
+describe('the "real" setting', () => {
+  const seed = subjectSeed(7, 0);
+  const subject = createSubjectFor("real", seed);
+
+  it("is deterministic per seed: same bytes twice, square crops within the real size range", async () => {
+    const [low, high] = [REAL.cropSizeQuantiles[0][1], REAL.cropSizeQuantiles.at(-1)![1]];
+    for (let c = 0; c < 3; c++) {
+      const options = captureOptionsFor({ seed: 7, difficulty: "real", backdrop: "textured" }, undefined);
+      const a = await renderCapture(subject, captureSeed(seed, c), options);
+      const b = await renderCapture(subject, captureSeed(seed, c), options);
+      expect(a.jpeg.equals(b.jpeg)).toBe(true);
+      expect(a.width).toBe(a.height);
+      expect(a.width).toBeGreaterThanOrEqual(low);
+      expect(a.width).toBeLessThanOrEqual(high);
+      const meta = await sharp(a.jpeg).metadata();
+      expect([meta.format, meta.width]).toEqual(["jpeg", a.width]);
+    }
+    const other = await renderCapture(subject, captureSeed(seed, 0), { difficulty: "real" });
+    const next = await renderCapture(subject, captureSeed(seed, 1), { difficulty: "real" });
+    expect(other.jpeg.equals(next.jpeg)).toBe(false);
+  });
+
+  it("turns the viewpoint between captures of a nose by at most REAL.maxViewTurnDeg, and uses most of that", () => {
+    let widest = 0;
+    for (let s = 0; s < 6; s++) {
+      const sSeed = subjectSeed(3, s);
+      const nose = createSubjectFor("real", sSeed);
+      const bursts = burstLayout(sSeed, 12, "real");
+      const cameras = bursts.map((burst, c) => planCapture(nose, captureSeed(sSeed, c), captureOptionsFor({ seed: 3, difficulty: "real" }, burst)).camera!);
+      for (const camera of cameras) expect(camera.offAxis).toBeLessThanOrEqual((REAL.maxViewTurnDeg / 2) * deg + 1e-12);
+      for (let i = 0; i < cameras.length; i++) {
+        for (let j = i + 1; j < cameras.length; j++) {
+          const turn = viewTurn(cameras[i]!, cameras[j]!);
+          expect(turn).toBeLessThanOrEqual(REAL.maxViewTurnDeg * deg + 1e-9);
+          widest = Math.max(widest, turn);
+        }
+      }
+    }
+    expect(widest).toBeGreaterThan(0.6 * REAL.maxViewTurnDeg * deg);
+  });
+
+  it("keeps burst frames near-duplicates: the same view up to jitter", () => {
+    const bursts = burstLayout(seed, 12, "real");
+    const plans = bursts.map((burst, c) => planCapture(subject, captureSeed(seed, c), captureOptionsFor({ seed: 7, difficulty: "real" }, burst)));
+    let pairs = 0;
+    for (let i = 0; i + 1 < plans.length; i++) {
+      if (bursts[i]!.seed !== bursts[i + 1]!.seed) continue;
+      pairs++;
+      expect(viewTurn(plans[i]!.camera!, plans[i + 1]!.camera!)).toBeLessThan(3 * REAL.burstViewJitterDeg * deg);
+      expect(plans[i]!.lightElevation).toBe(plans[i + 1]!.lightElevation);
+    }
+    expect(pairs).toBeGreaterThan(0);
+  });
+
+  it("shares one backdrop pattern across every capture of a set with a shared backdrop, and only then", () => {
+    for (const kind of ["shared-periodic", "shared-textured"] as const) {
+      const a = planBackdrop(kind, 42, new Rng(1));
+      const b = planBackdrop(kind, 42, new Rng(2));
+      const otherSet = planBackdrop(kind, 43, new Rng(1));
+      expect(bytes(a.texture.data).equals(bytes(b.texture.data))).toBe(true);
+      expect(bytes(a.texture.data).equals(bytes(otherSet.texture.data))).toBe(false);
+    }
+    const own1 = planBackdrop("textured", 42, new Rng(1));
+    const own2 = planBackdrop("textured", 42, new Rng(2));
+    expect(bytes(own1.texture.data).equals(bytes(own2.texture.data))).toBe(false);
+  });
+
+  it("shows the backdrop around the nose: changing only the shared pattern changes the crop's border, not its centre", async () => {
+    const render = async (c: number, setSeed: number) => {
+      const { jpeg } = await renderCapture(subject, captureSeed(seed, c), { difficulty: "real", backdrop: { kind: "shared-periodic", setSeed } });
+      return sharp(jpeg).resize(64, 64, { fit: "fill" }).greyscale().raw().toBuffer();
+    };
+    let widestBorder = 0;
+    for (let c = 0; c < 4; c++) {
+      const [a, b] = await Promise.all([render(c, 1), render(c, 2)]);
+      let border = 0;
+      let centre = 0;
+      for (let y = 0; y < 64; y++) {
+        for (let x = 0; x < 64; x++) {
+          const d = Math.abs(a[y * 64 + x]! - b[y * 64 + x]!);
+          const r = Math.hypot(x - 31.5, y - 31.5);
+          if (r > 30) border = Math.max(border, d);
+          if (r < 12) centre = Math.max(centre, d);
+        }
+      }
+      // Exposure meters the whole crop, so the backdrop shifts the pad's grey a little, never its pattern.
+      expect(centre).toBeLessThanOrEqual(Math.max(2, 0.35 * border));
+      widestBorder = Math.max(widestBorder, border);
+    }
+    expect(widestBorder).toBeGreaterThan(10);
+  });
+
+  it("leaves the geometry of a capture independent of the backdrop (ground truth needs no backdrop)", () => {
+    const withBackdrop = planCapture(subject, 5, { difficulty: "real", backdrop: { kind: "shared-periodic", setSeed: 9 } });
+    const without = planCapture(subject, 5, { difficulty: "real" });
+    expect(withBackdrop.camera!.position).toEqual(without.camera!.position);
+    expect(withBackdrop.pixelsPerUnit).toBe(without.pixelsPerUnit);
+  });
+});
