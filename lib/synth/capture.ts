@@ -308,8 +308,9 @@ function planRealCapture(subject: NoseSubject, captureSeed: number, options: Cap
   const shared = new Rng(hashSeed(options.burst?.seed ?? captureSeed, 0xb0257));
   const jitter = options.burst ? 1 : 0;
   const anatomy = new Rng(hashSeed(subject.seed, 0xd03e));
-  // The backdrop has its own stream, so the geometry of a capture does not depend on it.
-  const backdropRng = new Rng(hashSeed(captureSeed, 0xbac4));
+  // The backdrop has its own stream, so the geometry of a capture does not depend on it; frames of
+  // a burst share it.
+  const backdropRng = new Rng(hashSeed(options.burst?.seed ?? captureSeed, 0xbac4));
   const deg = Math.PI / 180;
 
   const drawn = quantileOf(REAL.cropSizeQuantiles, shared.next()) * (1 + jitter * frame.symmetric(BURST_JITTER.size));

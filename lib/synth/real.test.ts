@@ -51,15 +51,18 @@ describe('the "real" setting', () => {
     expect(widest).toBeGreaterThan(0.6 * REAL.maxViewTurnDeg * deg);
   });
 
-  it("keeps burst frames near-duplicates: the same view up to jitter", () => {
+  it("keeps burst frames near-duplicates: the same view up to jitter, the same light and backdrop", () => {
     const bursts = burstLayout(seed, 12, "real");
-    const plans = bursts.map((burst, c) => planCapture(subject, captureSeed(seed, c), captureOptionsFor({ seed: 7, difficulty: "real" }, burst)));
+    const plans = bursts.map((burst, c) =>
+      planCapture(subject, captureSeed(seed, c), captureOptionsFor({ seed: 7, difficulty: "real", backdrop: "textured" }, burst)),
+    );
     let pairs = 0;
     for (let i = 0; i + 1 < plans.length; i++) {
       if (bursts[i]!.seed !== bursts[i + 1]!.seed) continue;
       pairs++;
       expect(viewTurn(plans[i]!.camera!, plans[i + 1]!.camera!)).toBeLessThan(3 * REAL.burstViewJitterDeg * deg);
       expect(plans[i]!.lightElevation).toBe(plans[i + 1]!.lightElevation);
+      expect(bytes(plans[i]!.backdrop!.data).equals(bytes(plans[i + 1]!.backdrop!.data))).toBe(true);
     }
     expect(pairs).toBeGreaterThan(0);
   });
