@@ -100,6 +100,15 @@ function drawColour(rng: Rng): [number, number, number] {
   ];
 }
 
+/** The second colour of a pattern: printed and woven patterns have clear contrast. */
+function darker(colour: [number, number, number], rng: Rng): [number, number, number] {
+  const k = rng.between(BACKDROP.patternDarkening);
+  const shift = drawColour(rng);
+  const level = (shift[0] + shift[1] + shift[2]) / 3;
+  // Mostly the same hue, darker, with a little of another colour.
+  return [0, 1, 2].map((ch) => k * (0.75 * colour[ch]! + 0.25 * shift[ch]! * (colour[1] / Math.max(1e-6, level)))) as [number, number, number];
+}
+
 /** A uniform surface with a gentle tone gradient (one smooth texel ramp over a large tile). */
 function plainTexture(rng: Rng): TileTexture {
   const base = drawColour(rng);
@@ -116,7 +125,7 @@ function plainTexture(rng: Rng): TileTexture {
 function noiseTexture(rng: Rng, period: number): TileTexture {
   const size = BACKDROP.textureSize;
   const a = drawColour(rng);
-  const b = drawColour(rng);
+  const b = darker(a, rng);
   const seed = rng.nextUint32();
   const stretch = rng.between(BACKDROP.grainStretch);
   const data = new Float32Array(size * size * 3);
@@ -159,7 +168,7 @@ function periodicTexture(rng: Rng): TileTexture {
   const repeats = rng.int(BACKDROP.periodicRepeats[0], BACKDROP.periodicRepeats[1]);
   const period = rng.between(BACKDROP.periodicPeriod);
   const a = drawColour(rng);
-  const b = drawColour(rng);
+  const b = darker(a, rng);
   const c = drawColour(rng);
   const style = rng.int(0, 3);
   const duty = rng.range(0.3, 0.6);

@@ -4,7 +4,7 @@
 // y pointing down (image convention). The pad is ~30 mm wide, so 1 mm ≈ 0.067 nose units.
 
 /** Bump when output for the same arguments changes (a new setting bumps the minor); recorded in manifest.json. */
-export const GENERATOR_VERSION = "1.1.3";
+export const GENERATOR_VERSION = "1.1.4";
 
 export const SURFACE = {
   /** Half-extent of the rasterised surface map; captures may show a margin of fur around the pad. */
@@ -396,6 +396,8 @@ export const BACKDROP = {
   albedo: [0.06, 0.5] as const,
   /** Colourfulness of backdrop colours (fraction of the level). */
   chroma: [0.05, 0.5] as const,
+  /** Darker colour of a pattern relative to its light one. */
+  patternDarkening: [0.2, 0.5] as const,
   /** Plain backdrops: tone variation between the corners of a tile and the tile size (nose units). */
   plainVariation: 0.15,
   plainPeriod: 12,
