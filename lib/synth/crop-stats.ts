@@ -55,19 +55,9 @@ export const REAL_CROP_STATS: Record<CropMeasure, { label: string; quantiles: Qu
 
 const cropRecordSchema = z.object({
   file: z.string(),
-  size: z.number(),
   shortSide: z.number(),
-  sharpness320: z.number(),
-  sharpness: z.number(),
-  brightness: z.number(),
-  contrast: z.number(),
-  padBrightness: z.number(),
-  padContrast: z.number(),
-  padColour: z.number(),
-  glare: z.number(),
-  wetHighlights: z.number(),
-  keypoints: z.number(),
-  keypointsClahe: z.number(),
+  ...(Object.fromEntries(CROP_MEASURES.map((m) => [m, z.number()])) as Record<CropMeasure, z.ZodNumber>),
+  // SIFT finds nothing on a flat crop: it has no keypoint size.
   keypointSize: z.number().nullable(),
 });
 
