@@ -1,5 +1,5 @@
 // Dataset layout: out/<subject>/<capture>.jpg plus out/manifest.json. Every file is a pure
-// function of (seed, subject index, capture index, difficulty), so results do not depend on how
+// function of (seed, subject index, capture index, difficulty, backdrop), so results do not depend on how
 // subjects are split across workers.
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";

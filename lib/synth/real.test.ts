@@ -1,10 +1,13 @@
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
 import { planBackdrop } from "./backdrop";
 import { planCapture, renderCapture } from "./capture";
-import { burstLayout, captureOptionsFor, captureSeed, createSubjectFor, subjectSeed } from "./dataset";
+import { burstLayout, captureOptionsFor, captureSeed, createSubjectFor, generateDataset, subjectSeed } from "./dataset";
 import { viewTurn } from "./dome-camera";
-import { REAL } from "./parameters";
+import { GENERATOR_VERSION, REAL } from "./parameters";
 import { Rng } from "./prng";
 
 const deg = Math.PI / 180;
@@ -110,5 +113,24 @@ describe('the "real" setting', () => {
     const without = planCapture(subject, 5, { difficulty: "real" });
     expect(withBackdrop.camera!.position).toEqual(without.camera!.position);
     expect(withBackdrop.pixelsPerUnit).toBe(without.pixelsPerUnit);
+  });
+
+  it("writes a set whose manifest names the backdrop", async () => {
+    const out = await mkdtemp(path.join(tmpdir(), "synth-real-"));
+    try {
+      await generateDataset({ out, subjects: 1, captures: 2, seed: 5, difficulty: "real", backdrop: "shared-textured" });
+      expect(JSON.parse(await readFile(path.join(out, "manifest.json"), "utf8"))).toEqual({
+        seed: 5,
+        difficulty: "real",
+        subjects: 1,
+        captures: 2,
+        backdrop: "shared-textured",
+        generatorVersion: GENERATOR_VERSION,
+      });
+      const first = await readFile(path.join(out, "s00000", "c00.jpg"));
+      expect((await sharp(first).metadata()).format).toBe("jpeg");
+    } finally {
+      await rm(out, { recursive: true, force: true });
+    }
   });
 });
