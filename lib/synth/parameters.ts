@@ -4,7 +4,7 @@
 // y pointing down (image convention). The pad is ~30 mm wide, so 1 mm ≈ 0.067 nose units.
 
 /** Bump when output for the same arguments changes (a new setting bumps the minor); recorded in manifest.json. */
-export const GENERATOR_VERSION = "1.1.4";
+export const GENERATOR_VERSION = "1.1.5";
 
 export const SURFACE = {
   /** Half-extent of the rasterised surface map; captures may show a margin of fur around the pad. */
@@ -369,7 +369,7 @@ export const REAL_LIGHTING = {
   /** Light falloff across the crop (fraction per crop width): one side of the muzzle in shade. */
   gradient: [0, 0.8] as const,
   /** Warm white balance of indoor/phone pictures: red gain up, blue gain down (per-capture range). */
-  warmth: [0.0, 0.25] as const,
+  warmth: [0.0, 0.2] as const,
 } as const;
 
 /** Pigment of real subjects: black to liver-brown pads, some with pink or brown patches. */
@@ -377,7 +377,7 @@ export const REAL_PIGMENT = {
   /** Dark pigment albedo (luminance). */
   darkAlbedo: [0.01, 0.05] as const,
   /** Warm tint: 0 black, 1 liver brown. */
-  tint: [0.1, 0.9] as const,
+  tint: [0.05, 0.7] as const,
   /** Fraction of subjects with a patched (mottled) pad. */
   patchedProbability: 0.3,
   /** Among patched pads, the fraction whose patches are pink (the others brown). */
