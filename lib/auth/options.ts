@@ -6,10 +6,13 @@ import { getDb } from "@/lib/db";
 import { authSecret, SESSION_MAX_AGE_SECONDS, SIGN_IN_PATH } from "./secret";
 import { SignInService } from "./sign-in";
 
-const credentialsSchema = z.object({ email: z.string().min(1).max(320), password: z.string().min(1).max(200) });
+// No NUL: PostgreSQL text cannot hold one, and the database's message must never reach the client.
+const noNul = (s: string) => !s.includes("\u0000");
+const credentialsSchema = z.object({ email: z.string().min(1).max(320).refine(noNul), password: z.string().min(1).max(200).refine(noNul) });
 
 const state = globalThis as unknown as { __rhinariumSignIn?: SignInService };
 
+/** The server's door (lib/http/front-guard.ts) sets X-Forwarded-For to the address it believes: the socket's unless TRUSTED_PROXIES. */
 function clientAddress(headers: Record<string, unknown> | undefined): string {
   const forwarded = headers?.["x-forwarded-for"];
   return (typeof forwarded === "string" ? forwarded.split(",")[0].trim() : "") || "unknown";
