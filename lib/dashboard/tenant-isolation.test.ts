@@ -200,6 +200,33 @@ describe("roles are checked on the server", () => {
     if (!result.ok) expect(Object.keys(result.error.fields ?? {}).sort()).toEqual(["metadata", "species"]);
   });
 
+  it("refuses what uses the service while the account is suspended, as the API does (10010), and allows it again once reinstated", async () => {
+    const account = await db.account.create({ data: { name: "suspended", suspended: true, plan: { connect: { name: "standard" } } } });
+    const staff = await db.user.create({ data: { email: "staff@suspended.test", passwordHash: "x", role: "staff", accountId: account.id } });
+    const user: SessionUser = { id: staff.id, email: staff.email, role: "staff", accountId: account.id };
+    const pet = await db.pet.create({ data: { accountId: account.id, species: "DOG" } });
+    const session = await db.captureSession.create({
+      data: { accountId: account.id, species: "DOG", purpose: "PET_VERIFICATION", petId: pet.id, expiresAt: new Date(Date.now() + 3_600_000) },
+    });
+    const file = new File([new Uint8Array(await noseCapture(1, 0))], "x.jpg", { type: "image/jpeg" });
+    const attempts: [DashboardAction<never, unknown>, unknown][] = [
+      [createPetAction as DashboardAction<never, unknown>, { species: "DOG" }],
+      [updatePetAction as DashboardAction<never, unknown>, { petId: pet.id, breed: "Changed" }],
+      [createCaptureSessionAction as DashboardAction<never, unknown>, { purpose: "PET_IDENTIFICATION", species: "DOG" }],
+      [uploadCaptureImageAction as DashboardAction<never, unknown>, { sessionId: session.id, kind: "fingerprint", file }],
+      [startCaptureJobAction as DashboardAction<never, unknown>, { purpose: "PET_IDENTIFICATION", sessionId: session.id }],
+    ];
+    for (const [action, input] of attempts) {
+      const result = await invokeAction(action, db, user, input);
+      expect(result.ok).toBe(false);
+      if (!result.ok) expect(result.error.message).toMatch(/suspended/i);
+    }
+    expect(await db.pet.count({ where: { accountId: account.id } })).toBe(1);
+    expect(await db.fingerprintImage.count({ where: { sessionId: session.id } })).toBe(0);
+    await db.account.update({ where: { id: account.id }, data: { suspended: false } });
+    expect((await invokeAction(createPetAction, db, user, { species: "DOG" })).ok).toBe(true);
+  });
+
   it("records who did what in the audit log", async () => {
     const created = await invokeAction(createPetAction, db, a.staff, { species: "CAT", breed: "Siamese" });
     expect(created.ok).toBe(true);
