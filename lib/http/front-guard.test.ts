@@ -88,11 +88,14 @@ describe("the door over HTTP", () => {
     });
   }
 
-  it("refuses '*' targets and malformed percent-encoding with 400", async () => {
+  it("refuses '*' targets, malformed percent-encoding and encoded NULs with 400", async () => {
     const base = await door();
     expect(await raw(base, "OPTIONS * HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")).toMatch(/^HTTP\/1.1 400/);
     expect(await raw(base, "GET * HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")).toMatch(/^HTTP\/1.1 400/);
     expect((await fetch(`${base}/api/auth/%`)).status).toBe(400);
+    expect((await fetch(`${base}/dashboard/images/fingerprint/%00`)).status).toBe(400);
+    expect((await fetch(`${base}/dashboard/pets?q=%00`)).status).toBe(400);
+    expect((await fetch(`${base}/dashboard/pets?q=a%2500`)).status).toBe(200);
   });
 
   it("hands Next a signed-in multipart action as sent, with the socket's address, overriding a forged header", async () => {
@@ -117,7 +120,10 @@ describe("the door over HTTP", () => {
     ]);
     delay.disable();
     expect(statuses).toEqual([413, 415, 401]);
-    expect(delay.max / 1e6).toBeLessThan(50);
+    // Before the door Next held the loop 5–12 s per such body; on a shared 2-core machine a loop is
+    // also delayed by other processes, hence a p99 and a generous maximum.
+    expect(delay.percentile(99) / 1e6).toBeLessThan(20);
+    expect(delay.max / 1e6).toBeLessThan(250);
   });
 
   it("caps a chunked body (no declared length) outside the dashboard", async () => {

@@ -112,8 +112,8 @@ function replayed(req: IncomingMessage, body: Buffer): IncomingMessage {
 }
 
 /**
- * Admits a request for Next, or answers it here: 400 for a target that is not a path ("*") or a
- * path that is not valid percent-encoding, 413 for a body over its cap (64 KiB outside the
+ * Admits a request for Next, or answers it here: 400 for a target that is not a path ("*"), a
+ * path that is not valid percent-encoding or a target holding an encoded NUL, 413 for a body over its cap (64 KiB outside the
  * dashboard, 1 MiB for dashboard actions, 11 MiB for multipart uploads with at most 32 parts; 415
  * for multipart outside the dashboard), 401 for a multipart upload without a session cookie (before
  * its body is read). The request Next gets carries the client address the server believes in
@@ -129,6 +129,8 @@ export async function admitNextRequest(req: IncomingMessage, res: ServerResponse
   } catch {
     return refuse(req, res, 400, "Malformed path");
   }
+  // No page, id or filter holds a NUL, and PostgreSQL text cannot: refused before any query sees it.
+  if (/%00/.test(target)) return refuse(req, res, 400, "NUL in the request target");
   req.headers["x-forwarded-for"] = clientAddress(req, trustedProxies);
   const method = req.method ?? "GET";
   if (method === "GET" || method === "HEAD") return req;
