@@ -1,13 +1,8 @@
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createUser } from "@/lib/accounts/users";
-import { openOwnedDatabase } from "@/lib/db";
 import type { OpenDatabase } from "@/lib/db/connect";
-import { readEnv } from "@/lib/env";
 import { SignInService } from "./sign-in";
-import { adminSql, ensurePostgres, PG_ADMIN_URL } from "@/lib/test-support/server";
+import { openTestDatabase } from "@/lib/test-support/database";
 import { HashingGate, SlidingWindowLimiter, type SignInPolicy } from "./sign-in-limits";
 
 // Sign-in on a real database, in both modes: argon2id hashes, lockout after consecutive failures
@@ -26,20 +21,11 @@ const policy: SignInPolicy = {
 };
 
 describe.each(["pglite", "postgres"] as const)("SignInService (%s)", (mode) => {
-  let dir: string;
   let open: OpenDatabase;
-  const databaseName = `rhinarium_signin_${process.pid}`;
+  let close: () => Promise<void>;
 
   beforeAll(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), "rhinarium-dash-signin-"));
-    let databaseUrl = "";
-    if (mode === "postgres") {
-      await ensurePostgres();
-      await adminSql(`DROP DATABASE IF EXISTS ${databaseName}`);
-      await adminSql(`CREATE DATABASE ${databaseName}`);
-      databaseUrl = PG_ADMIN_URL.replace(/\/[^/]*$/, `/${databaseName}`);
-    }
-    open = await openOwnedDatabase(readEnv({ DATA_DIR: dir, DATABASE_URL: databaseUrl } as unknown as NodeJS.ProcessEnv), "cli");
+    ({ open, close } = await openTestDatabase(mode, "signin"));
     const account = await open.prisma.account.create({ data: { name: "A" } });
     for (const email of ["vet@a.test", "other@a.test", "raced@a.test", "budget@a.test"]) {
       await createUser(open.prisma, { email, password: PASSWORD, role: "staff", accountId: account.id });
@@ -47,9 +33,7 @@ describe.each(["pglite", "postgres"] as const)("SignInService (%s)", (mode) => {
   });
 
   afterAll(async () => {
-    await open?.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-    if (mode === "postgres") await adminSql(`DROP DATABASE IF EXISTS ${databaseName} WITH (FORCE)`);
+    await close?.();
   });
 
   it("stores only an argon2id hash and signs in with the right password", async () => {
