@@ -215,7 +215,7 @@ export function otherRequests(trustedProxies: ReadonlySet<string>) {
       const path = pathOf(req.url ?? "/");
       if (HEALTH_PATHS.has(path) && (req.method === "GET" || req.method === "HEAD")) {
         const { status, body } = await healthAnswer(path);
-        return void send(res, status, { ...FRONT_HEADERS, "content-type": "application/json", "cache-control": "no-store" }, req.method === "HEAD" ? null : JSON.stringify(body));
+        return void send(res, status, { ...FRONT_HEADERS, "content-type": "application/json" }, req.method === "HEAD" ? null : JSON.stringify(body));
       }
       const admitted = await admitNextRequest(req, res, trustedProxies);
       if (admitted) await next(admitted, res);
