@@ -27,8 +27,12 @@ const RUNS = process.env.HOSTILE_RUNS
   ? { pglite: Number(process.env.HOSTILE_RUNS), postgres: Number(process.env.HOSTILE_RUNS) }
   : { pglite: 500, postgres: 200 };
 const HANG_MS = 30_000;
-/** A well-behaved client of another account, while the hostile run goes on: its GET's 99th percentile. */
-const MAX_BYSTANDER_P99_MS = 50;
+/**
+ * A well-behaved client of another account, while the hostile run goes on: how much the run may add
+ * to its GET's 99th percentile, over the same client alone on the same machine just before.
+ */
+const MAX_IMPOSED_P99_MS = Number(process.env.HOSTILE_COST_P99_MS ?? 50);
+const BASELINE_MS = 5000;
 /** Growth of the server's resident memory over the run that would mean a leak or an unbounded buffer. */
 const MAX_RSS_GROWTH_MB = 400;
 
@@ -121,7 +125,12 @@ function hostileSuite(mode: "pglite" | "postgres") {
     expect(routes.length).toBeGreaterThanOrEqual(11);
     // Cost: another account's client reads its pets all along, from a process of its own.
     const bystander = await ops(server.env, "account:create", "--name", "Bystander", "--plan", "standard");
-    const probe = startLatencyProbe(`${server.baseUrl}/v2/pets`, { "x-service-api-key": bystander.apiKey as string });
+    const bystanderGet: [string, Record<string, string>] = [`${server.baseUrl}/v2/pets`, { "x-service-api-key": bystander.apiKey as string }];
+    // The same client alone first: what this (shared) machine gives it without hostile traffic.
+    const quiet = startLatencyProbe(...bystanderGet);
+    await new Promise((r) => setTimeout(r, BASELINE_MS));
+    const baseline = (await quiet.stop()).filter((ms) => ms >= 0);
+    const probe = startLatencyProbe(...bystanderGet);
     await expensiveRequests(server, targets);
     const tally: Tally = { sent: 0, unsendable: 0, byStatus: new Map(), slowestMs: 0 };
     const rssBefore = await rssMb(server.pid);
@@ -152,11 +161,13 @@ function hostileSuite(mode: "pglite" | "postgres") {
     const answered = latencies.filter((ms) => ms >= 0);
     console.log(
       `[hostile ${mode}] sent ${tally.sent} (+${tally.unsendable} unsendable), statuses ${JSON.stringify(Object.fromEntries(tally.byStatus))}, slowest ${Math.round(tally.slowestMs)} ms, RSS ${Math.round(rssBefore)} -> ${Math.round(rssAfter)} MB; ` +
-        `bystander GETs ${latencies.length}, failed ${latencies.length - answered.length}, p50 ${quantile(answered, 0.5).toFixed(1)} ms, p99 ${quantile(answered, 0.99).toFixed(1)} ms, max ${Math.max(...answered).toFixed(1)} ms`,
+        `bystander GETs ${latencies.length}, failed ${latencies.length - answered.length}, p50 ${quantile(answered, 0.5).toFixed(1)} ms, p99 ${quantile(answered, 0.99).toFixed(1)} ms, max ${Math.max(...answered).toFixed(1)} ms; ` +
+        `alone before: ${baseline.length} GETs, p50 ${quantile(baseline, 0.5).toFixed(1)} ms, p99 ${quantile(baseline, 0.99).toFixed(1)} ms`,
     );
     expect(answered.length).toBe(latencies.length);
     expect(answered.length).toBeGreaterThan(20);
-    expect(quantile(answered, 0.99)).toBeLessThanOrEqual(MAX_BYSTANDER_P99_MS);
+    // The latency the hostile traffic adds to the bystander's 99th percentile (over what the machine gives it alone).
+    expect(quantile(answered, 0.99) - quantile(baseline, 0.99)).toBeLessThanOrEqual(MAX_IMPOSED_P99_MS);
     expect(tally.sent).toBeGreaterThan(RUNS[mode] * 0.9);
     // Every status class that the generators aim at was reached: the property did not only see 401s.
     for (const status of [400, 404]) expect(tally.byStatus.get(status) ?? 0).toBeGreaterThan(10);
