@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createUser } from "@/lib/accounts/users";
 import type { OpenDatabase } from "@/lib/db/connect";
 import { SignInService } from "./sign-in";
+import { endSessions, userOfSession } from "./session-version";
 import { openTestDatabase } from "@/lib/test-support/database";
 import { HashingGate, SlidingWindowLimiter, type SignInPolicy } from "./sign-in-limits";
 
@@ -76,6 +77,19 @@ describe.each(["pglite", "postgres"] as const)("SignInService (%s)", (mode) => {
     expect((await attempt()).ok).toBe(true);
     expect(await attempt()).toEqual({ ok: false, reason: "rate-limited" });
     expect((await service.signIn(open.prisma, { email: "vet@a.test", password: PASSWORD, address: "6.6.6.6" })).ok).toBe(true);
+  });
+
+  it("ends every session of a user at sign-out: a copied token stops working, a new sign-in works", async () => {
+    const service = new SignInService(policy);
+    const first = await service.signIn(open.prisma, { email: "vet@a.test", password: PASSWORD, address: "9.9.9.9" });
+    if (!first.ok) throw new Error("sign-in failed");
+    const token = { id: first.user.id, sessionVersion: first.user.sessionVersion };
+    expect(await userOfSession(open.prisma, token)).toMatchObject({ email: "vet@a.test" });
+    await endSessions(open.prisma, first.user.id);
+    expect(await userOfSession(open.prisma, token)).toBeNull();
+    const again = await service.signIn(open.prisma, { email: "vet@a.test", password: PASSWORD, address: "9.9.9.9" });
+    if (!again.ok) throw new Error("sign-in failed");
+    expect(await userOfSession(open.prisma, { id: again.user.id, sessionVersion: again.user.sessionVersion })).toMatchObject({ email: "vet@a.test" });
   });
 
   it("checks no more passwords than the limit under 40 concurrent guesses (80 were checked before)", async () => {

@@ -5,7 +5,7 @@ import { createRateLimiter } from "@/lib/api/rate-limit";
 import { HashingGate, SIGN_IN_POLICY, SlidingWindowLimiter, UnknownEmailLockouts, type SignInPolicy } from "./sign-in-limits";
 
 export type SignInResult =
-  | { ok: true; user: { id: string; email: string; role: UserRole; accountId: string | null } }
+  | { ok: true; user: { id: string; email: string; role: UserRole; accountId: string | null; sessionVersion: number } }
   | { ok: false; reason: "invalid" | "locked" | "rate-limited" };
 
 // A hash to verify against when the e-mail is unknown, so that the answer takes as long either way.
@@ -57,7 +57,7 @@ export class SignInService {
     const matches = await this.gate.run(() => verify(target, input.password)).catch(() => false);
     if (user && matches) {
       await db.user.update({ where: { id: user.id }, data: { failedSignIns: 0, lockedUntil: null } });
-      return { ok: true, user: { id: user.id, email: user.email, role: user.role, accountId: user.accountId } };
+      return { ok: true, user: { id: user.id, email: user.email, role: user.role, accountId: user.accountId, sessionVersion: user.sessionVersion } };
     }
     // The attempt that reached the limit locks; the count stays at the limit until the lockout ends.
     const locks = attempt >= this.policy.failuresBeforeLockout;

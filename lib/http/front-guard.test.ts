@@ -71,7 +71,8 @@ describe("the door over HTTP", () => {
       for await (const chunk of admitted) chunks.push(chunk as Buffer);
       const type = admitted.headers["content-type"] ?? "";
       const form = type.startsWith("multipart/") ? await new Response(Buffer.concat(chunks), { headers: { "content-type": type } }).formData() : null;
-      res.end(JSON.stringify({ bytes: Buffer.concat(chunks).byteLength, entries: form ? [...form.keys()].length : null, xff: admitted.headers["x-forwarded-for"] }));
+      const forwardedHost = admitted.headers["x-forwarded-host"] ?? null;
+      res.end(JSON.stringify({ bytes: Buffer.concat(chunks).byteLength, entries: form ? [...form.keys()].length : null, xff: admitted.headers["x-forwarded-for"], forwardedHost }));
     });
     await new Promise<void>((resolve) => server!.listen(0, "127.0.0.1", resolve));
     return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -98,14 +99,14 @@ describe("the door over HTTP", () => {
     expect((await fetch(`${base}/dashboard/pets?q=a%2500`)).status).toBe(200);
   });
 
-  it("hands Next a signed-in multipart action as sent, with the socket's address, overriding a forged header", async () => {
+  it("hands Next a signed-in multipart action as sent, with the socket's address, overriding forged forwarding headers", async () => {
     const base = await door();
     const res = await fetch(`${base}/dashboard/capture/register`, {
       method: "POST",
-      headers: { "content-type": `multipart/form-data; boundary=${BOUNDARY}`, cookie: "next-auth.session-token=x", "x-forwarded-for": "6.6.6.6" },
+      headers: { "content-type": `multipart/form-data; boundary=${BOUNDARY}`, cookie: "next-auth.session-token=x", "x-forwarded-for": "6.6.6.6", "x-forwarded-host": "evil.example" },
       body: new Uint8Array(manyParts(3)),
     });
-    expect(await res.json()).toEqual({ bytes: manyParts(3).byteLength, entries: 3, xff: "127.0.0.1" });
+    expect(await res.json()).toEqual({ bytes: manyParts(3).byteLength, entries: 3, xff: "127.0.0.1", forwardedHost: null });
   });
 
   it("refuses 168,000 tiny parts without holding the event loop, signed in or not", async () => {
@@ -120,10 +121,11 @@ describe("the door over HTTP", () => {
     ]);
     delay.disable();
     expect(statuses).toEqual([413, 415, 401]);
-    // Before the door Next held the loop 5–12 s per such body; on a shared 2-core machine a loop is
-    // also delayed by other processes, hence a p99 and a generous maximum.
-    expect(delay.percentile(99) / 1e6).toBeLessThan(20);
-    expect(delay.max / 1e6).toBeLessThan(250);
+    // Before the door Next held the loop 5–12 s per such body. On a shared 2-core machine a loop is
+    // also delayed by other processes (p99 measured 5–37 ms at load average 16–19), hence bounds
+    // well above that noise and far below the stall.
+    expect(delay.percentile(99) / 1e6).toBeLessThan(100);
+    expect(delay.max / 1e6).toBeLessThan(500);
   });
 
   it("caps a chunked body (no declared length) outside the dashboard", async () => {

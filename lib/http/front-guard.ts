@@ -132,6 +132,12 @@ export async function admitNextRequest(req: IncomingMessage, res: ServerResponse
   // No page, id or filter holds a NUL, and PostgreSQL text cannot: refused before any query sees it.
   if (/%00/.test(target)) return refuse(req, res, 400, "NUL in the request target");
   req.headers["x-forwarded-for"] = clientAddress(req, trustedProxies);
+  if (!trustedProxies.has(normaliseAddress(req.socket.remoteAddress ?? ""))) {
+    // Only a trusted proxy says which host and protocol the client used (next-auth builds its URLs from them).
+    delete req.headers["x-forwarded-host"];
+    delete req.headers["x-forwarded-proto"];
+    delete req.headers["x-forwarded-port"];
+  }
   const method = req.method ?? "GET";
   if (method === "GET" || method === "HEAD") return req;
   const contentType = req.headers["content-type"] ?? "";
