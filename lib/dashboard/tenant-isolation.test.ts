@@ -19,6 +19,7 @@ import { petListQuerySchema } from "./pet-list-query";
 import { createPetAction, deletePetAction, getPetDetail, listPetsPage, updatePetAction } from "./pets";
 import { getUsageReport } from "./usage";
 import { recordApiCall, summariseUsage } from "@/lib/api/metering";
+import { MAX_ACTIVE_KEYS_PER_ACCOUNT } from "@/lib/accounts/api-keys";
 
 // Every dashboard action and query, run as account A's users with account B's ids: each must answer
 // "not found" (or not allowed) and leave B's data as it was. Each case also runs as B's own user on
@@ -225,6 +226,16 @@ describe("roles are checked on the server", () => {
     expect(await db.fingerprintImage.count({ where: { sessionId: session.id } })).toBe(0);
     await db.account.update({ where: { id: account.id }, data: { suspended: false } });
     expect((await invokeAction(createPetAction, db, user, { species: "DOG" })).ok).toBe(true);
+  });
+
+  it(`issues at most ${MAX_ACTIVE_KEYS_PER_ACCOUNT} active keys per account (each key has its own rate limit)`, async () => {
+    const account = await db.account.create({ data: { name: "keys", plan: { connect: { name: "standard" } } } });
+    const owner = await db.user.create({ data: { email: "owner@keys.test", passwordHash: "x", role: "owner", accountId: account.id } });
+    const user: SessionUser = { id: owner.id, email: owner.email, role: "owner", accountId: account.id };
+    const results = [];
+    for (let i = 0; i < MAX_ACTIVE_KEYS_PER_ACCOUNT + 2; i++) results.push(await invokeAction(issueKeyAction, db, user, {}));
+    expect(results.filter((r) => r.ok)).toHaveLength(MAX_ACTIVE_KEYS_PER_ACCOUNT);
+    expect(await db.apiKey.count({ where: { accountId: account.id, active: true } })).toBe(MAX_ACTIVE_KEYS_PER_ACCOUNT);
   });
 
   it("records who did what in the audit log", async () => {
