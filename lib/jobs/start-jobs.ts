@@ -51,10 +51,11 @@ export async function startFingerprintAddition(db: Db, accountId: string, petId:
 export async function startVerification(db: Db, accountId: string, petId: string, sessionId: string) {
   const jobId = await db.$transaction(async (tx) => {
     const pet = await getPetOrThrow(tx, accountId, petId);
-    // A property of the pet that no capture can fix: answered before anything about the session.
-    const enrolled = await tx.fingerprintImage.count({ where: { accountId, petId } });
-    if (enrolled === 0) throw new ApiError("PetHasNoFingerprintException");
-    await getStartableSessionOrThrow(tx, accountId, sessionId, "PET_VERIFICATION", pet);
+    // A property of the pet that no capture can fix: answered before the session's completeness (20012).
+    await getStartableSessionOrThrow(tx, accountId, sessionId, "PET_VERIFICATION", pet, async () => {
+      const enrolled = await tx.fingerprintImage.count({ where: { accountId, petId } });
+      if (enrolled === 0) throw new ApiError("PetHasNoFingerprintException");
+    });
     const job = await tx.job.create({ data: { accountId, kind: "VERIFICATION", petId, sessionId }, select: { id: true } });
     await claimSessionOrThrow(tx, sessionId);
     return job.id;
