@@ -39,6 +39,9 @@ const envSchema = z.object({
   API_RATE_LIMIT_BURST: z.coerce.number().int().min(1).default(100),
   // An unreferenced image file younger than this may be an upload in flight in another web process
   // (PostgreSQL mode); older ones are orphans of a crash and are removed (lib/storage/orphan-sweep.ts).
+  // Comma-separated addresses of reverse proxies in front of the server: only a request whose socket
+  // comes from one of these has its X-Forwarded-For believed (sign-in limits are per client address).
+  TRUSTED_PROXIES: z.string().default(""),
   ORPHAN_IMAGE_GRACE_SECONDS: z.coerce.number().int().min(0).default(600),
 });
 

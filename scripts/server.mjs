@@ -31,8 +31,10 @@ try {
   console.error("rhinarium: start-up failed:", error.message);
   process.exit(1);
 }
+// /v2 goes to the API; the rest through the door (health endpoints, body and target checks) to Next.
 const server = http.createServer((req, res) => {
   if (api.claims(req.url ?? "")) void api.serve(req, res);
-  else void handleNext(req, res);
+  else void api.serveOther(req, res, handleNext);
 });
+api.configure(server);
 server.listen(port, hostname, () => console.log(`rhinarium: serving on http://${hostname}:${port}${dev ? " (dev)" : ""}`));

@@ -3,6 +3,7 @@
 import { signIn } from "next-auth/react";
 import { useSearchParams } from "next/navigation";
 import { useState, type FormEvent } from "react";
+import { safeCallbackPath } from "@/lib/auth/callback-url";
 import { buttonClass, inputClass, Notice } from "@/components/dashboard/ui";
 
 const MESSAGES: Record<string, string> = {
@@ -10,11 +11,6 @@ const MESSAGES: Record<string, string> = {
   locked: "Too many failed sign-ins: this account is locked for 15 minutes.",
   "rate-limited": "Too many sign-in attempts from this address: try again in a few minutes.",
 };
-
-/** Only a path of this site: never an absolute URL handed in by a link (open redirect). */
-function safeCallback(value: string | null): string {
-  return value && value.startsWith("/") && !value.startsWith("//") ? value : "/dashboard";
-}
 
 export function SignInForm() {
   const params = useSearchParams();
@@ -28,7 +24,7 @@ export function SignInForm() {
     setError(null);
     const result = await signIn("credentials", { email: String(form.get("email")), password: String(form.get("password")), redirect: false });
     if (result?.ok && !result.error) {
-      window.location.assign(safeCallback(params.get("callbackUrl")));
+      window.location.assign(safeCallbackPath(params.get("callbackUrl")));
       return;
     }
     setBusy(false);

@@ -12,7 +12,21 @@ export function hashApiKey(key: string): string {
   return hash("sha256", key, "hex");
 }
 
+/**
+ * Active keys one account may hold: each key has its own rate limit, so the cap bounds how far an
+ * account can multiply it.
+ */
+export const MAX_ACTIVE_KEYS_PER_ACCOUNT = 5;
+
+export class KeyLimitError extends Error {
+  constructor() {
+    super(`an account holds at most ${MAX_ACTIVE_KEYS_PER_ACCOUNT} active API keys: deactivate one first`);
+  }
+}
+
 export async function issueApiKey(db: Db, accountId: string): Promise<{ apiKey: string; keyId: string }> {
+  const active = await db.apiKey.count({ where: { accountId, active: true } });
+  if (active >= MAX_ACTIVE_KEYS_PER_ACCOUNT) throw new KeyLimitError();
   const apiKey = KEY_PREFIX + randomBytes(32).toString("base64url");
   const row = await db.apiKey.create({
     data: { accountId, hash: hashApiKey(apiKey), prefix: apiKey.slice(0, SHOWN_PREFIX_LENGTH) },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MAX_JSON_BODY_BYTES, MAX_UPLOAD_BYTES, readCappedBody } from "./body";
+import { MAX_JSON_BODY_BYTES, MAX_UPLOAD_BYTES, MULTIPART_LIMITS, parseJsonBody, parseMultipartBody, readCappedBody } from "./body";
 import { ApiError } from "./errors";
 import type { ApiRequest } from "./exchange";
 
@@ -57,5 +57,53 @@ describe("readCappedBody", () => {
   it("answers a body cut short by the client as a validation error", async () => {
     const error = await rejection(readCappedBody(requestOf("aborted"), "json"));
     expect(error.details).toEqual({ body: ["the request body ended before its declared length"] });
+  });
+});
+
+const BOUNDARY = "----rhinarium-test";
+const multipartHeaders = { "content-type": `multipart/form-data; boundary=${BOUNDARY}` };
+
+/** A multipart body of these parts: [name, filename or null, content]. */
+function multipart(parts: [string, string | null, string | Buffer][]): Uint8Array {
+  const pieces: Buffer[] = [];
+  for (const [name, filename, content] of parts) {
+    const disposition = filename === null ? `form-data; name="${name}"` : `form-data; name="${name}"; filename="${filename}"`;
+    pieces.push(Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: ${disposition}\r\n\r\n`), Buffer.from(content), Buffer.from("\r\n"));
+  }
+  pieces.push(Buffer.from(`--${BOUNDARY}--\r\n`));
+  return Buffer.concat(pieces);
+}
+
+describe("parseMultipartBody", () => {
+  const req = { ...requestOf(0), headers: multipartHeaders };
+
+  it("gives the file with its bytes", async () => {
+    const entries = await parseMultipartBody(req, multipart([["file", "x.jpg", Buffer.from([0xff, 0xd8, 0xff, 1, 2])]]));
+    const file = entries.file as File;
+    expect(new Uint8Array(await file.arrayBuffer())).toEqual(new Uint8Array([0xff, 0xd8, 0xff, 1, 2]));
+  });
+
+  it("refuses a body of many tiny parts at the first part too many, in milliseconds (168,000 parts took seconds)", async () => {
+    const parts = Array.from({ length: 168_000 }, (_, i) => [`f${i}`, "a", "x"] as [string, string, string]);
+    const body = multipart(parts);
+    expect(body.byteLength).toBeGreaterThan(10_000_000);
+    const started = performance.now();
+    const error = await rejection(parseMultipartBody(req, body));
+    const elapsed = performance.now() - started;
+    expect(error.details).toEqual({ file: [`must hold one file and at most ${MULTIPART_LIMITS.parts} parts`] });
+    expect(elapsed).toBeLessThan(50);
+  });
+
+  it("refuses two files", async () => {
+    const error = await rejection(parseMultipartBody(req, multipart([["file", "a.jpg", "1"], ["file2", "b.jpg", "2"]])));
+    expect(error.errorName).toBe("ValidationError");
+  });
+});
+
+describe("parseJsonBody", () => {
+  it("refuses invalid UTF-8 instead of storing U+FFFD", () => {
+    const bytes = Buffer.concat([Buffer.from('{"metadata":"'), Buffer.from([0xc3, 0x28]), Buffer.from('"}')]);
+    expect(() => parseJsonBody(bytes)).toThrow(ApiError);
+    expect(parseJsonBody(Buffer.from('{"a":"é"}'))).toEqual({ a: "é" });
   });
 });

@@ -382,6 +382,9 @@ function contractSuite(mode: "pglite" | "postgres") {
     const bare = await createPet();
     const session = await capturedSession({ species: "DOG", purpose: "PET_VERIFICATION", petId: bare }, fx.probe[0]);
     await expectError(call("POST", `/v2/pets/${bare}:verify`, { json: { sessionId: session } }), 400, "20009");
+    // No capture can fix a pet without a registered fingerprint: 20009 comes before the session's completeness (20012).
+    const unfinished = await createSession({ species: "DOG", purpose: "PET_VERIFICATION", petId: bare });
+    await expectError(call("POST", `/v2/pets/${bare}:verify`, { json: { sessionId: unfinished } }), 400, "20009");
     // A session belongs to the pet it was made for: with another pet it does not exist.
     await expectError(call("POST", `/v2/pets/${enrolledPet}:verify`, { json: { sessionId: session } }), 404, "20010");
   });

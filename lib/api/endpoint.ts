@@ -34,6 +34,11 @@ export interface Endpoint<B extends z.ZodType = z.ZodType, Q extends z.ZodType =
   response?: z.ZodType;
   /** Error names this operation can answer with besides the ones every call can (10000, 10001, 10010, 500). */
   errors: ErrorName[];
+  /**
+   * Checks that need only the query and path (e.g. the capture session exists), run before the body
+   * is read: a request that will be refused costs no body parse.
+   */
+  beforeBody?(input: { query: z.infer<Q>; params: z.infer<P> }, ctx: EndpointContext): Promise<void>;
   /** The answer's data, or a promise of it (a read answered from memory needs none). */
   handle(input: Input<z.infer<B>, z.infer<Q>, z.infer<P>>, ctx: EndpointContext): unknown;
 }

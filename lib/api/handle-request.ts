@@ -8,7 +8,7 @@ import { readEnv } from "@/lib/env";
 import { isDatabaseUnavailable } from "@/lib/db/unavailable";
 import { logError } from "@/lib/log";
 import { parseJsonBody, parseMultipartBody, readCappedBody } from "./body";
-import type { Endpoint } from "./endpoint";
+import type { Endpoint, EndpointContext } from "./endpoint";
 import { ApiError, errorAnswer, type ValidationDetails } from "./errors";
 import { headerOf, splitTarget, successAnswer, type ApiAnswer, type ApiRequest } from "./exchange";
 import { recordApiCall } from "./metering";
@@ -77,22 +77,27 @@ type EndpointInput = Parameters<Endpoint["handle"]>[0];
  * The endpoint's validated input. An endpoint without a body is validated at once, without a
  * promise (every GET); one with a body waits for it first.
  */
-function validateInput(req: ApiRequest, search: string, endpoint: Endpoint, params: Record<string, string>): EndpointInput | Promise<EndpointInput> {
+function validateInput(req: ApiRequest, search: string, endpoint: Endpoint, params: Record<string, string>, ctx: EndpointContext): EndpointInput | Promise<EndpointInput> {
   const raw: RawInput = {
     query: search === "" ? NO_QUERY : Object.fromEntries(new URLSearchParams(search).entries()),
     params,
     body: undefined,
   };
-  return endpoint.bodyKind ? withBody(req, endpoint, raw) : checkInput(endpoint, raw);
+  return endpoint.bodyKind ? withBody(req, endpoint, raw, ctx) : checkInput(endpoint, raw);
 }
 
-async function withBody(req: ApiRequest, endpoint: Endpoint, raw: RawInput): Promise<EndpointInput> {
+/** The query and path first, then the endpoint's own checks, and only then the body is read and parsed. */
+async function withBody(req: ApiRequest, endpoint: Endpoint, raw: RawInput, ctx: EndpointContext): Promise<EndpointInput> {
+  if (endpoint.beforeBody) {
+    const early = checkInput(endpoint, raw, ["query", "params"]);
+    await endpoint.beforeBody(early as { query: unknown; params: unknown }, ctx);
+  }
   const bytes = await readCappedBody(req, endpoint.bodyKind!);
   raw.body = endpoint.bodyKind === "json" ? parseJsonBody(bytes) : await parseMultipartBody(req, bytes);
   return checkInput(endpoint, raw);
 }
 
-function checkInput(endpoint: Endpoint, raw: RawInput): EndpointInput {
+function checkInput(endpoint: Endpoint, raw: RawInput, sources: readonly (typeof INPUT_SOURCES)[number][] = INPUT_SOURCES): EndpointInput {
   const details: ValidationDetails = {};
   if (!(plainlyNulFree(raw.query) && plainlyNulFree(raw.params) && plainlyNulFree(raw.body))) {
     const nulFields = INPUT_SOURCES.flatMap((source) => findNulFields(raw[source], ""));
@@ -101,7 +106,7 @@ function checkInput(endpoint: Endpoint, raw: RawInput): EndpointInput {
   }
   const input: Record<string, unknown> = {};
   let invalid = false;
-  for (const source of INPUT_SOURCES) {
+  for (const source of sources) {
     const schema = endpoint[source];
     if (!schema) continue;
     const parsed = schema.safeParse(raw[source]);
@@ -148,9 +153,10 @@ export async function handleApiRequest(req: ApiRequest, router: ReturnType<typeo
     if (key.account.suspended) throw new ApiError("AccountApiAccessSuspended");
     // Authenticated before the 404 so that an unauthenticated caller cannot map the surface.
     if (!match) throw new ApiError("RouteNotFoundError");
-    const validated = validateInput(req, search, match.endpoint, match.params);
+    const ctx: EndpointContext = { db, accountId: key.accountId, account: key.account, apiKeyId: key.id };
+    const validated = validateInput(req, search, match.endpoint, match.params, ctx);
     const input = validated instanceof Promise ? await validated : validated;
-    const handled = match.endpoint.handle(input, { db, accountId: key.accountId, account: key.account, apiKeyId: key.id });
+    const handled = match.endpoint.handle(input, ctx);
     const data = isThenable(handled) ? await handled : handled;
     const status = match.endpoint.successStatus;
     response = status === 204 ? { status, headers: {}, body: null } : successAnswer(status, data);

@@ -1,7 +1,11 @@
-import type { IncomingMessage, ServerResponse } from "node:http";
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { promisify } from "node:util";
 import { gzip } from "node:zlib";
+import { readEnv } from "@/lib/env";
+import { discardRest } from "@/lib/http/discard-body";
+import { admitNextRequest, trustedProxiesOf } from "@/lib/http/front-guard";
 import { API_SECURITY_HEADERS } from "@/lib/http/security-headers";
+import { healthAnswer, HEALTH_PATHS } from "@/lib/server/health";
 import { logError } from "@/lib/log";
 import { errorAnswer } from "./errors";
 import type { ApiAnswer, ApiRequest } from "./exchange";
@@ -34,14 +38,6 @@ export function claimsApiRequest(target: string): boolean {
   const plain = path.replace(/%2e/gi, ".");
   return !(plain.includes("//") || plain.endsWith("/") || /\/\.\.?(\/|$)/.test(plain));
 }
-
-/**
- * After an oversized body was refused, the rest of it is read and thrown away, and the answer ends
- * (and a `connection: close` request's socket closes) only once it has all arrived: closing at once
- * would cut the client's upload with EPIPE, often before it read the 400. Beyond this much the
- * connection is closed anyway: nobody needs to send more.
- */
-const MAX_DISCARDED_BODY_BYTES = 64 * 1024 * 1024;
 
 const NO_BODY = new Uint8Array();
 
@@ -87,26 +83,6 @@ function readBody(req: IncomingMessage, limit: number): Promise<Uint8Array | nul
     req.on("close", onClose);
     req.on("error", onError);
   });
-}
-
-/**
- * Once the answer is known, whatever of the body was not read is discarded, never buffered: the
- * promise settles once it has all arrived (undefined when nothing is left to wait for).
- */
-function discardRest(req: IncomingMessage): Promise<void> | undefined {
-  if (req.complete || req.destroyed) return undefined;
-  let discarded = 0;
-  req.removeAllListeners("data");
-  req.on("data", (chunk: Buffer) => {
-    discarded += chunk.byteLength;
-    if (discarded > MAX_DISCARDED_BODY_BYTES) req.socket.destroy();
-  });
-  const received = new Promise<void>((resolve) => {
-    req.once("end", resolve);
-    req.once("close", resolve);
-  });
-  req.resume();
-  return received;
 }
 
 /** Node's request as the wrapper reads it (plain data; see lib/api/exchange.ts). */
@@ -214,6 +190,41 @@ export const serveApiRequest = apiFront(handleV2Request);
 export interface ApiFront {
   claims(target: string): boolean;
   serve(req: IncomingMessage, res: ServerResponse): Promise<void>;
+  /** Everything else: the health endpoints, then Next (`next`) for what the door admits (lib/http/front-guard.ts). */
+  serveOther(req: IncomingMessage, res: ServerResponse, next: (req: IncomingMessage, res: ServerResponse) => unknown): Promise<void>;
+  /** Timeouts and the connection cap of the HTTP server. */
+  configure(server: Server): void;
+}
+
+/** A request's headers must all arrive within this; its whole body within REQUEST_TIMEOUT_MS. */
+export const HEADERS_TIMEOUT_MS = 10_000;
+export const REQUEST_TIMEOUT_MS = 30_000;
+/** Open connections at once (idle keep-alive ones close after 5 s, Node's default). */
+export const MAX_CONNECTIONS = 1024;
+
+function configureServer(server: Server): void {
+  server.headersTimeout = HEADERS_TIMEOUT_MS;
+  server.requestTimeout = REQUEST_TIMEOUT_MS;
+  server.maxConnections = MAX_CONNECTIONS;
+}
+
+/** The health endpoints (no key), then Next for what the door admits. Never throws. */
+export function otherRequests(trustedProxies: ReadonlySet<string>) {
+  return async function serveOther(req: IncomingMessage, res: ServerResponse, next: (req: IncomingMessage, res: ServerResponse) => unknown): Promise<void> {
+    try {
+      const path = pathOf(req.url ?? "/");
+      if (HEALTH_PATHS.has(path) && (req.method === "GET" || req.method === "HEAD")) {
+        const { status, body } = await healthAnswer(path);
+        return void send(res, status, { ...FRONT_HEADERS, "content-type": "application/json" }, req.method === "HEAD" ? null : JSON.stringify(body));
+      }
+      const admitted = await admitNextRequest(req, res, trustedProxies);
+      if (admitted) await next(admitted, res);
+    } catch (error) {
+      logError("front-door-failed", error, { method: req.method });
+      if (!res.headersSent) send(res, 500, { "content-type": "text/plain", connection: "close" }, "Internal error");
+      else res.destroy();
+    }
+  };
 }
 
 /**
@@ -223,5 +234,6 @@ export interface ApiFront {
  */
 export function exposeApiFront(): void {
   const handover = (globalThis as unknown as { __rhinariumApiFrontHandover?: (front: ApiFront) => void }).__rhinariumApiFrontHandover;
-  handover?.({ claims: claimsApiRequest, serve: serveApiRequest });
+  const trustedProxies = trustedProxiesOf(readEnv().TRUSTED_PROXIES);
+  handover?.({ claims: claimsApiRequest, serve: serveApiRequest, serveOther: otherRequests(trustedProxies), configure: configureServer });
 }

@@ -4,12 +4,16 @@ import { z } from "zod";
 import type { UserRole } from "@/lib/accounts/users";
 import { getDb } from "@/lib/db";
 import { authSecret, SESSION_MAX_AGE_SECONDS, SIGN_IN_PATH } from "./secret";
+import { endSessions } from "./session-version";
 import { SignInService } from "./sign-in";
 
-const credentialsSchema = z.object({ email: z.string().min(1).max(320), password: z.string().min(1).max(200) });
+// No NUL: PostgreSQL text cannot hold one, and the database's message must never reach the client.
+const noNul = (s: string) => !s.includes("\u0000");
+const credentialsSchema = z.object({ email: z.string().min(1).max(320).refine(noNul), password: z.string().min(1).max(200).refine(noNul) });
 
 const state = globalThis as unknown as { __rhinariumSignIn?: SignInService };
 
+/** The server's door (lib/http/front-guard.ts) sets X-Forwarded-For to the address it believes: the socket's unless TRUSTED_PROXIES. */
 function clientAddress(headers: Record<string, unknown> | undefined): string {
   const forwarded = headers?.["x-forwarded-for"];
   return (typeof forwarded === "string" ? forwarded.split(",")[0].trim() : "") || "unknown";
@@ -36,7 +40,7 @@ export function authOptions(): NextAuthOptions {
           if (!parsed.success) return null;
           state.__rhinariumSignIn ??= new SignInService();
           const result = await state.__rhinariumSignIn.signIn(await getDb(), { ...parsed.data, address: clientAddress(req?.headers) });
-          if (result.ok) return { id: result.user.id, email: result.user.email, role: result.user.role };
+          if (result.ok) return { id: result.user.id, email: result.user.email, role: result.user.role, sessionVersion: result.user.sessionVersion };
           // next-auth passes a thrown message back to the sign-in form as its error code.
           if (result.reason !== "invalid") throw new Error(result.reason);
           return null;
@@ -45,11 +49,20 @@ export function authOptions(): NextAuthOptions {
     ],
     callbacks: {
       jwt({ token, user }) {
-        if (user) token.role = (user as { role?: UserRole }).role;
+        if (user) {
+          token.role = (user as { role?: UserRole }).role;
+          token.sessionVersion = (user as { sessionVersion?: number }).sessionVersion ?? 0;
+        }
         return token;
       },
       session({ session, token }) {
-        return { ...session, user: { email: token.email, id: token.sub, role: token.role } };
+        return { ...session, user: { email: token.email, id: token.sub, role: token.role, sessionVersion: token.sessionVersion } };
+      },
+    },
+    events: {
+      // Sign-out ends the session on the server too (lib/auth/session-version.ts), not only the cookie.
+      async signOut({ token }) {
+        if (token?.sub) await endSessions(await getDb(), token.sub);
       },
     },
   };

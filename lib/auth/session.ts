@@ -1,26 +1,18 @@
 import { getServerSession } from "next-auth";
 import { notFound, redirect } from "next/navigation";
-import type { UserRole } from "@/lib/accounts/users";
 import { getDb } from "@/lib/db";
 import type { Db } from "@/lib/db/connect";
 import { authOptions } from "./options";
 import { can, type Capability } from "./roles";
 import { SIGN_IN_PATH } from "./secret";
+import { userOfSession, type SessionUser } from "./session-version";
 
-export interface SessionUser {
-  id: string;
-  email: string;
-  role: UserRole;
-  /** Null only for operators (admin), who act across accounts. */
-  accountId: string | null;
-}
+export type { SessionUser } from "./session-version";
 
-/** The signed-in user as the database has them now, or null (no session, expired, user removed). */
+/** The signed-in user as the database has them now, or null (no session, expired, signed out, user removed). */
 export async function getSessionUser(db?: Db): Promise<SessionUser | null> {
   const session = await getServerSession(authOptions());
-  const id = (session?.user as { id?: string } | undefined)?.id;
-  if (!id) return null;
-  return (db ?? (await getDb())).user.findUnique({ where: { id }, select: { id: true, email: true, role: true, accountId: true } });
+  return userOfSession(db ?? (await getDb()), session?.user as { id?: string; sessionVersion?: number } | undefined);
 }
 
 /**

@@ -1,36 +1,42 @@
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createUser } from "@/lib/accounts/users";
-import { openOwnedDatabase } from "@/lib/db";
 import type { OpenDatabase } from "@/lib/db/connect";
-import { readEnv } from "@/lib/env";
 import { SignInService } from "./sign-in";
-import { afterFailure, SlidingWindowLimiter, type SignInPolicy } from "./sign-in-limits";
+import { endSessions, userOfSession } from "./session-version";
+import { openTestDatabase } from "@/lib/test-support/database";
+import { HashingGate, SlidingWindowLimiter, type SignInPolicy } from "./sign-in-limits";
 
-// Sign-in on a real (embedded) database: argon2id hashes, lockout after consecutive failures (kept on
-// the user row), the same answers for unknown e-mails, and the per-address limit.
+// Sign-in on a real database, in both modes: argon2id hashes, lockout after consecutive failures
+// (kept on the user row, exact under concurrent guesses), the same answers for unknown e-mails, the
+// per-address limit and the process-wide budget of password checks.
 
-let dir: string;
-let open: OpenDatabase;
 const PASSWORD = "a long enough password";
-const policy: SignInPolicy = { attemptsPerAddress: 1000, addressWindowMs: 60_000, failuresBeforeLockout: 3, lockoutMs: 1500 };
+const policy: SignInPolicy = {
+  attemptsPerAddress: 1000,
+  addressWindowMs: 60_000,
+  failuresBeforeLockout: 3,
+  lockoutMs: 1500,
+  hashesPerSecond: 1000,
+  hashBurst: 1000,
+  concurrentHashes: 2,
+};
 
-beforeAll(async () => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), "rhinarium-dash-signin-"));
-  open = await openOwnedDatabase(readEnv({ DATA_DIR: dir } as unknown as NodeJS.ProcessEnv), "cli");
-  const account = await open.prisma.account.create({ data: { name: "A" } });
-  await createUser(open.prisma, { email: "vet@a.test", password: PASSWORD, role: "staff", accountId: account.id });
-  await createUser(open.prisma, { email: "other@a.test", password: PASSWORD, role: "staff", accountId: account.id });
-});
+describe.each(["pglite", "postgres"] as const)("SignInService (%s)", (mode) => {
+  let open: OpenDatabase;
+  let close: () => Promise<void>;
 
-afterAll(async () => {
-  await open?.close();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
+  beforeAll(async () => {
+    ({ open, close } = await openTestDatabase(mode, "signin"));
+    const account = await open.prisma.account.create({ data: { name: "A" } });
+    for (const email of ["vet@a.test", "other@a.test", "raced@a.test", "budget@a.test"]) {
+      await createUser(open.prisma, { email, password: PASSWORD, role: "staff", accountId: account.id });
+    }
+  });
 
-describe("SignInService", () => {
+  afterAll(async () => {
+    await close?.();
+  });
+
   it("stores only an argon2id hash and signs in with the right password", async () => {
     const row = await open.prisma.user.findUniqueOrThrow({ where: { email: "vet@a.test" } });
     expect(row.passwordHash).toMatch(/^\$argon2id\$/);
@@ -72,6 +78,40 @@ describe("SignInService", () => {
     expect(await attempt()).toEqual({ ok: false, reason: "rate-limited" });
     expect((await service.signIn(open.prisma, { email: "vet@a.test", password: PASSWORD, address: "6.6.6.6" })).ok).toBe(true);
   });
+
+  it("ends every session of a user at sign-out: a copied token stops working, a new sign-in works", async () => {
+    const service = new SignInService(policy);
+    const first = await service.signIn(open.prisma, { email: "vet@a.test", password: PASSWORD, address: "9.9.9.9" });
+    if (!first.ok) throw new Error("sign-in failed");
+    const token = { id: first.user.id, sessionVersion: first.user.sessionVersion };
+    expect(await userOfSession(open.prisma, token)).toMatchObject({ email: "vet@a.test" });
+    await endSessions(open.prisma, first.user.id);
+    expect(await userOfSession(open.prisma, token)).toBeNull();
+    const again = await service.signIn(open.prisma, { email: "vet@a.test", password: PASSWORD, address: "9.9.9.9" });
+    if (!again.ok) throw new Error("sign-in failed");
+    expect(await userOfSession(open.prisma, { id: again.user.id, sessionVersion: again.user.sessionVersion })).toMatchObject({ email: "vet@a.test" });
+  });
+
+  it("checks no more passwords than the limit under 40 concurrent guesses (80 were checked before)", async () => {
+    const service = new SignInService(policy);
+    const guesses = Array.from({ length: 40 }, (_, i) => service.signIn(open.prisma, { email: "raced@a.test", password: `wrong ${i}`, address: "7.7.7.7" }));
+    const answers = (await Promise.all(guesses)).map((a) => (a.ok ? "ok" : a.reason));
+    expect(answers.filter((a) => a === "invalid")).toHaveLength(policy.failuresBeforeLockout - 1);
+    expect(answers.filter((a) => a === "locked")).toHaveLength(40 - (policy.failuresBeforeLockout - 1));
+    expect(await service.signIn(open.prisma, { email: "raced@a.test", password: PASSWORD, address: "7.7.7.7" })).toEqual({ ok: false, reason: "locked" });
+    const unknown = await Promise.all(Array.from({ length: 40 }, () => service.signIn(open.prisma, { email: "ghost@a.test", password: "x", address: "7.7.7.8" })));
+    expect(unknown.filter((a) => !a.ok && a.reason === "invalid")).toHaveLength(policy.failuresBeforeLockout - 1);
+  });
+
+  it("runs no more password checks than the process budget, and a refused attempt counts against nobody", async () => {
+    const service = new SignInService({ ...policy, hashesPerSecond: 0.001, hashBurst: 2 });
+    const attempt = (email: string, password: string) => service.signIn(open.prisma, { email, password, address: "8.8.8.8" });
+    expect(await attempt("budget@a.test", "wrong")).toEqual({ ok: false, reason: "invalid" });
+    expect((await attempt("budget@a.test", PASSWORD)).ok).toBe(true);
+    for (let i = 0; i < 5; i++) expect(await attempt("budget@a.test", "wrong")).toEqual({ ok: false, reason: "rate-limited" });
+    const row = await open.prisma.user.findUniqueOrThrow({ where: { email: "budget@a.test" } });
+    expect(row).toMatchObject({ failedSignIns: 0, lockedUntil: null });
+  });
 });
 
 describe("limits", () => {
@@ -81,8 +121,16 @@ describe("limits", () => {
     expect(limiter.tryTake("k", 1001)).toBe(true);
   });
 
-  it("a failure at the limit locks and resets the count", () => {
-    expect(afterFailure({ failedSignIns: 1 }, policy, 0)).toEqual({ failedSignIns: 2, lockedUntil: null });
-    expect(afterFailure({ failedSignIns: 2 }, policy, 0)).toEqual({ failedSignIns: 0, lockedUntil: new Date(policy.lockoutMs) });
+  it("the hashing gate runs at most its limit at once", async () => {
+    const gate = new HashingGate(2);
+    let running = 0;
+    let most = 0;
+    const task = () => gate.run(async () => {
+      most = Math.max(most, ++running);
+      await new Promise((r) => setTimeout(r, 5));
+      running--;
+    });
+    await Promise.all(Array.from({ length: 10 }, task));
+    expect(most).toBe(2);
   });
 });

@@ -49,7 +49,7 @@ export async function minimumFingerprints(purpose: Purpose): Promise<number> {
 /**
  * Every check a job start makes on its session, in the order the API answers them:
  * 20010 missing/expired (or made for another pet), 20013 purpose, 20015 species, 20014 used,
- * 20012 not finished.
+ * then `beforeCompleteness` (a check of the pet that no capture can fix, e.g. 20009), 20012 not finished.
  */
 export async function getStartableSessionOrThrow(
   tx: Tx,
@@ -57,12 +57,14 @@ export async function getStartableSessionOrThrow(
   sessionId: string,
   purpose: Purpose,
   pet: { id: string; species: "DOG" | "CAT" } | null,
+  beforeCompleteness?: () => Promise<void>,
 ) {
   const session = await getLiveSessionOrThrow(tx, accountId, sessionId);
   if (session.purpose !== purpose) throw new ApiError("InvalidSessionPurposeError");
   if (pet && session.petId !== pet.id) throw new ApiError("NoSuchCaptureSessionException");
   if (pet && session.species !== pet.species) throw new ApiError("SpeciesMismatchError");
   if (session.usedAt) throw new ApiError("CaptureSessionAlreadyUsedError");
+  if (beforeCompleteness) await beforeCompleteness();
   const [fingerprints, appearances] = await Promise.all([
     tx.fingerprintImage.count({ where: { sessionId } }),
     tx.appearanceImage.count({ where: { sessionId } }),

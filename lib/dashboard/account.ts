@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { Db } from "@/lib/db/connect";
-import { deactivateApiKey, issueApiKey, reissueApiKey } from "@/lib/accounts/api-keys";
+import { deactivateApiKey, issueApiKey, KeyLimitError, MAX_ACTIVE_KEYS_PER_ACCOUNT, reissueApiKey } from "@/lib/accounts/api-keys";
 import { recordAudit } from "@/lib/accounts/audit";
 import { createUser, EmailTakenError, MIN_PASSWORD_LENGTH, USER_ROLES } from "@/lib/accounts/users";
 import { accountAction, DashboardError, type AccountActionContext } from "./action-client";
@@ -40,7 +40,9 @@ export const issueKeyAction = accountAction({
   capability: "account:manage",
   input: z.object({}),
   async run(ctx) {
-    const { apiKey, keyId } = await issueApiKey(ctx.db, ctx.accountId);
+    const { apiKey, keyId } = await issueApiKey(ctx.db, ctx.accountId).catch((error) => {
+      throw error instanceof KeyLimitError ? new DashboardError(`At most ${MAX_ACTIVE_KEYS_PER_ACCOUNT} active keys: deactivate one first.`) : error;
+    });
     await audit(ctx, "key.issue", keyId);
     return { apiKey };
   },

@@ -37,6 +37,11 @@ interface ActionBase<S extends z.ZodType> {
 
 export interface AccountAction<S extends z.ZodType, T> extends ActionBase<S> {
   scope: "account";
+  /**
+   * Uses the service as an API call would (creates pets, captures, uploads, runs jobs): refused while
+   * the account is suspended, as the API refuses every call (10010).
+   */
+  usesService?: boolean;
   run(ctx: AccountActionContext, input: z.infer<S>): Promise<T>;
 }
 
@@ -68,6 +73,11 @@ function failure(message: string, fields?: Record<string, string[]>): ActionResu
   return { ok: false, error: fields ? { message, fields } : { message } };
 }
 
+async function isSuspended(db: Db, accountId: string): Promise<boolean> {
+  const account = await db.account.findUnique({ where: { id: accountId }, select: { suspended: true } });
+  return account?.suspended === true;
+}
+
 /** Runs an action for a user already resolved from the session (or null): the testable core of the chain. */
 export async function invokeAction<S extends z.ZodType, T>(
   action: DashboardAction<S, T>,
@@ -77,6 +87,9 @@ export async function invokeAction<S extends z.ZodType, T>(
 ): Promise<ActionResult<T>> {
   if (!user) return failure("Your session has ended: sign in again.");
   if (!can(user.role, action.capability)) return failure(NOT_ALLOWED);
+  if (action.scope === "account" && action.usesService && user.accountId && (await isSuspended(db, user.accountId))) {
+    return failure(ERROR_CODES.AccountApiAccessSuspended.description + ".");
+  }
   const parsed = action.input.safeParse(raw);
   if (!parsed.success) return failure("Some fields are not valid.", fieldErrors(parsed.error));
   try {

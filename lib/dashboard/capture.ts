@@ -19,6 +19,7 @@ const idSchema = z.string().min(1).max(100);
 
 export const createCaptureSessionAction = accountAction({
   capability: "pets:write",
+  usesService: true,
   input: z.discriminatedUnion("purpose", [
     z.object({ purpose: z.enum(["PET_PROFILE_REGISTRATION", "PET_VERIFICATION"]), petId: idSchema }),
     z.object({ purpose: z.literal("PET_IDENTIFICATION"), species: speciesSchema }),
@@ -44,6 +45,7 @@ export type UploadedImage = { id: string; kind: "fingerprint" } & ImageQuality |
 
 export const uploadCaptureImageAction = accountAction({
   capability: "pets:write",
+  usesService: true,
   input: z.object({ sessionId: idSchema, kind: z.enum(["fingerprint", "appearance"]), file: fileSchema }),
   async run(ctx, input): Promise<UploadedImage> {
     if (input.kind === "appearance") {
@@ -58,6 +60,7 @@ export const uploadCaptureImageAction = accountAction({
 
 export const startCaptureJobAction = accountAction({
   capability: "pets:write",
+  usesService: true,
   input: z.object({ purpose: z.enum(PURPOSES), sessionId: idSchema, petId: idSchema.optional() }),
   async run(ctx, input) {
     const petId = () => {

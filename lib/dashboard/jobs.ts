@@ -10,7 +10,14 @@ export const JOB_KINDS = ["FINGERPRINT_ADDITION", "VERIFICATION", "IDENTIFICATIO
 export const JOB_STATUSES = ["PENDING", "SUCCESS", "FAILED"] as const;
 const JOBS_PAGE_SIZE = 25;
 
-const dateSchema = z.string().regex(/^\d{4}-\d{2}-\d{2}$/);
+/** A calendar day that exists ("2026-13-45" does not): anything else is ignored as no filter. */
+const dateSchema = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/)
+  .refine((day) => {
+    const date = new Date(`${day}T00:00:00Z`);
+    return !Number.isNaN(date.getTime()) && date.toISOString().startsWith(day);
+  });
 
 export const jobListQuerySchema = z.object({
   status: z.enum([...JOB_STATUSES, "all"]).catch("all"),

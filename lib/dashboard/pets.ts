@@ -94,6 +94,7 @@ const optionalText = <S extends z.ZodType<string>>(schema: S) =>
 
 export const createPetAction = accountAction({
   capability: "pets:write",
+  usesService: true,
   input: z.object({ species: speciesSchema, breed: optionalText(breedSchema), metadata: optionalText(metadataSchema) }),
   async run(ctx, input) {
     const account = await ctx.db.account.findUniqueOrThrow({ where: { id: ctx.accountId }, include: { plan: true } });
@@ -105,6 +106,7 @@ export const createPetAction = accountAction({
 
 export const updatePetAction = accountAction({
   capability: "pets:write",
+  usesService: true,
   input: z.object({ petId: petIdSchema, metadata: metadataSchema, breed: breedSchema }),
   async run(ctx, input) {
     await updatePet(ctx.db, ctx.accountId, input.petId, { metadata: input.metadata, breed: input.breed });

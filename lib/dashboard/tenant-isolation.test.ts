@@ -19,6 +19,7 @@ import { petListQuerySchema } from "./pet-list-query";
 import { createPetAction, deletePetAction, getPetDetail, listPetsPage, updatePetAction } from "./pets";
 import { getUsageReport } from "./usage";
 import { recordApiCall, summariseUsage } from "@/lib/api/metering";
+import { MAX_ACTIVE_KEYS_PER_ACCOUNT } from "@/lib/accounts/api-keys";
 
 // Every dashboard action and query, run as account A's users with account B's ids: each must answer
 // "not found" (or not allowed) and leave B's data as it was. Each case also runs as B's own user on
@@ -198,6 +199,43 @@ describe("roles are checked on the server", () => {
     const result = await invokeAction(createPetAction, db, a.staff, { species: "HAMSTER", metadata: "{not json" });
     expect(result.ok).toBe(false);
     if (!result.ok) expect(Object.keys(result.error.fields ?? {}).sort()).toEqual(["metadata", "species"]);
+  });
+
+  it("refuses what uses the service while the account is suspended, as the API does (10010), and allows it again once reinstated", async () => {
+    const account = await db.account.create({ data: { name: "suspended", suspended: true, plan: { connect: { name: "standard" } } } });
+    const staff = await db.user.create({ data: { email: "staff@suspended.test", passwordHash: "x", role: "staff", accountId: account.id } });
+    const user: SessionUser = { id: staff.id, email: staff.email, role: "staff", accountId: account.id };
+    const pet = await db.pet.create({ data: { accountId: account.id, species: "DOG" } });
+    const session = await db.captureSession.create({
+      data: { accountId: account.id, species: "DOG", purpose: "PET_VERIFICATION", petId: pet.id, expiresAt: new Date(Date.now() + 3_600_000) },
+    });
+    const file = new File([new Uint8Array(await noseCapture(1, 0))], "x.jpg", { type: "image/jpeg" });
+    const attempts: [DashboardAction<never, unknown>, unknown][] = [
+      [createPetAction as DashboardAction<never, unknown>, { species: "DOG" }],
+      [updatePetAction as DashboardAction<never, unknown>, { petId: pet.id, breed: "Changed" }],
+      [createCaptureSessionAction as DashboardAction<never, unknown>, { purpose: "PET_IDENTIFICATION", species: "DOG" }],
+      [uploadCaptureImageAction as DashboardAction<never, unknown>, { sessionId: session.id, kind: "fingerprint", file }],
+      [startCaptureJobAction as DashboardAction<never, unknown>, { purpose: "PET_IDENTIFICATION", sessionId: session.id }],
+    ];
+    for (const [action, input] of attempts) {
+      const result = await invokeAction(action, db, user, input);
+      expect(result.ok).toBe(false);
+      if (!result.ok) expect(result.error.message).toMatch(/suspended/i);
+    }
+    expect(await db.pet.count({ where: { accountId: account.id } })).toBe(1);
+    expect(await db.fingerprintImage.count({ where: { sessionId: session.id } })).toBe(0);
+    await db.account.update({ where: { id: account.id }, data: { suspended: false } });
+    expect((await invokeAction(createPetAction, db, user, { species: "DOG" })).ok).toBe(true);
+  });
+
+  it(`issues at most ${MAX_ACTIVE_KEYS_PER_ACCOUNT} active keys per account (each key has its own rate limit)`, async () => {
+    const account = await db.account.create({ data: { name: "keys", plan: { connect: { name: "standard" } } } });
+    const owner = await db.user.create({ data: { email: "owner@keys.test", passwordHash: "x", role: "owner", accountId: account.id } });
+    const user: SessionUser = { id: owner.id, email: owner.email, role: "owner", accountId: account.id };
+    const results = [];
+    for (let i = 0; i < MAX_ACTIVE_KEYS_PER_ACCOUNT + 2; i++) results.push(await invokeAction(issueKeyAction, db, user, {}));
+    expect(results.filter((r) => r.ok)).toHaveLength(MAX_ACTIVE_KEYS_PER_ACCOUNT);
+    expect(await db.apiKey.count({ where: { accountId: account.id, active: true } })).toBe(MAX_ACTIVE_KEYS_PER_ACCOUNT);
   });
 
   it("records who did what in the audit log", async () => {

@@ -8,6 +8,7 @@ import type { SqlMigrationAwareDriverAdapterFactory } from "@prisma/driver-adapt
 import { PrismaClient } from "@/lib/generated/prisma/client";
 import type { Env } from "@/lib/env";
 import { logError } from "@/lib/log";
+import { makeDataDirPrivate } from "@/lib/private-files";
 import { pgliteNotifications, pgNotifications, type DbNotifications } from "./notifications";
 
 const POOL_CONNECT_TIMEOUT_MS = 5_000;
@@ -82,6 +83,9 @@ export async function openDatabase(env: Env): Promise<OpenDatabase> {
   // PGlite does not create parent folders.
   fs.mkdirSync(dir, { recursive: true });
   const pglite = await PGlite.create(dir);
+  // PGlite's file system layer creates its files 0666 whatever the umask: they are tightened once
+  // open and again at close; in between the folders (0700) keep them from other users.
+  makeDataDirPrivate(env.dataDir);
   const factory = new PrismaPGlite(pglite);
   const prisma = new PrismaClient({ adapter: factory });
   return {
@@ -92,6 +96,7 @@ export async function openDatabase(env: Env): Promise<OpenDatabase> {
     async close() {
       await prisma.$disconnect();
       await pglite.close();
+      makeDataDirPrivate(env.dataDir);
     },
   };
 }

@@ -4,15 +4,18 @@ import type { DbNotifications } from "./notifications";
 import { applyMigrations } from "./migrate";
 import { acquireOwnerLock, OwnerBusyError, releaseOwnerLock, type OwnerInfo } from "./owner-lock";
 import { ensureDefaultPlans } from "@/lib/accounts/plans";
+import { makeDataDirPrivate } from "@/lib/private-files";
 
 export type { Db } from "./connect";
 
 /**
- * Opens the database for a process that will own it: takes the owner lock (embedded mode), applies
+ * Opens the database for a process that will own it: makes DATA_DIR private (lib/private-files.ts),
+ * takes the owner lock (embedded mode), applies
  * pending migrations and makes sure the default plans exist. Used by the server and by the ops CLI
  * when no server runs.
  */
 export async function openOwnedDatabase(env: Env, role: OwnerInfo["role"]): Promise<OpenDatabase> {
+  makeDataDirPrivate(env.dataDir);
   if (!env.DATABASE_URL) await acquireOwnerLockPatiently(env, role);
   try {
     const db = await openDatabase(env);

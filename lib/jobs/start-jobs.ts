@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Db } from "@/lib/db/connect";
-import { ApiError } from "@/lib/api/errors";
+import { ApiError, validationError } from "@/lib/api/errors";
 import { claimSessionOrThrow, getStartableSessionOrThrow } from "@/lib/capture-sessions/sessions";
 import type { EndpointContext } from "@/lib/api/endpoint";
 import { getJobQueue } from "./job-queue";
@@ -19,10 +19,22 @@ function enqueued(jobId: string): { jobId: string } {
   return { jobId };
 }
 
+/**
+ * Registered nose images one pet may hold: a verification compares the probe with every one of them,
+ * so its cost grows with the count (100 images took 4–5 s a verification). 30 is a full session's
+ * worth; a registration that would pass it is refused (10001) and the session stays usable.
+ */
+export const MAX_REGISTERED_FINGERPRINTS_PER_PET = 30;
+
 export async function startFingerprintAddition(db: Db, accountId: string, petId: string, sessionId: string) {
   const jobId = await db.$transaction(async (tx) => {
     const pet = await getPetOrThrow(tx, accountId, petId);
     await getStartableSessionOrThrow(tx, accountId, sessionId, "PET_PROFILE_REGISTRATION", pet);
+    const registered = await tx.fingerprintImage.count({ where: { accountId, petId } });
+    const adding = await tx.fingerprintImage.count({ where: { sessionId, usable: true } });
+    if (registered + adding > MAX_REGISTERED_FINGERPRINTS_PER_PET) {
+      throw validationError("sessionId", `the pet holds ${registered} registered nose images; at most ${MAX_REGISTERED_FINGERPRINTS_PER_PET} are kept per pet`);
+    }
     // Conditional on no running addition; concurrent starts serialise on the pet row (20007). The pet
     // row is locked before the job row is inserted: the insert's foreign-key lock on the pet taken
     // first would deadlock two concurrent starts in PostgreSQL.
@@ -39,9 +51,11 @@ export async function startFingerprintAddition(db: Db, accountId: string, petId:
 export async function startVerification(db: Db, accountId: string, petId: string, sessionId: string) {
   const jobId = await db.$transaction(async (tx) => {
     const pet = await getPetOrThrow(tx, accountId, petId);
-    await getStartableSessionOrThrow(tx, accountId, sessionId, "PET_VERIFICATION", pet);
-    const enrolled = await tx.fingerprintImage.count({ where: { accountId, petId } });
-    if (enrolled === 0) throw new ApiError("PetHasNoFingerprintException");
+    // A property of the pet that no capture can fix: answered before the session's completeness (20012).
+    await getStartableSessionOrThrow(tx, accountId, sessionId, "PET_VERIFICATION", pet, async () => {
+      const enrolled = await tx.fingerprintImage.count({ where: { accountId, petId } });
+      if (enrolled === 0) throw new ApiError("PetHasNoFingerprintException");
+    });
     const job = await tx.job.create({ data: { accountId, kind: "VERIFICATION", petId, sessionId }, select: { id: true } });
     await claimSessionOrThrow(tx, sessionId);
     return job.id;

@@ -21,6 +21,9 @@ const state = globalThis as unknown as { __rhinariumStarted?: Promise<void> };
 export function startServer(): Promise<void> {
   state.__rhinariumStarted ??= (async () => {
     const env = readEnv();
+    // Without NEXTAUTH_URL next-auth would build every URL and cookie on localhost:3000: it takes the
+    // request's host instead (the door drops forwarded host and protocol headers of untrusted clients).
+    if (!process.env.NEXTAUTH_URL) process.env.AUTH_TRUST_HOST = "true";
     const db = await getDb();
     // The caches listen from start-up: until a process has listened for a whole lease, its barriers
     // (the API's writes) wait the lease out (lib/db/notifications.ts).

@@ -2,6 +2,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { readEnv } from "@/lib/env";
 import { logError } from "@/lib/log";
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from "@/lib/private-files";
 import { S3ImageStore } from "./s3-image-store";
 
 // Images are stored under a key `images/<accountId>/<sessionId>/<kind>-<imageId>.jpg`, which the
@@ -41,8 +42,8 @@ export class DiskImageStore implements ImageStore {
     // mkdir and the write, or during the mkdir: then both again.
     for (let attempt = 1; ; attempt++) {
       try {
-        await fs.mkdir(path.dirname(full), { recursive: true });
-        await fs.writeFile(full, bytes);
+        await fs.mkdir(path.dirname(full), { recursive: true, mode: PRIVATE_DIR_MODE });
+        await fs.writeFile(full, bytes, { mode: PRIVATE_FILE_MODE });
         return;
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== "ENOENT" || attempt >= 5) throw error;

@@ -2,7 +2,8 @@ import { z } from "zod";
 import { defineEndpoint, type EndpointContext } from "@/lib/api/endpoint";
 import { sessionIdQuerySchema } from "@/lib/capture-sessions/schemas";
 import { idDataSchema } from "@/lib/pets/schemas";
-import { uploadAppearance, uploadFingerprint } from "./uploads";
+import type { ImageKind } from "@/lib/storage/images";
+import { assertUploadAccepted, uploadAppearance, uploadFingerprint } from "./uploads";
 
 // Form entries are strings or File objects; duck-typed because the File class of the request's
 // FormData is undici's, not necessarily the global one.
@@ -17,6 +18,7 @@ function uploadEndpoint(
   path: string,
   operationId: string,
   summary: string,
+  kind: ImageKind,
   store: (db: EndpointContext["db"], accountId: string, sessionId: string, file: Blob) => Promise<{ id: string }>,
 ) {
   return defineEndpoint({
@@ -31,6 +33,8 @@ function uploadEndpoint(
     successStatus: 201,
     response: idDataSchema,
     errors: ["NoSuchCaptureSessionException", "CaptureSessionAlreadyUsedError"],
+    // A session that does not exist, is used or full is refused before the body is read.
+    beforeBody: ({ query }, { db, accountId }) => assertUploadAccepted(db, accountId, query.sessionId, kind),
     handle: ({ query, body }, { db, accountId }) => store(db, accountId, query.sessionId, body.file),
   });
 }
@@ -40,12 +44,14 @@ export const uploadEndpoints = [
     "/v2/fingerprints:upload",
     "uploadFingerprint",
     "Upload one nose (fingerprint) image to a capture session (multipart field `file`, JPEG)",
+    "fingerprint",
     uploadFingerprint,
   ),
   uploadEndpoint(
     "/v2/appearances:upload",
     "uploadAppearance",
     "Upload one appearance image to a capture session (multipart field `file`, JPEG)",
+    "appearance",
     uploadAppearance,
   ),
 ];

@@ -38,6 +38,11 @@ async function getOpenSessionOrThrow(db: Tx, accountId: string, sessionId: strin
   return session;
 }
 
+/** Whether the session takes one more image of this kind (the same checks as the upload's own, made before its body is read). */
+export async function assertUploadAccepted(db: Db, accountId: string, sessionId: string, kind: ImageKind): Promise<void> {
+  await getOpenSessionOrThrow(db, accountId, sessionId, kind);
+}
+
 /**
  * Writes the file, then inserts its row in a transaction that locks the session row and checks the
  * session again. A job start (which claims the session) or a pet deletion (which locks the pet's

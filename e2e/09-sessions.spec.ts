@@ -1,0 +1,24 @@
+import { expect, test } from "@playwright/test";
+import { readState, signIn } from "./fixtures";
+
+// Signing out ends the session on the server: the session cookie copied before sign-out (another
+// tab, a stolen cookie) no longer opens the dashboard.
+
+test("a session cookie copied before sign-out stops working after it", async ({ page, browser }) => {
+  const state = readState();
+  await signIn(page, state.users.supportA);
+  const copied = await page.context().cookies();
+  expect(copied.some((c) => c.name.includes("next-auth.session-token"))).toBe(true);
+  await page.getByRole("button", { name: "Sign out" }).click();
+  await page.waitForURL(/\/sign-in/);
+
+  const thief = await browser.newContext();
+  await thief.addCookies(copied);
+  const stolen = await thief.newPage();
+  await stolen.goto("/dashboard/jobs");
+  await expect(stolen).toHaveURL(/\/sign-in/);
+  await thief.close();
+
+  // Signing in again works.
+  await signIn(page, state.users.supportA);
+});

@@ -1,0 +1,71 @@
+import net from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { codeOf, modeServer, type ModeServer } from "@/lib/test-support/api";
+import { buildOnce } from "@/lib/test-support/server";
+
+// The server's door on the real server, in both database modes: health endpoints without a key,
+// targets and paths Next would answer with a 500, and input the API must refuse as 10001.
+
+function rawStatus(baseUrl: string, request: string): Promise<number> {
+  const { port } = new URL(baseUrl);
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(port), "127.0.0.1", () => socket.end(request));
+    let out = "";
+    socket.on("data", (d: Buffer) => (out += d));
+    socket.on("end", () => resolve(Number(/^HTTP\/1\.1 (\d{3})/.exec(out)?.[1] ?? 0)));
+    socket.on("error", reject);
+  });
+}
+
+function hardeningSuite(mode: "pglite" | "postgres") {
+  let world: ModeServer;
+  let apiKey: string;
+
+  beforeAll(async () => {
+    world = await modeServer(mode, "hardening");
+    apiKey = (await world.account("Hardening")).apiKey;
+  });
+
+  afterAll(async () => {
+    await world?.close();
+  });
+
+  it("answers /healthz and /readyz without a key: process up; database, migrations and engine ready", async () => {
+    const health = await fetch(`${world.server.baseUrl}/healthz`);
+    expect(health.status).toBe(200);
+    expect(await health.json()).toEqual({ status: "ok" });
+    const ready = await fetch(`${world.server.baseUrl}/readyz`);
+    expect(await ready.json()).toEqual({ status: "ok", checks: { database: "ok", migrations: "ok", engine: "ok" } });
+    expect(ready.status).toBe(200);
+    expect(ready.headers.get("cache-control")).toBe("no-store");
+  });
+
+  it("answers 4xx, never 500, to '*' targets, a malformed auth path and NULs in dashboard URLs", async () => {
+    const base = world.server.baseUrl;
+    expect(await rawStatus(base, "OPTIONS * HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")).toBe(400);
+    expect(await rawStatus(base, "GET * HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")).toBe(400);
+    for (const path of ["/api/auth/%", "/dashboard/images/fingerprint/%00", "/dashboard/pets?q=%00", "/dashboard/jobs?from=2026-13-45"]) {
+      const res = await fetch(base + path, { redirect: "manual" });
+      expect(res.status, path).toBeLessThan(500);
+    }
+  });
+
+  it("refuses invalid UTF-8 in a JSON body as 10001 instead of storing U+FFFD", async () => {
+    const body = Buffer.concat([Buffer.from('{"species":"DOG","metadata":"{\\"name\\":\\"'), Buffer.from([0xc3, 0x28]), Buffer.from('\\"}"}')]);
+    const res = await fetch(`${world.server.baseUrl}/v2/pets`, {
+      method: "POST",
+      headers: { "x-service-api-key": apiKey, "content-type": "application/json" },
+      body: new Uint8Array(body),
+    });
+    expect(res.status).toBe(400);
+    expect(codeOf({ status: res.status, body: await res.json() })).toBe("SERVICEB2B10001");
+  });
+}
+
+beforeAll(async () => {
+  await buildOnce();
+}, 600_000);
+
+describe("hardening over HTTP, embedded PGlite", () => hardeningSuite("pglite"));
+
+describe("hardening over HTTP, PostgreSQL", () => hardeningSuite("postgres"));

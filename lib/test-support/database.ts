@@ -1,0 +1,32 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { openOwnedDatabase } from "@/lib/db";
+import type { OpenDatabase } from "@/lib/db/connect";
+import { readEnv } from "@/lib/env";
+import { adminSql, ensurePostgres, PG_ADMIN_URL } from "./server";
+
+/**
+ * A migrated database of its own for a test file, in either mode: PGlite in a temporary folder, or a
+ * PostgreSQL database named after the label and process. `close` removes it.
+ */
+export async function openTestDatabase(mode: "pglite" | "postgres", label: string): Promise<{ open: OpenDatabase; close(): Promise<void> }> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `rhinarium-${label}-`));
+  const databaseName = `rhinarium_${label}_${process.pid}`;
+  let databaseUrl = "";
+  if (mode === "postgres") {
+    await ensurePostgres();
+    await adminSql(`DROP DATABASE IF EXISTS ${databaseName}`);
+    await adminSql(`CREATE DATABASE ${databaseName}`);
+    databaseUrl = PG_ADMIN_URL.replace(/\/[^/]*$/, `/${databaseName}`);
+  }
+  const open = await openOwnedDatabase(readEnv({ DATA_DIR: dir, DATABASE_URL: databaseUrl } as unknown as NodeJS.ProcessEnv), "cli");
+  return {
+    open,
+    async close() {
+      await open.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+      if (mode === "postgres") await adminSql(`DROP DATABASE IF EXISTS ${databaseName} WITH (FORCE)`);
+    },
+  };
+}
