@@ -61,13 +61,19 @@ describe("decodeNoseImage", () => {
   });
 
   it("rejects tiny, blank, truncated and decompression-bomb images", async () => {
-    expect(await rejectionOf(await noiseJpeg(64, 64))).toBe("TOO_SMALL");
+    expect(await rejectionOf(await noiseJpeg(63, 80))).toBe("TOO_SMALL");
     const blank = await sharp(Buffer.alloc(300 * 300, 90), { raw: { width: 300, height: 300, channels: 1 } }).jpeg().toBuffer();
     expect(await rejectionOf(blank)).toBe("BLANK");
     const whole = await noiseJpeg(300, 300);
     expect(await rejectionOf(whole.subarray(0, whole.length >> 1))).toBe("CORRUPT");
     const side = Math.ceil(Math.sqrt(MAX_INPUT_PIXELS)) + 100;
     expect(await rejectionOf(withClaimedSize(await noiseJpeg(300, 300), side, side))).toBe("TOO_LARGE");
+  });
+
+  it("decodes crops down to 64 px on the short side (real detector crops reach ~70 px): quality, not size, decides", async () => {
+    const decoded = await decodeNoseImage(await noiseJpeg(64, 72));
+    expect([decoded.originalWidth, decoded.originalHeight]).toEqual([64, 72]);
+    expect(Math.max(decoded.image.width, decoded.image.height)).toBe(WORK_SIZE);
   });
 
   it("rejects a JPEG signature followed by garbage", async () => {

@@ -10,8 +10,11 @@ export const TEMPLATE_VERSION = 9;
 
 /** Decompression-bomb guard: 40 MP is above any phone camera, far below what would exhaust memory. */
 export const MAX_INPUT_PIXELS = 40_000_000;
-/** Detector crops in the field are 160 px and up; below 96 px there is no usable bead texture. */
-export const MIN_INPUT_SIDE = 96;
+/**
+ * Smallest accepted side. Real detector crops go down to ~70 px (a few in a thousand are under 96 px, REAL-DATA.md);
+ * whether such a crop carries identity is decided by its measured quality (sharpness, keypoints), not by its size.
+ */
+export const MIN_INPUT_SIDE = 64;
 /**
  * Every image is resampled so its longer side is this many pixels. Crops are nose-centred, so this
  * also normalises nose scale; 320 px keeps the smallest beads (~5 px) while bounding the cost.

@@ -1,5 +1,5 @@
 import { gaussianBlur, gradients, meanAndStd, type GreyImage } from "./grey-image";
-import { QUALITY_MIN_KEYPOINTS, QUALITY_USABLE_THRESHOLD } from "./parameters";
+import { MIN_INPUT_SIDE, QUALITY_MIN_KEYPOINTS, QUALITY_USABLE_THRESHOLD } from "./parameters";
 
 /** The measured figures behind a quality score; support sees these for failed jobs. */
 export interface QualityFigures {
@@ -54,7 +54,7 @@ const COMPONENTS: { reason: QualityReason; weight: number; grade: (f: QualityFig
   { reason: "overexposed", weight: 0.075, grade: (f) => 1 - ramp(f.brightness, 200, 240) },
   { reason: "glare washes out the texture", weight: 0.1, grade: (f) => 1 - ramp(f.glareFraction, 0.05, 0.35) },
   { reason: "too little contrast", weight: 0.05, grade: (f) => ramp(f.contrast, 6, 20) },
-  { reason: "resolution too low", weight: 0.1, grade: (f) => ramp(f.resolution, 96, 200) },
+  { reason: "resolution too low", weight: 0.1, grade: (f) => ramp(f.resolution, MIN_INPUT_SIDE, 2 * MIN_INPUT_SIDE) },
 ];
 
 export function measureImageFigures(grey: GreyImage, resolution: number): Omit<QualityFigures, "keypoints"> {
