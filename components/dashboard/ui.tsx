@@ -1,4 +1,5 @@
 import type { ReactNode } from "react";
+import type { JobOutcome } from "@/lib/dashboard/job-outcome";
 
 // The few shared presentational pieces of the dashboard (server- and client-safe: no hooks).
 
@@ -57,6 +58,21 @@ export function StatusBadge({ status }: { status: string }) {
   const tone =
     status === "SUCCESS" ? "bg-emerald-100 text-emerald-900" : status === "FAILED" ? "bg-red-100 text-red-900" : "bg-amber-100 text-amber-900";
   return <span className={`rounded px-2 py-0.5 text-xs font-semibold ${tone}`}>{status}</span>;
+}
+
+/** What a job found (Verified, Not verified, 2 matches…): green only when the answer is positive. */
+export function OutcomeBadge({ outcome }: { outcome: JobOutcome }) {
+  const tone = {
+    positive: "bg-emerald-100 text-emerald-900",
+    negative: "bg-red-100 text-red-900",
+    neutral: "bg-slate-200 text-slate-900",
+    running: "bg-amber-100 text-amber-900",
+  }[outcome.tone];
+  return (
+    <span className={`inline-block rounded px-2 py-0.5 text-xs font-semibold ${tone}`} data-testid="job-outcome" data-tone={outcome.tone}>
+      {outcome.label}
+    </span>
+  );
 }
 
 export function QualityBadge({ usable, score }: { usable: boolean; score: number | null }) {

@@ -27,7 +27,7 @@ export default async function AccountsPage() {
                 <td className="px-3 py-2">{a.users}</td>
                 <td className="px-3 py-2">{a.jobs}</td>
                 <td className="px-3 py-2">
-                  <SuspendButton accountId={a.id} suspended={a.suspended} />
+                  <SuspendButton accountId={a.id} accountName={a.name} suspended={a.suspended} />
                 </td>
               </tr>
             ))}

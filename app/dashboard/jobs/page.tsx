@@ -1,5 +1,5 @@
 import Link from "next/link";
-import { EmptyState, PageHeader, StatusBadge, inputClass, secondaryButtonClass, TableHead } from "@/components/dashboard/ui";
+import { EmptyState, OutcomeBadge, PageHeader, inputClass, secondaryButtonClass, TableHead } from "@/components/dashboard/ui";
 import { requireAccountUser } from "@/lib/auth/session";
 import { getDb } from "@/lib/db";
 import { JOB_KINDS, JOB_STATUSES, jobListQuerySchema, listJobs } from "@/lib/dashboard/jobs";
@@ -57,7 +57,7 @@ export default async function JobsPage({ searchParams }: { searchParams: Promise
       ) : (
         <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
           <table className="w-full text-left text-sm" data-testid="jobs-table">
-            <TableHead columns={["Job", "Kind", "Status", "Pet", "Started", "Duration", "Reason"]} />
+            <TableHead columns={["Job", "Kind", "Outcome", "Pet", "Started", "Duration", "Reason"]} />
             <tbody>
               {rows.map((job) => (
                 <tr key={job.id} className="border-t border-slate-100 align-top" data-testid="job-row">
@@ -65,11 +65,13 @@ export default async function JobsPage({ searchParams }: { searchParams: Promise
                     <Link href={`/dashboard/jobs/${job.id}`} className="font-mono text-xs text-teal-800 underline">{job.id.slice(0, 12)}…</Link>
                   </td>
                   <td className="px-3 py-2">{label(job.kind)}</td>
-                  <td className="px-3 py-2"><StatusBadge status={job.status} /></td>
-                  <td className="px-3 py-2 font-mono text-xs">{job.petId ?? "—"}</td>
+                  <td className="px-3 py-2"><OutcomeBadge outcome={job.outcome} /></td>
+                  <td className="px-3 py-2">
+                    {job.petId ? <Link href={`/dashboard/pets/${job.petId}`} className="text-teal-800 underline">{job.petLabel}</Link> : "—"}
+                  </td>
                   <td className="px-3 py-2">{new Date(job.createdAt).toLocaleString()}</td>
                   <td className="px-3 py-2">{job.durationMs === null ? "—" : `${(job.durationMs / 1000).toFixed(1)} s`}</td>
-                  <td className="max-w-xs px-3 py-2 text-xs text-slate-700">{job.summary ?? ""}</td>
+                  <td className="max-w-xs px-3 py-2 text-xs text-slate-700">{job.status === "FAILED" ? job.summary ?? "" : ""}</td>
                 </tr>
               ))}
             </tbody>
