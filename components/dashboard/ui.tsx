@@ -75,10 +75,13 @@ export function OutcomeBadge({ outcome }: { outcome: JobOutcome }) {
   );
 }
 
-export function QualityBadge({ usable, score }: { usable: boolean; score: number | null }) {
+/** The engine's verdict on a nose image: unusable red, usable with warnings (a reason given) amber, clean green. */
+export function QualityBadge({ usable, score, reasons = [] }: { usable: boolean; score: number | null; reasons?: string[] }) {
+  const warned = usable && reasons.length > 0;
+  const tone = !usable ? "bg-red-100 text-red-900" : warned ? "bg-amber-100 text-amber-900" : "bg-emerald-100 text-emerald-900";
   return (
-    <span className={`rounded px-2 py-0.5 text-xs font-semibold ${usable ? "bg-emerald-100 text-emerald-900" : "bg-red-100 text-red-900"}`}>
-      {usable ? "usable" : "unusable"}
+    <span className={`rounded px-2 py-0.5 text-xs font-semibold ${tone}`} title={reasons.join(", ") || undefined} data-testid="quality-badge">
+      {!usable ? "unusable" : warned ? "usable, with warnings" : "usable"}
       {score !== null && ` · ${Math.round(score)}`}
     </span>
   );

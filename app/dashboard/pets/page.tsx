@@ -27,7 +27,7 @@ export default async function PetsPage({ searchParams }: { searchParams: Promise
   return (
     <div className="space-y-6">
       <PageHeader title="Pets" />
-      {can(user.role, "pets:write") && <NewPetForm petFields={petFields} defaultSpecies={raw.species === "CAT" ? "CAT" : "DOG"} />}
+      {can(user.role, "pets:write") && <NewPetForm petFields={petFields} defaultSpecies={raw.new === "CAT" ? "CAT" : "DOG"} />}
       <PetsTable rows={page.rows} total={page.total} query={query} />
     </div>
   );

@@ -105,7 +105,7 @@ export default async function JobPage({ params }: { params: Promise<{ jobId: str
                     {/* eslint-disable-next-line @next/next/no-img-element */}
                     <img src={`/dashboard/images/fingerprint/${image.id}`} alt="Nose image" className="h-12 w-12 rounded object-cover" loading="lazy" />
                   </td>
-                  <td className="px-2 py-1"><QualityBadge usable={image.usable} score={image.score} /></td>
+                  <td className="px-2 py-1"><QualityBadge usable={image.usable} score={image.score} reasons={image.reasons} /></td>
                   {FIGURES.map(([key, name, format]) => (
                     <td key={name} className="px-2 py-1 tabular-nums">{typeof image.figures?.[key] === "number" ? format(image.figures[key]) : "—"}</td>
                   ))}

@@ -69,7 +69,7 @@ export default async function PetPage({ params }: { params: Promise<{ petId: str
               <li key={f.id} className="space-y-1">
                 {/* eslint-disable-next-line @next/next/no-img-element -- served by our own authenticated route */}
                 <img src={`/dashboard/images/fingerprint/${f.id}`} alt="Enrolled nose image" className="aspect-square w-full rounded object-cover" loading="lazy" />
-                <QualityBadge usable={f.usable} score={f.score} />
+                <QualityBadge usable={f.usable} score={f.score} reasons={f.reasons} />
               </li>
             ))}
           </ul>
