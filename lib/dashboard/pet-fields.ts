@@ -67,3 +67,13 @@ export function fieldLabel(key: string): string {
   const words = key.replace(/[_-]+/g, " ").replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase();
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
+
+/** The names (never the values: owners' details) of what an edit changes, for the audit log. */
+export function changedPetFields(before: { breed: string | null; metadata: string | null }, after: { breed: string | null; metadata: string | null }): string[] {
+  const changed = (before.breed ?? "") === (after.breed ?? "") ? [] : ["breed"];
+  const a = metadataObject(before.metadata);
+  const b = metadataObject(after.metadata);
+  if (!a || !b) return before.metadata === after.metadata ? changed : [...changed, "metadata"];
+  for (const key of new Set([...Object.keys(a), ...Object.keys(b)])) if (JSON.stringify(a[key]) !== JSON.stringify(b[key])) changed.push(`metadata.${key}`);
+  return changed;
+}

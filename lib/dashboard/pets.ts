@@ -7,6 +7,7 @@ import { breedSchema, metadataSchema, speciesSchema } from "@/lib/pets/schemas";
 import { getEngine } from "@/lib/jobs/engine-port";
 import { accountAction, type AccountActionContext } from "./action-client";
 import { jobOutcome } from "./job-outcome";
+import { changedPetFields } from "./pet-fields";
 import type { PetListQuery, PetRow } from "./pet-list-query";
 
 // Pets in the dashboard: the table's server-side page, the pet page, and create/edit/delete through
@@ -110,8 +111,9 @@ export const updatePetAction = accountAction({
   capability: "pets:write",
   input: z.object({ petId: petIdSchema, metadata: metadataSchema, breed: breedSchema }),
   async run(ctx, input) {
+    const before = await getPetOrThrow(ctx.db, ctx.accountId, input.petId);
     await updatePet(ctx.db, ctx.accountId, input.petId, { metadata: input.metadata, breed: input.breed });
-    await audit(ctx, "pet.update", input.petId);
+    await audit(ctx, "pet.update", input.petId, { changed: changedPetFields(before, input) });
     return { petId: input.petId };
   },
 });

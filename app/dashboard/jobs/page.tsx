@@ -1,4 +1,5 @@
 import Link from "next/link";
+import { redirect } from "next/navigation";
 import { EmptyState, OutcomeBadge, PageHeader, inputClass, secondaryButtonClass, TableHead } from "@/components/dashboard/ui";
 import { requireAccountUser } from "@/lib/auth/session";
 import { getDb } from "@/lib/db";
@@ -19,6 +20,8 @@ export default async function JobsPage({ searchParams }: { searchParams: Promise
     const params = new URLSearchParams(Object.entries({ ...query, page: String(page) }).filter(([, v]) => v !== "" && v !== "all") as [string, string][]);
     return `/dashboard/jobs?${params.toString()}`;
   };
+  // A page past the end (an old link) goes to the last page instead of an empty one.
+  if (query.page > pages) redirect(pageLink(pages));
   return (
     <div className="space-y-4">
       <PageHeader title="Jobs" />
