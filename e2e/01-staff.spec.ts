@@ -176,7 +176,8 @@ test("deleting a pet asks for its name first", async () => {
   await dialog.getByRole("button", { name: "Delete pet" }).click();
   await expect(page).toHaveURL(/\/dashboard\/pets$/);
   await expect(page.getByText("Temporary deleted.")).toBeVisible();
-  expect((await page.request.get(`/dashboard/pets/${tempId}`)).status()).toBe(404);
+  await page.goto(`/dashboard/pets/${tempId}`);
+  await expect(page.getByTestId("not-found")).toBeVisible();
 });
 
 test("the pets table shows names, searches metadata and filters by fingerprint, on the server", async () => {

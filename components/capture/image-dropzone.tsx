@@ -45,15 +45,16 @@ export function ImageDropzone(props: {
   });
   return (
     <div className="space-y-3">
+      {/* The file input sits beside the zone, not in it: a control inside a role="button" is nested interaction. */}
+      <input {...getInputProps()} data-testid={`${props.testId}-input`} />
       <div
-        {...getRootProps({ role: "button", "aria-label": `${props.label} (JPEG only)` })}
+        {...getRootProps({ role: "button" })}
         data-testid={props.testId}
         data-ready={hydrated && !props.disabled}
         className={`flex min-h-24 cursor-pointer items-center justify-center rounded-lg border-2 border-dashed p-4 text-center text-sm focus-visible:outline focus-visible:outline-2 focus-visible:outline-teal-700 ${
           isDragActive ? "border-teal-600 bg-teal-50" : "border-slate-300 bg-slate-50"
         } ${props.disabled ? "cursor-not-allowed opacity-50" : ""}`}
       >
-        <input {...getInputProps()} data-testid={`${props.testId}-input`} />
         <span>
           {isDragActive ? "Drop the images here" : props.label}
           <span className="mt-1 block text-xs text-slate-600">JPEG only</span>
