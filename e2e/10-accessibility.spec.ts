@@ -27,6 +27,12 @@ for (const [name, viewport] of [["desktop", { width: 1280, height: 900 }], ["pho
     await page.setViewportSize(viewport);
     await scan(page, "/");
     await scan(page, "/sign-in");
+    // The 404 outside the dashboard: styled, and its scripts allowed by the page's CSP (no console errors).
+    const cspErrors: string[] = [];
+    page.on("console", (m) => m.type() === "error" && /Content Security Policy/i.test(m.text()) && cspErrors.push(m.text()));
+    await scan(page, "/no-such-page");
+    await expect(page.getByTestId("site-not-found")).toBeVisible();
+    expect(cspErrors).toEqual([]);
     for (const [user, urls] of pages) {
       await page.context().clearCookies();
       await signIn(page, state.users[user]);

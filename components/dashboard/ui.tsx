@@ -102,6 +102,18 @@ export function Skeleton({ rows = 5 }: { rows?: number }) {
   );
 }
 
+/**
+ * The box a wide table scrolls in at phone width: a named region that takes keyboard focus, so the
+ * table can be scrolled without a mouse (axe: scrollable-region-focusable).
+ */
+export function TableScroll({ label, children, className = "" }: { label: string; children: ReactNode; className?: string }) {
+  return (
+    <div className={`overflow-x-auto focus-visible:outline focus-visible:outline-2 focus-visible:outline-teal-700 ${className}`} tabIndex={0} role="region" aria-label={label}>
+      {children}
+    </div>
+  );
+}
+
 /** The header row of a plain data table; an empty name leaves a column for row buttons. */
 export function TableHead({ columns }: { columns: string[] }) {
   return (

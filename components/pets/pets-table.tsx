@@ -4,7 +4,7 @@ import { flexRender, getCoreRowModel, useReactTable, type ColumnDef, type Sortin
 import Link from "next/link";
 import { usePathname, useRouter } from "next/navigation";
 import { useState, useTransition, type FormEvent } from "react";
-import { EmptyState, inputClass, secondaryButtonClass } from "@/components/dashboard/ui";
+import { EmptyState, inputClass, secondaryButtonClass, TableScroll } from "@/components/dashboard/ui";
 import { PAGE_SIZES, PET_SORTS, type PetListQuery, type PetRow } from "@/lib/dashboard/pet-list-query";
 import { petName } from "@/lib/dashboard/pet-fields";
 
@@ -118,8 +118,8 @@ export function PetsTable({ rows, total, query }: { rows: PetRow[]; total: numbe
           {unfiltered ? "Create a pet above, then register its nose images." : "Change the search or the filters."}
         </EmptyState>
       ) : (
-        <div className={`overflow-x-auto rounded-lg border border-slate-200 bg-white ${pending ? "opacity-60" : ""}`} aria-busy={pending}>
-          <table className="w-full text-left text-sm" data-testid="pets-table">
+        <TableScroll label="Pets" className={`rounded-lg border border-slate-200 bg-white ${pending ? "opacity-60" : ""}`}>
+          <table className="w-full text-left text-sm" data-testid="pets-table" aria-busy={pending}>
             <thead className="bg-slate-100">
               {table.getHeaderGroups().map((group) => (
                 <tr key={group.id}>
@@ -153,7 +153,7 @@ export function PetsTable({ rows, total, query }: { rows: PetRow[]; total: numbe
               ))}
             </tbody>
           </table>
-        </div>
+        </TableScroll>
       )}
       <div className="flex flex-wrap items-center justify-between gap-3 text-sm">
         <span>

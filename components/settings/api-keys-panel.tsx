@@ -2,7 +2,7 @@
 
 import { useState } from "react";
 import { deactivateKey, issueKey, reissueKey } from "@/app/dashboard/settings/actions";
-import { Card, Notice, TableHead } from "@/components/dashboard/ui";
+import { Card, Notice, TableHead, TableScroll } from "@/components/dashboard/ui";
 import { Button } from "@/components/ui/button";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { notify, toast } from "@/components/ui/toast";
@@ -63,7 +63,7 @@ export function ApiKeysPanel({ keys }: { keys: Key[] }) {
           </div>
         </Notice>
       )}
-      <div className="mt-3 overflow-x-auto">
+      <TableScroll label="API keys" className="mt-3">
         <table className="w-full text-left text-sm" data-testid="api-keys">
           <TableHead columns={["Key", "State", "Created", "Last used", ""]} />
           <tbody>
@@ -93,7 +93,7 @@ export function ApiKeysPanel({ keys }: { keys: Key[] }) {
             ))}
           </tbody>
         </table>
-      </div>
+      </TableScroll>
     </Card>
   );
 }

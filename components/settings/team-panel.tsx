@@ -2,7 +2,7 @@
 
 import { useState, type FormEvent } from "react";
 import { addTeamMember, changeRole, removeTeamMember } from "@/app/dashboard/settings/actions";
-import { Card, FieldErrors, inputClass, TableHead } from "@/components/dashboard/ui";
+import { Card, FieldErrors, inputClass, TableHead, TableScroll } from "@/components/dashboard/ui";
 import { Button } from "@/components/ui/button";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { notify } from "@/components/ui/toast";
@@ -33,7 +33,7 @@ export function TeamPanel({ users, selfId }: { users: User[]; selfId: string }) 
 
   return (
     <Card title="Team">
-      <div className="overflow-x-auto">
+      <TableScroll label="Team members">
       <table className="w-full text-left text-sm" data-testid="team">
         <TableHead columns={["E-mail", "Role", ""]} />
         <tbody>
@@ -70,7 +70,7 @@ export function TeamPanel({ users, selfId }: { users: User[]; selfId: string }) 
           ))}
         </tbody>
       </table>
-      </div>
+      </TableScroll>
       <form onSubmit={add} className="mt-4 grid gap-3 sm:grid-cols-4" aria-label="Add a team member">
         <div>
           <label htmlFor="member-email" className="mb-1 block text-sm font-medium">E-mail</label>

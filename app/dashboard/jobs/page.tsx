@@ -1,6 +1,6 @@
 import Link from "next/link";
 import { redirect } from "next/navigation";
-import { EmptyState, OutcomeBadge, PageHeader, inputClass, secondaryButtonClass, TableHead } from "@/components/dashboard/ui";
+import { EmptyState, OutcomeBadge, PageHeader, inputClass, secondaryButtonClass, TableHead, TableScroll } from "@/components/dashboard/ui";
 import { requireAccountUser } from "@/lib/auth/session";
 import { getDb } from "@/lib/db";
 import { JOB_KINDS, JOB_STATUSES, jobListQuerySchema, listJobs } from "@/lib/dashboard/jobs";
@@ -58,7 +58,7 @@ export default async function JobsPage({ searchParams }: { searchParams: Promise
       {rows.length === 0 ? (
         <EmptyState title="No jobs match these filters" />
       ) : (
-        <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
+        <TableScroll label="Jobs" className="rounded-lg border border-slate-200 bg-white">
           <table className="w-full text-left text-sm" data-testid="jobs-table">
             <TableHead columns={["Job", "Kind", "Outcome", "Pet", "Started", "Duration", "Reason"]} />
             <tbody>
@@ -79,7 +79,7 @@ export default async function JobsPage({ searchParams }: { searchParams: Promise
               ))}
             </tbody>
           </table>
-        </div>
+        </TableScroll>
       )}
       <div className="flex items-center justify-between text-sm">
         <span>{total} job{total === 1 ? "" : "s"} · page {query.page} of {pages}</span>

@@ -1,6 +1,6 @@
 import Link from "next/link";
 import { notFound } from "next/navigation";
-import { Card, Notice, OutcomeBadge, PageHeader, QualityBadge, StatusBadge, TableHead } from "@/components/dashboard/ui";
+import { Card, Notice, OutcomeBadge, PageHeader, QualityBadge, StatusBadge, TableHead, TableScroll } from "@/components/dashboard/ui";
 import { requireAccountUser } from "@/lib/auth/session";
 import { getDb } from "@/lib/db";
 import { getJobDetail } from "@/lib/dashboard/jobs";
@@ -95,7 +95,7 @@ export default async function JobPage({ params }: { params: Promise<{ jobId: str
         </Card>
       )}
       <Card title="Nose images of the session">
-        <div className="overflow-x-auto">
+        <TableScroll label="Nose images of the session">
           <table className="w-full text-left text-sm" data-testid="job-images">
             <TableHead columns={["Image", "Verdict", ...FIGURES.map(([, name]) => name), "Reasons"]} />
             <tbody>
@@ -114,7 +114,7 @@ export default async function JobPage({ params }: { params: Promise<{ jobId: str
               ))}
             </tbody>
           </table>
-        </div>
+        </TableScroll>
       </Card>
     </div>
   );
