@@ -15,13 +15,27 @@ test("support finds the failed registration and reads what to tell the clinic", 
   await expect(rows.first()).toContainText("out of focus");
   await screenshot(page, "jobs");
 
-  await rows.first().getByRole("link").click();
+  await rows.first().getByRole("link").first().click();
   await expect(page).toHaveURL(new RegExp(`/dashboard/jobs/${state.failedJobId}$`));
   await expect(page.getByTestId("failure-summary")).toContainText(/out of focus or motion-blurred in \d of 5 images/);
   await expect(page.getByTestId("failure-summary")).toContainText("capture again closer");
   await expect(page.getByTestId("job-images").locator("tbody tr")).toHaveCount(5);
   await expect(page.getByTestId("job-images")).toContainText("unusable");
   await screenshot(page, "job-failed");
+
+  // Outcomes, not bare statuses: the impostor verification of the staff journey reads "Not verified",
+  // and its page says so in words, not JSON.
+  await page.goto("/dashboard/jobs?kind=VERIFICATION");
+  const notVerified = page.getByTestId("job-row").filter({ hasText: "Not verified" });
+  await expect(notVerified).toHaveCount(1);
+  await expect(notVerified.getByTestId("job-outcome")).toHaveAttribute("data-tone", "negative");
+  await expect(page.getByTestId("job-row").filter({ hasText: /Verified · score/ }).first()).toBeVisible();
+  await notVerified.getByRole("link").first().click();
+  await expect(page.getByTestId("job-result-summary")).toContainText(/Not verified: score \d+\.\d against a threshold of 40/);
+  await expect(page.getByTestId("job-result-summary")).not.toContainText("{");
+  await page.goto("/dashboard/jobs?kind=IDENTIFICATION");
+  await page.getByTestId("job-row").filter({ hasText: "No match" }).getByRole("link").first().click();
+  await expect(page.getByTestId("searched-pool")).toHaveText("Searched the default pool: 0 registered pets of this species.");
 
   // Support has no pet editing and no settings: the server answers "not found".
   await page.goto("/dashboard/settings");

@@ -14,7 +14,7 @@ export interface E2eState {
   failedJobId: string;
   petB: string;
   petBImageId: string;
-  images: { register: string[]; verify: string[]; identify: string[]; appearance: string };
+  images: { register: string[]; verify: string[]; identify: string[]; appearance: string; impostor: string[]; blurred: string; png: string };
 }
 
 export function stateFile(): string {
@@ -43,4 +43,29 @@ export async function signIn(page: Page, email: string, password = PASSWORD): Pr
 export async function screenshot(page: Page, name: string): Promise<void> {
   const folder = process.env.UPDATE_SCREENSHOTS === "1" ? path.join("docs", "screenshots") : path.join("test-results", "screenshots");
   await page.screenshot({ path: path.join(folder, `${name}.png`), fullPage: true });
+}
+
+/** Drops files on a dropzone once it takes them (after hydration: a page just loaded may not have its handlers yet). */
+export async function drop(page: Page, testId: string, files: string[]): Promise<void> {
+  await expect(page.getByTestId(testId)).toHaveAttribute("data-ready", "true");
+  await page.getByTestId(`${testId}-input`).setInputFiles(files);
+}
+
+/** A real drag and drop: a DataTransfer holding the file, dragged over and dropped on the zone. */
+export async function dragAndDrop(page: Page, testId: string, file: string, type: string): Promise<void> {
+  await expect(page.getByTestId(testId)).toHaveAttribute("data-ready", "true");
+  const bytes = fs.readFileSync(file).toString("base64");
+  const dataTransfer = await page.evaluateHandle(
+    ({ bytes, name, type }) => {
+      const transfer = new DataTransfer();
+      const binary = Uint8Array.from(atob(bytes), (c) => c.charCodeAt(0));
+      transfer.items.add(new File([binary], name, { type }));
+      return transfer;
+    },
+    { bytes, name: path.basename(file), type },
+  );
+  const zone = page.getByTestId(testId);
+  await zone.dispatchEvent("dragenter", { dataTransfer });
+  await zone.dispatchEvent("dragover", { dataTransfer });
+  await zone.dispatchEvent("drop", { dataTransfer });
 }

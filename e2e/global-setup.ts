@@ -2,6 +2,7 @@ import { execFile } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
+import sharp from "sharp";
 import { appearanceJpeg, blurredNoseCapture, noseCapture } from "@/lib/test-support/nose-images";
 import { PASSWORD, stateFile, type E2eState } from "./fixtures";
 
@@ -65,18 +66,26 @@ async function writeImages(dir: string, prefix: string, images: Buffer[]): Promi
   });
 }
 
+/** A PNG (the dropzone takes JPEG only). */
+async function writePng(dir: string, jpeg: Buffer): Promise<string> {
+  const file = path.join(dir, "photo.png");
+  await sharp(jpeg).png().toFile(file);
+  return file;
+}
+
 export default async function globalSetup(): Promise<void> {
   const dataDir = process.env.E2E_DATA_DIR!;
   const imageDir = path.join(dataDir, "e2e-images");
   fs.mkdirSync(imageDir, { recursive: true });
   // Pet 1 is the one the staff journey registers, verifies and identifies; pet 2 lives in account B.
-  const [register, verify, identify, petB, blurred, appearance] = await Promise.all([
+  const [register, verify, identify, petB, blurred, appearance, impostor] = await Promise.all([
     Promise.all([0, 1, 2, 3, 4].map((i) => noseCapture(1, i))),
     Promise.all([5, 6, 7].map((i) => noseCapture(1, i))),
     Promise.all([8, 9, 10].map((i) => noseCapture(1, i))),
     Promise.all([0, 1, 2, 3, 4].map((i) => noseCapture(2, i))),
     Promise.all([0, 1, 2, 3, 4].map((i) => blurredNoseCapture(3, i))),
     appearanceJpeg(7),
+    Promise.all([0, 1, 2].map((i) => noseCapture(4, i))),
   ]);
 
   const a = await ops("account:create", "--name", "Clinic A", "--plan", "standard");
@@ -121,6 +130,9 @@ export default async function globalSetup(): Promise<void> {
       verify: await writeImages(imageDir, "verify", verify),
       identify: await writeImages(imageDir, "identify", identify),
       appearance: (await writeImages(imageDir, "appearance", [appearance]))[0],
+      impostor: await writeImages(imageDir, "impostor", impostor),
+      blurred: (await writeImages(imageDir, "blurred", [blurred[0]]))[0],
+      png: await writePng(imageDir, appearance),
     },
   };
   fs.writeFileSync(stateFile(), JSON.stringify(state, null, 1));

@@ -1,6 +1,8 @@
 import Link from "next/link";
 import type { ReactNode } from "react";
+import { NavLinks } from "@/components/dashboard/nav-links";
 import { SignOutButton } from "@/components/dashboard/sign-out-button";
+import { Toaster } from "@/components/ui/toast";
 import { can, type Capability } from "@/lib/auth/roles";
 import { requirePageUser } from "@/lib/auth/session";
 
@@ -18,27 +20,29 @@ export default async function DashboardLayout({ children }: { children: ReactNod
   const user = await requirePageUser();
   return (
     <div className="min-h-screen">
+      <a href="#main" className="sr-only focus:not-sr-only focus:absolute focus:left-2 focus:top-2 focus:z-50 focus:rounded focus:bg-white focus:px-3 focus:py-2 focus:shadow">
+        Skip to content
+      </a>
       <header className="border-b border-slate-200 bg-white">
         <div className="mx-auto flex max-w-6xl flex-wrap items-center gap-x-6 gap-y-2 px-4 py-3">
           <Link href="/dashboard" className="text-lg font-semibold text-teal-800">
             Rhinarium
           </Link>
           <nav aria-label="Dashboard" className="flex flex-1 flex-wrap gap-1">
-            {NAV.filter((item) => can(user.role, item.capability)).map((item) => (
-              <Link key={item.href} href={item.href} className="rounded px-2 py-1 text-sm text-slate-700 hover:bg-slate-100 focus-visible:outline focus-visible:outline-2 focus-visible:outline-teal-700">
-                {item.label}
-              </Link>
-            ))}
+            <NavLinks items={NAV.filter((item) => can(user.role, item.capability)).map(({ href, label }) => ({ href, label }))} />
           </nav>
-          <div className="flex items-center gap-3 text-sm text-slate-600">
-            <span data-testid="signed-in-as">
+          <div className="flex min-w-0 flex-wrap items-center gap-3 text-sm text-slate-600">
+            <span data-testid="signed-in-as" className="break-all">
               {user.email} · {user.role}
             </span>
             <SignOutButton />
           </div>
         </div>
       </header>
-      <main className="mx-auto max-w-6xl px-4 py-6">{children}</main>
+      <main id="main" tabIndex={-1} className="mx-auto max-w-6xl px-4 py-6 focus:outline-none">
+        {children}
+      </main>
+      <Toaster />
     </div>
   );
 }

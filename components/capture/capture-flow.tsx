@@ -5,11 +5,13 @@ import { useCallback, useEffect, useRef, useState } from "react";
 import { createCaptureSession, getJobProgress, startCaptureJob, uploadCaptureImage } from "@/app/dashboard/capture/actions";
 import { buttonClass, Card, inputClass, Notice, secondaryButtonClass } from "@/components/dashboard/ui";
 import type { JobProgress, UploadedImage } from "@/lib/dashboard/capture";
+import { petLabel } from "@/lib/dashboard/pet-fields";
+import { CameraCapture } from "./camera-capture";
 import { ImageDropzone, type DroppedImage } from "./image-dropzone";
 import { JobResult } from "./job-result";
 
 type Purpose = "PET_PROFILE_REGISTRATION" | "PET_VERIFICATION" | "PET_IDENTIFICATION";
-type Pet = { id: string; species: "DOG" | "CAT"; breed: string | null; hasFingerprint: boolean };
+type Pet = { id: string; species: "DOG" | "CAT"; breed: string | null; metadata: string | null; hasFingerprint: boolean };
 
 const POLL_MS = 1000;
 
@@ -49,8 +51,23 @@ export function CaptureFlow({ purpose, pet }: { purpose: Purpose; pet: Pet | nul
     if (pet) void ensureSession();
   }, [pet, ensureSession]);
 
+  const listSetter = (kind: "fingerprint" | "appearance") => (kind === "fingerprint" ? setNoses : setAppearances);
+
+  /** Files the dropzone refused (not JPEG): listed with the reason, never uploaded, removable. */
+  function addRejected(kind: "fingerprint" | "appearance", files: { file: File; reason: string }[]) {
+    listSetter(kind)((list) => [
+      ...list,
+      ...files.map(({ file, reason }) => ({ key: `${file.name}-${crypto.randomUUID()}`, name: file.name, previewUrl: URL.createObjectURL(file), status: "error" as const, error: reason })),
+    ]);
+  }
+
+  /** Takes a refused or unusable image off the list (the job ignores unusable images anyway). */
+  function remove(kind: "fingerprint" | "appearance", key: string) {
+    listSetter(kind)((list) => list.filter((x) => x.key !== key));
+  }
+
   function addFiles(kind: "fingerprint" | "appearance", files: File[]) {
-    const setList = kind === "fingerprint" ? setNoses : setAppearances;
+    const setList = listSetter(kind);
     const added = files.map((file) => ({ key: `${file.name}-${crypto.randomUUID()}`, name: file.name, previewUrl: URL.createObjectURL(file), status: "uploading" as const }));
     setList((list) => [...list, ...added]);
     // One upload at a time, in drop order: the engine analyses each on arrival.
@@ -76,7 +93,8 @@ export function CaptureFlow({ purpose, pet }: { purpose: Purpose; pet: Pet | nul
   const usable = noses.filter((n) => n.uploaded?.kind === "fingerprint" && n.uploaded.usable).length;
   const appearancesDone = appearances.filter((a) => a.status === "done").length;
   const uploading = [...noses, ...appearances].some((x) => x.status === "uploading");
-  const ready = session !== null && nosesDone >= minimum && appearancesDone >= 1 && !uploading && job === null;
+  // Only usable nose images count: the job needs `minimum` of them, whatever else was dropped.
+  const ready = session !== null && usable >= minimum && appearancesDone >= 1 && !uploading && job === null;
 
   async function start() {
     if (!session) return;
@@ -110,7 +128,7 @@ export function CaptureFlow({ purpose, pet }: { purpose: Purpose; pet: Pet | nul
     <div className="space-y-4">
       {pet ? (
         <p className="text-sm text-slate-600">
-          Pet <Link href={`/dashboard/pets/${pet.id}`} className="font-mono text-teal-800 underline">{pet.id}</Link> · {pet.species}
+          Pet <Link href={`/dashboard/pets/${pet.id}`} className="font-medium text-teal-800 underline">{petLabel(pet)}</Link>
           {pet.breed ? ` · ${pet.breed}` : ""}
         </p>
       ) : (
@@ -125,9 +143,20 @@ export function CaptureFlow({ purpose, pet }: { purpose: Purpose; pet: Pet | nul
         </div>
       )}
       <div className="grid gap-4 md:grid-cols-2">
-        <Card title={`Nose images (${nosesDone} of at least ${minimum})`}>
+        <Card title={`Nose images (${usable} usable of at least ${minimum})`}>
           <p className="mb-2 text-sm text-slate-600">Fill the frame with the nose pad, with the pet's head upright in the photo (tilted by at most about 30°).</p>
-          <ImageDropzone testId="nose-dropzone" label="Drop nose photos here, or tap to choose" images={noses} onFiles={(f) => addFiles("fingerprint", f)} disabled={job !== null} />
+          <ImageDropzone
+            testId="nose-dropzone"
+            label="Drop nose photos here, or tap to choose"
+            images={noses}
+            onFiles={(f) => addFiles("fingerprint", f)}
+            onRejected={(f) => addRejected("fingerprint", f)}
+            onRemove={(key) => remove("fingerprint", key)}
+            disabled={job !== null}
+          />
+          <div className="mt-3">
+            <CameraCapture onCapture={(file) => addFiles("fingerprint", [file])} disabled={job !== null} />
+          </div>
           {nosesDone > 0 && (
             <p className="mt-2 text-sm text-slate-600" data-testid="usable-count">
               {usable} of {nosesDone} usable
@@ -135,7 +164,15 @@ export function CaptureFlow({ purpose, pet }: { purpose: Purpose; pet: Pet | nul
           )}
         </Card>
         <Card title={`Appearance photo (${appearancesDone} of at least 1)`}>
-          <ImageDropzone testId="appearance-dropzone" label="Drop a photo of the pet, or tap to choose" images={appearances} onFiles={(f) => addFiles("appearance", f)} disabled={job !== null} />
+          <ImageDropzone
+            testId="appearance-dropzone"
+            label="Drop a photo of the pet, or tap to choose"
+            images={appearances}
+            onFiles={(f) => addFiles("appearance", f)}
+            onRejected={(f) => addRejected("appearance", f)}
+            onRemove={(key) => remove("appearance", key)}
+            disabled={job !== null}
+          />
         </Card>
       </div>
       {error && (
@@ -148,7 +185,11 @@ export function CaptureFlow({ purpose, pet }: { purpose: Purpose; pet: Pet | nul
           <button type="button" className={buttonClass} disabled={!ready || starting} onClick={start} data-testid="start-job">
             {starting ? "Starting…" : purpose === "PET_PROFILE_REGISTRATION" ? "Start registration" : purpose === "PET_VERIFICATION" ? "Start verification" : "Start identification"}
           </button>
-          {!ready && <span className="text-sm text-slate-600">Needs at least {minimum} nose images and 1 appearance photo, all uploaded.</span>}
+          {!ready && (
+            <span className="text-sm text-slate-600" data-testid="start-needs">
+              Needs at least {minimum} usable nose images ({usable} so far) and 1 appearance photo, all uploaded.
+            </span>
+          )}
         </div>
       )}
       {job && <JobResult progress={job.progress} startedAt={job.startedAt} petId={pet?.id ?? null} />}

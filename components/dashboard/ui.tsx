@@ -1,4 +1,5 @@
 import type { ReactNode } from "react";
+import type { JobOutcome } from "@/lib/dashboard/job-outcome";
 
 // The few shared presentational pieces of the dashboard (server- and client-safe: no hooks).
 
@@ -59,10 +60,28 @@ export function StatusBadge({ status }: { status: string }) {
   return <span className={`rounded px-2 py-0.5 text-xs font-semibold ${tone}`}>{status}</span>;
 }
 
-export function QualityBadge({ usable, score }: { usable: boolean; score: number | null }) {
+/** What a job found (Verified, Not verified, 2 matches…): green only when the answer is positive. */
+export function OutcomeBadge({ outcome }: { outcome: JobOutcome }) {
+  const tone = {
+    positive: "bg-emerald-100 text-emerald-900",
+    negative: "bg-red-100 text-red-900",
+    neutral: "bg-slate-200 text-slate-900",
+    running: "bg-amber-100 text-amber-900",
+  }[outcome.tone];
   return (
-    <span className={`rounded px-2 py-0.5 text-xs font-semibold ${usable ? "bg-emerald-100 text-emerald-900" : "bg-red-100 text-red-900"}`}>
-      {usable ? "usable" : "unusable"}
+    <span className={`inline-block rounded px-2 py-0.5 text-xs font-semibold ${tone}`} data-testid="job-outcome" data-tone={outcome.tone}>
+      {outcome.label}
+    </span>
+  );
+}
+
+/** The engine's verdict on a nose image: unusable red, usable with warnings (a reason given) amber, clean green. */
+export function QualityBadge({ usable, score, reasons = [] }: { usable: boolean; score: number | null; reasons?: string[] }) {
+  const warned = usable && reasons.length > 0;
+  const tone = !usable ? "bg-red-100 text-red-900" : warned ? "bg-amber-100 text-amber-900" : "bg-emerald-100 text-emerald-900";
+  return (
+    <span className={`rounded px-2 py-0.5 text-xs font-semibold ${tone}`} title={reasons.join(", ") || undefined} data-testid="quality-badge">
+      {!usable ? "unusable" : warned ? "usable, with warnings" : "usable"}
       {score !== null && ` · ${Math.round(score)}`}
     </span>
   );
@@ -79,6 +98,18 @@ export function Skeleton({ rows = 5 }: { rows?: number }) {
       {Array.from({ length: rows }, (_, i) => (
         <div key={i} className="h-8 rounded bg-slate-200" />
       ))}
+    </div>
+  );
+}
+
+/**
+ * The box a wide table scrolls in at phone width: a named region that takes keyboard focus, so the
+ * table can be scrolled without a mouse (axe: scrollable-region-focusable).
+ */
+export function TableScroll({ label, children, className = "" }: { label: string; children: ReactNode; className?: string }) {
+  return (
+    <div className={`overflow-x-auto focus-visible:outline focus-visible:outline-2 focus-visible:outline-teal-700 ${className}`} tabIndex={0} role="region" aria-label={label}>
+      {children}
     </div>
   );
 }

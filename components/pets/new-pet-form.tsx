@@ -3,67 +3,64 @@
 import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
 import { createPet } from "@/app/dashboard/pets/actions";
-import { buttonClass, Card, FieldErrors, inputClass, Notice } from "@/components/dashboard/ui";
-import { JsonEditor } from "./json-editor";
+import { Card, FieldErrors, inputClass } from "@/components/dashboard/ui";
+import { Button } from "@/components/ui/button";
+import { notify } from "@/components/ui/toast";
+import { MetadataFields, usePetMetadata } from "./metadata-fields";
 
 /** Create a pet, then go straight to registering its nose images. */
-export function NewPetForm() {
+export function NewPetForm({ petFields, defaultSpecies = "DOG" }: { petFields: string[]; defaultSpecies?: "DOG" | "CAT" }) {
   const router = useRouter();
-  const [metadata, setMetadata] = useState('{\n  "name": ""\n}');
-  const [jsonError, setJsonError] = useState<string | null>(null);
-  const [error, setError] = useState<{ message: string; fields?: Record<string, string[]> } | null>(null);
+  const metadata = usePetMetadata(null, petFields);
+  const [fields, setFields] = useState<Record<string, string[]> | undefined>();
   const [busy, setBusy] = useState(false);
+  const encoded = metadata.encoded();
 
   async function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    if (jsonError) return;
+    if (encoded === null) return;
     const form = new FormData(event.currentTarget);
     setBusy(true);
-    setError(null);
-    const result = await createPet({ species: form.get("species"), breed: form.get("breed"), metadata });
-    if (result.ok) {
+    const result = await createPet({ species: form.get("species"), breed: form.get("breed"), metadata: encoded === "{}" ? "" : encoded });
+    setFields(result.ok ? undefined : result.error.fields);
+    if (notify(result, "Pet created: now register its nose images.") && result.ok) {
       router.push(`/dashboard/capture/register?petId=${result.data.id}`);
       return;
     }
     setBusy(false);
-    setError(result.error);
   }
 
   return (
     <Card title="New pet">
-      <form onSubmit={submit} className="grid gap-4 md:grid-cols-[12rem_1fr]" aria-label="New pet">
+      <form onSubmit={submit} className="grid gap-4 md:grid-cols-[12rem_1fr]" aria-label="New pet" id="new-pet">
         <div className="space-y-3">
           <div>
             <label htmlFor="new-species" className="mb-1 block text-sm font-medium">
               Species
             </label>
-            <select id="new-species" name="species" className={inputClass} defaultValue="DOG">
+            <select id="new-species" name="species" className={inputClass} defaultValue={defaultSpecies}>
               <option value="DOG">Dog</option>
               <option value="CAT">Cat</option>
             </select>
-            <FieldErrors errors={error?.fields?.species} />
+            <FieldErrors errors={fields?.species} />
           </div>
           <div>
             <label htmlFor="new-breed" className="mb-1 block text-sm font-medium">
               Breed
             </label>
             <input id="new-breed" name="breed" className={inputClass} maxLength={200} />
-            <FieldErrors errors={error?.fields?.breed} />
+            <FieldErrors errors={fields?.breed} />
           </div>
         </div>
         <div>
-          <JsonEditor id="new-metadata" label="Metadata (JSON)" value={metadata} onChange={setMetadata} onValidity={setJsonError} />
-          <FieldErrors errors={error?.fields?.metadata} />
+          <MetadataFields idPrefix="new" state={metadata} />
+          <FieldErrors errors={fields?.metadata} />
+          {encoded === null && metadata.jsonError === null && <p className="mt-1 text-sm text-red-700">The other metadata must be a JSON object: {"{ … }"}.</p>}
         </div>
         <div className="flex flex-wrap items-center gap-3 md:col-span-2">
-          <button type="submit" className={buttonClass} disabled={busy || jsonError !== null}>
+          <Button type="submit" disabled={busy || encoded === null}>
             {busy ? "Creating…" : "Create and register nose images"}
-          </button>
-          {error && !error.fields && (
-            <Notice tone="error" testId="new-pet-error">
-              {error.message}
-            </Notice>
-          )}
+          </Button>
         </div>
       </form>
     </Card>

@@ -3,64 +3,76 @@
 import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
 import { updatePet } from "@/app/dashboard/pets/actions";
-import { buttonClass, Card, FieldErrors, inputClass, Notice } from "@/components/dashboard/ui";
-import { JsonEditor } from "./json-editor";
+import { Card, FieldErrors, inputClass } from "@/components/dashboard/ui";
+import { Button } from "@/components/ui/button";
+import { notify } from "@/components/ui/toast";
+import { UnsavedChangesGuard } from "@/components/ui/unsaved-changes-guard";
+import { fieldLabel, splitMetadata } from "@/lib/dashboard/pet-fields";
+import { MetadataFields, usePetMetadata } from "./metadata-fields";
 
-/** Pretty-prints stored metadata for editing when it parses; otherwise shows it as stored. */
-function editable(metadata: string | null): string {
-  if (metadata === null) return "{}";
-  try {
-    return JSON.stringify(JSON.parse(metadata), null, 2);
-  } catch {
-    return metadata;
-  }
+type Pet = { id: string; breed: string | null; metadata: string | null };
+
+export function PetEditor({ pet, petFields, readOnly }: { pet: Pet; petFields: string[]; readOnly: boolean }) {
+  if (readOnly) return <PetDetailsReadOnly pet={pet} petFields={petFields} />;
+  // A fresh editor after each save (the key): the saved values become the new baseline.
+  return <Editor key={`${pet.breed}|${pet.metadata}`} pet={pet} petFields={petFields} />;
 }
 
-export function PetEditor({ pet, readOnly }: { pet: { id: string; breed: string | null; metadata: string | null }; readOnly: boolean }) {
+function PetDetailsReadOnly({ pet, petFields }: { pet: Pet; petFields: string[] }) {
+  const { fields, rest } = splitMetadata(pet.metadata, petFields);
+  return (
+    <Card title="Details">
+      <dl className="grid grid-cols-[8rem_1fr] gap-y-1 text-sm">
+        {petFields.map((key) => (
+          <div key={key} className="contents">
+            <dt className="text-slate-500">{fieldLabel(key)}</dt>
+            <dd className="break-words">{fields[key] || "—"}</dd>
+          </div>
+        ))}
+      </dl>
+      <pre className="mt-3 overflow-x-auto rounded bg-slate-50 p-3 text-sm">{rest}</pre>
+    </Card>
+  );
+}
+
+function Editor({ pet, petFields }: { pet: Pet; petFields: string[] }) {
   const router = useRouter();
-  const [metadata, setMetadata] = useState(editable(pet.metadata));
+  const metadata = usePetMetadata(pet.metadata, petFields);
   const [breed, setBreed] = useState(pet.breed ?? "");
-  const [jsonError, setJsonError] = useState<string | null>(null);
-  const [result, setResult] = useState<{ ok: boolean; message: string; fields?: Record<string, string[]> } | null>(null);
+  const [errors, setErrors] = useState<Record<string, string[]> | undefined>();
   const [busy, setBusy] = useState(false);
+  const encoded = metadata.encoded();
+  const dirty = metadata.dirty || breed !== (pet.breed ?? "");
 
   async function submit(event: FormEvent) {
     event.preventDefault();
+    if (encoded === null) return;
     setBusy(true);
-    const answer = await updatePet({ petId: pet.id, metadata, breed });
+    const answer = await updatePet({ petId: pet.id, metadata: encoded, breed });
     setBusy(false);
-    setResult(answer.ok ? { ok: true, message: "Saved." } : { ok: false, ...answer.error });
-    if (answer.ok) router.refresh();
+    setErrors(answer.ok ? undefined : answer.error.fields);
+    if (notify(answer, "Pet saved.")) router.refresh();
   }
 
-  if (readOnly) {
-    return (
-      <Card title="Metadata">
-        <pre className="overflow-x-auto rounded bg-slate-50 p-3 text-sm">{editable(pet.metadata)}</pre>
-      </Card>
-    );
-  }
   return (
     <Card title="Edit">
+      <UnsavedChangesGuard dirty={dirty && !busy} />
       <form onSubmit={submit} className="space-y-3" aria-label="Edit pet">
         <div className="max-w-sm">
           <label htmlFor="edit-breed" className="mb-1 block text-sm font-medium">
             Breed
           </label>
           <input id="edit-breed" className={inputClass} value={breed} onChange={(e) => setBreed(e.target.value)} maxLength={200} />
-          <FieldErrors errors={result?.fields?.breed} />
+          <FieldErrors errors={errors?.breed} />
         </div>
-        <JsonEditor id="edit-metadata" label="Metadata (JSON)" value={metadata} onChange={setMetadata} onValidity={setJsonError} />
-        <FieldErrors errors={result?.fields?.metadata} />
+        <MetadataFields idPrefix="edit" state={metadata} />
+        <FieldErrors errors={errors?.metadata} />
+        {encoded === null && metadata.jsonError === null && <p className="text-sm text-red-700">The other metadata must be a JSON object: {"{ … }"}.</p>}
         <div className="flex flex-wrap items-center gap-3">
-          <button type="submit" className={buttonClass} disabled={busy || jsonError !== null || metadata.trim() === ""}>
+          <Button type="submit" disabled={busy || encoded === null || !dirty}>
             {busy ? "Saving…" : "Save"}
-          </button>
-          {result && (
-            <Notice tone={result.ok ? "success" : "error"} testId="pet-save-result">
-              {result.message}
-            </Notice>
-          )}
+          </Button>
+          {dirty && <span className="text-sm text-amber-800" data-testid="unsaved-marker">Unsaved changes</span>}
         </div>
       </form>
     </Card>

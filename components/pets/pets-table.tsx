@@ -4,28 +4,29 @@ import { flexRender, getCoreRowModel, useReactTable, type ColumnDef, type Sortin
 import Link from "next/link";
 import { usePathname, useRouter } from "next/navigation";
 import { useState, useTransition, type FormEvent } from "react";
-import { EmptyState, inputClass, secondaryButtonClass } from "@/components/dashboard/ui";
+import { EmptyState, inputClass, secondaryButtonClass, TableScroll } from "@/components/dashboard/ui";
 import { PAGE_SIZES, PET_SORTS, type PetListQuery, type PetRow } from "@/lib/dashboard/pet-list-query";
+import { petName } from "@/lib/dashboard/pet-fields";
 
 const columns: ColumnDef<PetRow>[] = [
   {
-    accessorKey: "id",
+    accessorKey: "metadata",
     header: "Pet",
     enableSorting: false,
-    cell: ({ row }) => (
-      <Link href={`/dashboard/pets/${row.original.id}`} className="font-mono text-xs text-teal-800 underline">
-        {row.original.id}
-      </Link>
-    ),
+    cell: ({ row }) => {
+      const name = petName(row.original.metadata);
+      return (
+        <div className="min-w-0">
+          <Link href={`/dashboard/pets/${row.original.id}`} className="font-medium text-teal-800 underline" data-testid="pet-link">
+            {name ?? "(no name)"}
+          </Link>
+          <div className="break-all font-mono text-xs text-slate-600">{row.original.id}</div>
+        </div>
+      );
+    },
   },
   { accessorKey: "species", header: "Species" },
   { accessorKey: "breed", header: "Breed", cell: ({ getValue }) => (getValue() as string | null) ?? "—" },
-  {
-    accessorKey: "metadata",
-    header: "Metadata",
-    enableSorting: false,
-    cell: ({ getValue }) => <span className="line-clamp-1 max-w-xs font-mono text-xs text-slate-600">{(getValue() as string | null) ?? "—"}</span>,
-  },
   {
     accessorKey: "enrolledImages",
     header: "Nose images",
@@ -42,6 +43,7 @@ export function PetsTable({ rows, total, query }: { rows: PetRow[]; total: numbe
   const [pending, startTransition] = useTransition();
   const [search, setSearch] = useState(query.q);
   const pageCount = Math.max(1, Math.ceil(total / query.size));
+  const unfiltered = !query.q && query.species === "all" && query.fingerprint === "all";
 
   function navigate(change: Partial<PetListQuery>) {
     const next = { ...query, ...change };
@@ -62,7 +64,8 @@ export function PetsTable({ rows, total, query }: { rows: PetRow[]; total: numbe
     state: { sorting, pagination: { pageIndex: query.page - 1, pageSize: query.size } },
     onSortingChange: (updater) => {
       const next = typeof updater === "function" ? updater(sorting) : updater;
-      const first = next[0];
+      // The server always sorts by something: a third click (TanStack's "unsorted") starts again at ascending.
+      const first = next[0] ?? { id: sorting[0].id, desc: false };
       if (first && (PET_SORTS as readonly string[]).includes(first.id)) navigate({ sort: first.id as PetListQuery["sort"], dir: first.desc ? "desc" : "asc", page: 1 });
     },
   });
@@ -77,7 +80,7 @@ export function PetsTable({ rows, total, query }: { rows: PetRow[]; total: numbe
       <form onSubmit={submitSearch} className="flex flex-wrap items-end gap-3" role="search">
         <div className="min-w-48 flex-1">
           <label htmlFor="pet-search" className="mb-1 block text-sm font-medium">
-            Search id, breed or metadata
+            Search name, id, breed or metadata
           </label>
           <input id="pet-search" className={inputClass} value={search} onChange={(e) => setSearch(e.target.value)} placeholder="e.g. Beagle or Rex" />
         </div>
@@ -111,12 +114,12 @@ export function PetsTable({ rows, total, query }: { rows: PetRow[]; total: numbe
         </button>
       </form>
       {rows.length === 0 ? (
-        <EmptyState title={total === 0 && !query.q && query.species === "all" && query.fingerprint === "all" ? "No pets yet" : "No pet matches"}>
-          Create a pet above, then register its nose images.
+        <EmptyState title={unfiltered ? "No pets yet" : "No pet matches"}>
+          {unfiltered ? "Create a pet above, then register its nose images." : "Change the search or the filters."}
         </EmptyState>
       ) : (
-        <div className={`overflow-x-auto rounded-lg border border-slate-200 bg-white ${pending ? "opacity-60" : ""}`} aria-busy={pending}>
-          <table className="w-full text-left text-sm" data-testid="pets-table">
+        <TableScroll label="Pets" className={`rounded-lg border border-slate-200 bg-white ${pending ? "opacity-60" : ""}`}>
+          <table className="w-full text-left text-sm" data-testid="pets-table" aria-busy={pending}>
             <thead className="bg-slate-100">
               {table.getHeaderGroups().map((group) => (
                 <tr key={group.id}>
@@ -150,7 +153,7 @@ export function PetsTable({ rows, total, query }: { rows: PetRow[]; total: numbe
               ))}
             </tbody>
           </table>
-        </div>
+        </TableScroll>
       )}
       <div className="flex flex-wrap items-center justify-between gap-3 text-sm">
         <span>

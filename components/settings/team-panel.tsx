@@ -2,44 +2,49 @@
 
 import { useState, type FormEvent } from "react";
 import { addTeamMember, changeRole, removeTeamMember } from "@/app/dashboard/settings/actions";
-import { buttonClass, Card, FieldErrors, inputClass, Notice, secondaryButtonClass, TableHead } from "@/components/dashboard/ui";
+import { Card, FieldErrors, inputClass, TableHead, TableScroll } from "@/components/dashboard/ui";
+import { Button } from "@/components/ui/button";
+import { ConfirmDialog } from "@/components/ui/confirm-dialog";
+import { notify } from "@/components/ui/toast";
 
 const ROLES = ["staff", "support", "manager", "owner"] as const;
 type User = { id: string; email: string; role: string; createdAt: string };
 type Failure = { message: string; fields?: Record<string, string[]> };
 
 export function TeamPanel({ users, selfId }: { users: User[]; selfId: string }) {
-  const [error, setError] = useState<Failure | null>(null);
+  const [fields, setFields] = useState<Failure["fields"]>(undefined);
   const [busy, setBusy] = useState(false);
 
-  async function run(action: Promise<{ ok: boolean; error?: Failure }>, form?: HTMLFormElement) {
+  async function add(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const formElement = event.currentTarget;
+    const form = new FormData(formElement);
     setBusy(true);
-    setError(null);
-    const result = await action;
+    const result = await addTeamMember({ email: form.get("email"), password: form.get("password"), role: form.get("role") });
     setBusy(false);
-    if (!result.ok) setError(result.error ?? { message: "Failed." });
-    else form?.reset();
+    setFields(result.ok ? undefined : result.error.fields);
+    if (notify(result, `${String(form.get("email"))} added as ${String(form.get("role"))}.`)) formElement.reset();
   }
 
-  function add(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    const form = new FormData(event.currentTarget);
-    void run(addTeamMember({ email: form.get("email"), password: form.get("password"), role: form.get("role") }), event.currentTarget);
+  async function setRole(user: User, role: string, previous: string) {
+    const result = await changeRole({ userId: user.id, role });
+    notify(result, `${user.email} is now ${role}.`, () => setRole(user, previous, role));
   }
 
   return (
     <Card title="Team">
+      <TableScroll label="Team members">
       <table className="w-full text-left text-sm" data-testid="team">
         <TableHead columns={["E-mail", "Role", ""]} />
         <tbody>
           {users.map((user) => (
             <tr key={user.id} className="border-t border-slate-100">
-              <td className="px-2 py-1">{user.email}</td>
+              <td className="break-all px-2 py-1">{user.email}</td>
               <td className="px-2 py-1">
                 {user.id === selfId ? (
                   user.role
                 ) : (
-                  <select aria-label={`Role of ${user.email}`} className="rounded border border-slate-300 px-2 py-1" defaultValue={user.role} disabled={busy} onChange={(e) => void run(changeRole({ userId: user.id, role: e.target.value }))}>
+                  <select aria-label={`Role of ${user.email}`} className="rounded border border-slate-300 px-2 py-1" key={user.role} defaultValue={user.role} onChange={(e) => void setRole(user, e.target.value, user.role)}>
                     {ROLES.map((r) => (
                       <option key={r}>{r}</option>
                     ))}
@@ -48,25 +53,34 @@ export function TeamPanel({ users, selfId }: { users: User[]; selfId: string }) 
               </td>
               <td className="px-2 py-1 text-right">
                 {user.id !== selfId && (
-                  <button type="button" className={secondaryButtonClass} disabled={busy} onClick={() => confirm(`Remove ${user.email}?`) && void run(removeTeamMember({ userId: user.id }))}>
-                    Remove
-                  </button>
+                  <ConfirmDialog
+                    trigger={<Button variant="secondary">Remove</Button>}
+                    title={`Remove ${user.email}?`}
+                    description="They can no longer sign in to this account. Their entries in the audit log stay."
+                    confirmLabel="Remove member"
+                    onConfirm={async () => {
+                      const result = await removeTeamMember({ userId: user.id });
+                      notify(result, `${user.email} removed.`);
+                      return result;
+                    }}
+                  />
                 )}
               </td>
             </tr>
           ))}
         </tbody>
       </table>
+      </TableScroll>
       <form onSubmit={add} className="mt-4 grid gap-3 sm:grid-cols-4" aria-label="Add a team member">
         <div>
           <label htmlFor="member-email" className="mb-1 block text-sm font-medium">E-mail</label>
           <input id="member-email" name="email" type="email" required className={inputClass} />
-          <FieldErrors errors={error?.fields?.email} />
+          <FieldErrors errors={fields?.email} />
         </div>
         <div>
           <label htmlFor="member-password" className="mb-1 block text-sm font-medium">Initial password</label>
           <input id="member-password" name="password" type="password" required minLength={10} className={inputClass} autoComplete="new-password" />
-          <FieldErrors errors={error?.fields?.password} />
+          <FieldErrors errors={fields?.password} />
         </div>
         <div>
           <label htmlFor="member-role" className="mb-1 block text-sm font-medium">Role</label>
@@ -77,10 +91,9 @@ export function TeamPanel({ users, selfId }: { users: User[]; selfId: string }) 
           </select>
         </div>
         <div className="flex items-end">
-          <button type="submit" className={buttonClass} disabled={busy}>Add member</button>
+          <Button type="submit" disabled={busy}>Add member</Button>
         </div>
       </form>
-      {error && !error.fields && <div className="mt-2"><Notice tone="error">{error.message}</Notice></div>}
     </Card>
   );
 }

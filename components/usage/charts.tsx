@@ -54,13 +54,13 @@ export function JobsByKindChart({ data }: { data: { kind: string; PENDING: numbe
     <Frame testId="chart-jobs">
       <BarChart data={data}>
         <CartesianGrid strokeDasharray="3 3" />
-        <XAxis dataKey="kind" />
+        <XAxis dataKey="kind" interval={0} tickFormatter={(k: string) => ({ FINGERPRINT_ADDITION: "Registration", VERIFICATION: "Verification", IDENTIFICATION: "Identification" })[k] ?? k} tick={{ fontSize: 11 }} />
         <YAxis allowDecimals={false} />
         <Tooltip />
         <Legend />
         <Bar dataKey="SUCCESS" fill={GENUINE} isAnimationActive={false} />
         <Bar dataKey="FAILED" fill={IMPOSTOR} isAnimationActive={false} />
-        <Bar dataKey="PENDING" fill="#d97706" isAnimationActive={false} />
+        <Bar dataKey="PENDING" fill="#b45309" isAnimationActive={false} />
       </BarChart>
     </Frame>
   );
@@ -103,17 +103,30 @@ export function ScoreHistogramChart({ data, threshold }: { data: { from: number;
   );
 }
 
+/** A rate as a percentage people read ("0.01 %", "10 %"), not 1e-4. */
+const percent = (v: number) => `${+(v * 100).toPrecision(2)} %`;
+const DECADES = [1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1];
+
 export function DetChart({ data, threshold }: { data: { threshold: number; fmr: number; fnmr: number }[]; threshold: number }) {
   const at = data.reduce((best, p) => (Math.abs(p.threshold - threshold) < Math.abs(best.threshold - threshold) ? p : best), data[0]);
+  const positive = (key: "fmr" | "fnmr") => data.map((p) => p[key]).filter((v) => v > 0);
+  // Axes end at the decades around the data: no empty band past the last point.
+  const span = (values: number[]): [number, number] => {
+    if (values.length === 0) return [1e-4, 1];
+    return [10 ** Math.floor(Math.log10(Math.min(...values))), Math.min(1, 10 ** Math.ceil(Math.log10(Math.max(...values))))];
+  };
+  const x = span(positive("fmr"));
+  const y = span(positive("fnmr"));
+  const ticks = ([lo, hi]: [number, number]) => DECADES.filter((d) => d >= lo && d <= hi);
   return (
     <Frame testId="chart-det">
-      <LineChart data={data} margin={{ top: 8, right: 16, bottom: 16, left: 0 }}>
+      <LineChart data={data} margin={{ top: 24, right: 24, bottom: 20, left: 16 }}>
         <CartesianGrid strokeDasharray="3 3" />
-        <XAxis dataKey="fmr" type="number" scale="log" domain={["auto", 1]} allowDataOverflow name="FMR" tickFormatter={(v: number) => v.toExponential(0)} label={{ value: "false match rate", position: "insideBottom", offset: -2 }} />
-        <YAxis dataKey="fnmr" type="number" scale="log" domain={["auto", 1]} allowDataOverflow tickFormatter={(v: number) => v.toExponential(0)} />
-        <Tooltip formatter={(v) => Number(v).toExponential(2)} />
+        <XAxis dataKey="fmr" type="number" scale="log" domain={x} ticks={ticks(x)} allowDataOverflow name="FMR" tickFormatter={percent} label={{ value: "false match rate", position: "insideBottom", offset: -12 }} />
+        <YAxis dataKey="fnmr" type="number" scale="log" domain={y} ticks={ticks(y)} allowDataOverflow tickFormatter={percent} width={64} label={{ value: "false non-match rate", angle: -90, position: "insideLeft", offset: -8, style: { textAnchor: "middle" } }} />
+        <Tooltip formatter={(v) => percent(Number(v))} labelFormatter={(v) => `FMR ${percent(Number(v))}`} />
         <Line dataKey="fnmr" name="FNMR" stroke="#1d4ed8" dot={false} isAnimationActive={false} />
-        {at && <ReferenceDot x={at.fmr} y={at.fnmr} r={5} fill="#0f172a" label={{ value: `threshold ${threshold}`, position: "right" }} />}
+        {at && <ReferenceDot x={at.fmr} y={at.fnmr} r={5} fill="#0f172a" label={{ value: `threshold ${threshold}`, position: "top", offset: 10 }} />}
       </LineChart>
     </Frame>
   );

@@ -4,6 +4,7 @@ import { deactivateApiKey, issueApiKey, KeyLimitError, MAX_ACTIVE_KEYS_PER_ACCOU
 import { recordAudit } from "@/lib/accounts/audit";
 import { createUser, EmailTakenError, MIN_PASSWORD_LENGTH, USER_ROLES } from "@/lib/accounts/users";
 import { accountAction, DashboardError, type AccountActionContext } from "./action-client";
+import { MAX_PET_FIELDS, PET_FIELD_KEY } from "./pet-fields";
 
 // The owner's settings: API keys, plan and pet-limit usage, team members and roles, search pools.
 
@@ -25,10 +26,17 @@ export async function getAccountSettings(db: Db, accountId: string) {
     plan: account.plan ? { name: account.plan.name, petLimit: account.plan.petLimit, identification: account.plan.identification } : null,
     pets: account._count.pets,
     searchPoolName: account.searchPoolName,
+    petFields: account.petFields,
     keys: account.apiKeys.map((k) => ({ ...k, lastUsedAt: k.lastUsedAt?.toISOString() ?? null, createdAt: k.createdAt.toISOString() })),
     users: account.users.map((u) => ({ ...u, createdAt: u.createdAt.toISOString() })),
     pools: account.pools.map((p) => ({ name: p.name, pets: p._count.pets })),
   };
+}
+
+/** The metadata keys a pet's form shows as fields, in order. */
+export async function getPetFields(db: Db, accountId: string): Promise<string[]> {
+  const account = await db.account.findUniqueOrThrow({ where: { id: accountId }, select: { petFields: true } });
+  return account.petFields;
 }
 
 function audit(ctx: AccountActionContext, action: string, target: string | null, data: Record<string, string | number | null> = {}) {
@@ -122,6 +130,21 @@ export const selectSearchPoolAction = accountAction({
     await ctx.db.account.update({ where: { id: ctx.accountId }, data: { searchPoolName: input.pool === "default" ? null : input.pool } });
     await audit(ctx, "pool.assign", ctx.accountId, { pool: input.pool });
     return { pool: input.pool };
+  },
+});
+
+export const setPetFieldsAction = accountAction({
+  capability: "account:manage",
+  input: z.object({
+    fields: z
+      .array(z.string().trim().regex(PET_FIELD_KEY, "a key is a letter, then letters, digits, _ or - (at most 40)"))
+      .max(MAX_PET_FIELDS, `at most ${MAX_PET_FIELDS} fields`)
+      .refine((keys) => new Set(keys).size === keys.length, "each key once"),
+  }),
+  async run(ctx, input) {
+    await ctx.db.account.update({ where: { id: ctx.accountId }, data: { petFields: input.fields } });
+    await audit(ctx, "account.pet-fields", ctx.accountId, { fields: input.fields.join(", ") });
+    return { fields: input.fields };
   },
 });
 

@@ -10,6 +10,8 @@ import { getPetOrThrow } from "@/lib/pets/pets";
 import { speciesSchema } from "@/lib/pets/schemas";
 import { uploadAppearance, uploadFingerprint } from "@/lib/uploads/uploads";
 import { accountAction, DashboardError } from "./action-client";
+import { searchedPool } from "./job-outcome";
+import { petLabel } from "./pet-fields";
 import { qualityOf, type ImageQuality } from "./pets";
 
 // The capture flows (registration, verification, identification): a capture session, uploads with
@@ -88,12 +90,23 @@ export type JobProgress =
   | { status: "PENDING" }
   | { status: "FAILED"; summary: string | null }
   | { status: "SUCCESS"; kind: "FINGERPRINT_ADDITION"; petId: string }
-  | { status: "SUCCESS"; kind: "VERIFICATION"; isVerified: boolean; score: number; threshold: number }
-  | { status: "SUCCESS"; kind: "IDENTIFICATION"; candidates: { petId: string; score: number; breed: string | null; metadata: string | null; appearanceId: string | null }[]; threshold: number };
+  | { status: "SUCCESS"; kind: "VERIFICATION"; isVerified: boolean; score: number; threshold: number; probeImageIds: string[]; enrolledImageIds: string[] }
+  | {
+      status: "SUCCESS";
+      kind: "IDENTIFICATION";
+      candidates: { petId: string; score: number; label: string; appearanceId: string | null }[];
+      threshold: number;
+      /** The pool searched and its registered pets of the species (null for a job that did not record it). */
+      pool: { name: string; pets: number } | null;
+      species: "DOG" | "CAT";
+    };
 
 /** Where a capture job stands, in the API's own view of it, plus what the clinic sees on the screen. */
 export async function getJobProgress(db: Db, accountId: string, jobId: string): Promise<JobProgress> {
-  const job = await db.job.findFirst({ where: { id: jobId, accountId }, select: { kind: true, petId: true, failureReason: true } });
+  const job = await db.job.findFirst({
+    where: { id: jobId, accountId },
+    select: { kind: true, petId: true, sessionId: true, failureReason: true, details: true, session: { select: { species: true } } },
+  });
   if (!job) throw new DashboardError("This job does not exist.");
   const { DECISION_THRESHOLD } = await getEngine();
   if (job.kind === "FINGERPRINT_ADDITION") {
@@ -103,27 +116,46 @@ export async function getJobProgress(db: Db, accountId: string, jobId: string): 
   }
   if (job.kind === "VERIFICATION") {
     const view = await viewVerificationJob(db, accountId, jobId);
-    if (view.status === "SUCCESS") return { status: "SUCCESS", kind: job.kind, isVerified: view.isVerified!, score: view.score!, threshold: DECISION_THRESHOLD };
+    if (view.status === "SUCCESS") {
+      // The probe beside the enrolled images, so staff can see why a pet did not verify.
+      const [probe, enrolled] = await Promise.all([
+        db.fingerprintImage.findMany({ where: { accountId, sessionId: job.sessionId }, select: { id: true }, orderBy: { createdAt: "asc" } }),
+        db.fingerprintImage.findMany({ where: { accountId, petId: job.petId! }, select: { id: true }, orderBy: { createdAt: "asc" } }),
+      ]);
+      return {
+        status: "SUCCESS",
+        kind: job.kind,
+        isVerified: view.isVerified!,
+        score: view.score!,
+        threshold: DECISION_THRESHOLD,
+        probeImageIds: probe.map((i) => i.id),
+        enrolledImageIds: enrolled.map((i) => i.id),
+      };
+    }
     return view.status === "FAILED" ? { status: "FAILED", summary: failureSummary(job.failureReason) } : { status: "PENDING" };
   }
   const view = await viewIdentificationJob(db, accountId, jobId);
   if (view.status !== "SUCCESS") return view.status === "FAILED" ? { status: "FAILED", summary: failureSummary(job.failureReason) } : { status: "PENDING" };
   const ids = view.pets!.map((p) => p.id);
   const [pets, photos] = await Promise.all([
-    db.pet.findMany({ where: { accountId, id: { in: ids } }, select: { id: true, breed: true } }),
+    db.pet.findMany({ where: { accountId, id: { in: ids } }, select: { id: true, species: true, breed: true, metadata: true } }),
     db.appearanceImage.findMany({ where: { accountId, petId: { in: ids } }, select: { id: true, petId: true }, orderBy: { createdAt: "asc" } }),
   ]);
   return {
     status: "SUCCESS",
     kind: "IDENTIFICATION",
     threshold: DECISION_THRESHOLD,
-    candidates: view.pets!.map((p) => ({
-      petId: p.id,
-      score: p.score,
-      metadata: p.metadata,
-      breed: pets.find((x) => x.id === p.id)?.breed ?? null,
-      appearanceId: photos.find((x) => x.petId === p.id)?.id ?? null,
-    })),
+    pool: searchedPool(job.details),
+    species: job.session.species,
+    candidates: view.pets!.map((p) => {
+      const pet = pets.find((x) => x.id === p.id);
+      return {
+        petId: p.id,
+        score: p.score,
+        label: petLabel(pet ?? { species: job.session.species, breed: null, metadata: p.metadata }),
+        appearanceId: photos.find((x) => x.petId === p.id)?.id ?? null,
+      };
+    }),
   };
 }
 

@@ -1,7 +1,10 @@
 import { z } from "zod";
 import type { Db } from "@/lib/db/connect";
 import type { Prisma } from "@/lib/generated/prisma/client";
+import { getEngine } from "@/lib/jobs/engine-port";
+import { jobOutcome, searchedPool } from "./job-outcome";
 import { qualityOf } from "./pets";
+import { petLabel } from "./pet-fields";
 
 // The support jobs explorer: every job of the account across kinds, and for a failed one the reason
 // the API never returns (per-image quality figures and verdicts, the engine's advice).
@@ -47,10 +50,21 @@ export async function listJobs(db: Db, accountId: string, query: JobListQuery) {
       orderBy: [{ createdAt: "desc" }, { id: "asc" }],
       skip: (query.page - 1) * JOBS_PAGE_SIZE,
       take: JOBS_PAGE_SIZE,
-      select: { id: true, kind: true, status: true, petId: true, createdAt: true, finishedAt: true, failureReason: true },
+      select: {
+        id: true,
+        kind: true,
+        status: true,
+        petId: true,
+        createdAt: true,
+        finishedAt: true,
+        failureReason: true,
+        result: true,
+        pet: { select: { species: true, breed: true, metadata: true } },
+      },
     }),
     db.job.count({ where }),
   ]);
+  const { DECISION_THRESHOLD } = await getEngine();
   return {
     total,
     pageSize: JOBS_PAGE_SIZE,
@@ -59,6 +73,8 @@ export async function listJobs(db: Db, accountId: string, query: JobListQuery) {
       kind: j.kind,
       status: j.status,
       petId: j.petId,
+      petLabel: j.pet ? petLabel(j.pet) : null,
+      outcome: jobOutcome(j, DECISION_THRESHOLD),
       createdAt: j.createdAt.toISOString(),
       durationMs: j.finishedAt ? j.finishedAt.getTime() - j.createdAt.getTime() : null,
       summary: (j.failureReason as { summary?: string; code?: string } | null)?.summary ?? (j.failureReason as { code?: string } | null)?.code ?? null,
@@ -82,8 +98,11 @@ export type FailureReason = z.infer<typeof failureReasonSchema>;
 
 /** One job with everything support needs, scoped to the account: another account's job is simply missing. */
 export async function getJobDetail(db: Db, accountId: string, jobId: string) {
-  const job = await db.job.findFirst({ where: { id: jobId, accountId } });
+  const job = await db.job.findFirst({ where: { id: jobId, accountId }, include: { pet: { select: { species: true, breed: true, metadata: true } } } });
   if (!job) return null;
+  const { DECISION_THRESHOLD } = await getEngine();
+  const candidates = job.kind === "IDENTIFICATION" && job.status === "SUCCESS" ? ((job.result as { candidates?: { petId: string; score: number }[] } | null)?.candidates ?? []) : [];
+  const candidatePets = await db.pet.findMany({ where: { accountId, id: { in: candidates.map((c) => c.petId) } }, select: { id: true, species: true, breed: true, metadata: true } });
   const images = await db.fingerprintImage.findMany({
     where: { sessionId: job.sessionId, accountId },
     select: { id: true, usable: true, quality: true },
@@ -95,11 +114,20 @@ export async function getJobDetail(db: Db, accountId: string, jobId: string) {
     kind: job.kind,
     status: job.status,
     petId: job.petId,
+    petLabel: job.pet ? petLabel(job.pet) : null,
+    outcome: jobOutcome(job, DECISION_THRESHOLD),
+    threshold: DECISION_THRESHOLD,
+    verification: job.kind === "VERIFICATION" && job.status === "SUCCESS" ? (job.result as { isVerified: boolean; score: number }) : null,
+    candidates: candidates.map((c) => {
+      const pet = candidatePets.find((p) => p.id === c.petId);
+      // A candidate deleted since the search still shows, by id.
+      return { petId: c.petId, score: c.score, label: pet ? petLabel(pet) : null };
+    }),
+    pool: job.kind === "IDENTIFICATION" ? searchedPool(job.details) : null,
     sessionId: job.sessionId,
     attempts: job.attempts,
     createdAt: job.createdAt.toISOString(),
     finishedAt: job.finishedAt?.toISOString() ?? null,
-    result: job.result,
     failure: job.status === "FAILED" ? (parsedReason.success ? parsedReason.data : { code: "UNKNOWN" }) : null,
     images: images.map((i) => {
       const figures = (i.quality as { figures?: Record<string, number> } | null)?.figures ?? null;

@@ -4,7 +4,10 @@ import type { Prisma } from "@/lib/generated/prisma/client";
 import { recordAudit } from "@/lib/accounts/audit";
 import { createPet, deletePet, getPetOrThrow, updatePet } from "@/lib/pets/pets";
 import { breedSchema, metadataSchema, speciesSchema } from "@/lib/pets/schemas";
+import { getEngine } from "@/lib/jobs/engine-port";
 import { accountAction, type AccountActionContext } from "./action-client";
+import { jobOutcome } from "./job-outcome";
+import { changedPetFields } from "./pet-fields";
 import type { PetListQuery, PetRow } from "./pet-list-query";
 
 // Pets in the dashboard: the table's server-side page, the pet page, and create/edit/delete through
@@ -69,16 +72,17 @@ export async function getPetDetail(db: Db, accountId: string, petId: string) {
     db.appearanceImage.findMany({ where: { accountId, petId }, select: { id: true }, orderBy: { createdAt: "asc" } }),
     db.job.findMany({
       where: { accountId, petId },
-      select: { id: true, kind: true, status: true, createdAt: true },
+      select: { id: true, kind: true, status: true, createdAt: true, result: true, failureReason: true },
       orderBy: { createdAt: "desc" },
       take: 10,
     }),
   ]);
+  const { DECISION_THRESHOLD } = await getEngine();
   return {
     pet,
     fingerprints: fingerprints.map((f) => ({ id: f.id, ...qualityOf(f) })),
     appearances,
-    jobs: jobs.map((j) => ({ ...j, createdAt: j.createdAt.toISOString() })),
+    jobs: jobs.map((j) => ({ id: j.id, kind: j.kind, outcome: jobOutcome(j, DECISION_THRESHOLD), createdAt: j.createdAt.toISOString() })),
   };
 }
 
@@ -109,8 +113,9 @@ export const updatePetAction = accountAction({
   usesService: true,
   input: z.object({ petId: petIdSchema, metadata: metadataSchema, breed: breedSchema }),
   async run(ctx, input) {
+    const before = await getPetOrThrow(ctx.db, ctx.accountId, input.petId);
     await updatePet(ctx.db, ctx.accountId, input.petId, { metadata: input.metadata, breed: input.breed });
-    await audit(ctx, "pet.update", input.petId);
+    await audit(ctx, "pet.update", input.petId, { changed: changedPetFields(before, input) });
     return { petId: input.petId };
   },
 });

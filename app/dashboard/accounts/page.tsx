@@ -1,4 +1,4 @@
-import { PageHeader, TableHead } from "@/components/dashboard/ui";
+import { PageHeader, TableHead, TableScroll } from "@/components/dashboard/ui";
 import { SuspendButton } from "@/components/settings/suspend-button";
 import { requirePageUser } from "@/lib/auth/session";
 import { getDb } from "@/lib/db";
@@ -12,7 +12,7 @@ export default async function AccountsPage() {
   return (
     <div>
       <PageHeader title="Accounts" />
-      <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
+      <TableScroll label="Accounts" className="rounded-lg border border-slate-200 bg-white">
         <table className="w-full text-left text-sm" data-testid="accounts">
           <TableHead columns={["Account", "Plan", "Pets", "Users", "Jobs", "API access"]} />
           <tbody>
@@ -27,13 +27,13 @@ export default async function AccountsPage() {
                 <td className="px-3 py-2">{a.users}</td>
                 <td className="px-3 py-2">{a.jobs}</td>
                 <td className="px-3 py-2">
-                  <SuspendButton accountId={a.id} suspended={a.suspended} />
+                  <SuspendButton accountId={a.id} accountName={a.name} suspended={a.suspended} />
                 </td>
               </tr>
             ))}
           </tbody>
         </table>
-      </div>
+      </TableScroll>
     </div>
   );
 }

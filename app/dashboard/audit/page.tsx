@@ -1,4 +1,4 @@
-import { EmptyState, PageHeader, TableHead } from "@/components/dashboard/ui";
+import { EmptyState, PageHeader, TableHead, TableScroll } from "@/components/dashboard/ui";
 import { requirePageUser } from "@/lib/auth/session";
 import { getDb } from "@/lib/db";
 import { listAuditLog } from "@/lib/dashboard/account";
@@ -15,7 +15,7 @@ export default async function AuditPage() {
       {entries.length === 0 ? (
         <EmptyState title="Nothing recorded yet" />
       ) : (
-        <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
+        <TableScroll label="Audit log" className="rounded-lg border border-slate-200 bg-white">
           <table className="w-full text-left text-sm" data-testid="audit-log">
             <TableHead columns={["When", "Who", "What", "Target", "Details"]} />
             <tbody>
@@ -30,7 +30,7 @@ export default async function AuditPage() {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableScroll>
       )}
     </div>
   );

@@ -1,5 +1,6 @@
 import Link from "next/link";
-import { EmptyState, PageHeader, StatusBadge, inputClass, secondaryButtonClass, TableHead } from "@/components/dashboard/ui";
+import { redirect } from "next/navigation";
+import { EmptyState, OutcomeBadge, PageHeader, inputClass, secondaryButtonClass, TableHead, TableScroll } from "@/components/dashboard/ui";
 import { requireAccountUser } from "@/lib/auth/session";
 import { getDb } from "@/lib/db";
 import { JOB_KINDS, JOB_STATUSES, jobListQuerySchema, listJobs } from "@/lib/dashboard/jobs";
@@ -19,6 +20,8 @@ export default async function JobsPage({ searchParams }: { searchParams: Promise
     const params = new URLSearchParams(Object.entries({ ...query, page: String(page) }).filter(([, v]) => v !== "" && v !== "all") as [string, string][]);
     return `/dashboard/jobs?${params.toString()}`;
   };
+  // A page past the end (an old link) goes to the last page instead of an empty one.
+  if (query.page > pages) redirect(pageLink(pages));
   return (
     <div className="space-y-4">
       <PageHeader title="Jobs" />
@@ -55,9 +58,9 @@ export default async function JobsPage({ searchParams }: { searchParams: Promise
       {rows.length === 0 ? (
         <EmptyState title="No jobs match these filters" />
       ) : (
-        <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
+        <TableScroll label="Jobs" className="rounded-lg border border-slate-200 bg-white">
           <table className="w-full text-left text-sm" data-testid="jobs-table">
-            <TableHead columns={["Job", "Kind", "Status", "Pet", "Started", "Duration", "Reason"]} />
+            <TableHead columns={["Job", "Kind", "Outcome", "Pet", "Started", "Duration", "Reason"]} />
             <tbody>
               {rows.map((job) => (
                 <tr key={job.id} className="border-t border-slate-100 align-top" data-testid="job-row">
@@ -65,16 +68,18 @@ export default async function JobsPage({ searchParams }: { searchParams: Promise
                     <Link href={`/dashboard/jobs/${job.id}`} className="font-mono text-xs text-teal-800 underline">{job.id.slice(0, 12)}…</Link>
                   </td>
                   <td className="px-3 py-2">{label(job.kind)}</td>
-                  <td className="px-3 py-2"><StatusBadge status={job.status} /></td>
-                  <td className="px-3 py-2 font-mono text-xs">{job.petId ?? "—"}</td>
+                  <td className="px-3 py-2"><OutcomeBadge outcome={job.outcome} /></td>
+                  <td className="px-3 py-2">
+                    {job.petId ? <Link href={`/dashboard/pets/${job.petId}`} className="text-teal-800 underline">{job.petLabel}</Link> : "—"}
+                  </td>
                   <td className="px-3 py-2">{new Date(job.createdAt).toLocaleString()}</td>
                   <td className="px-3 py-2">{job.durationMs === null ? "—" : `${(job.durationMs / 1000).toFixed(1)} s`}</td>
-                  <td className="max-w-xs px-3 py-2 text-xs text-slate-700">{job.summary ?? ""}</td>
+                  <td className="max-w-xs px-3 py-2 text-xs text-slate-700">{job.status === "FAILED" ? job.summary ?? "" : ""}</td>
                 </tr>
               ))}
             </tbody>
           </table>
-        </div>
+        </TableScroll>
       )}
       <div className="flex items-center justify-between text-sm">
         <span>{total} job{total === 1 ? "" : "s"} · page {query.page} of {pages}</span>

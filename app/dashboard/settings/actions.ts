@@ -9,6 +9,7 @@ import {
   reissueKeyAction,
   removeTeamMemberAction,
   selectSearchPoolAction,
+  setPetFieldsAction,
 } from "@/lib/dashboard/account";
 import { runAction } from "@/lib/dashboard/run-action";
 
@@ -38,4 +39,7 @@ export async function removeTeamMember(input: unknown) {
 }
 export async function selectSearchPool(input: unknown) {
   return andRefresh(runAction(selectSearchPoolAction, input));
+}
+export async function setPetFields(input: unknown) {
+  return andRefresh(runAction(setPetFieldsAction, input));
 }

@@ -1,5 +1,6 @@
 import { Card, PageHeader } from "@/components/dashboard/ui";
 import { ApiKeysPanel } from "@/components/settings/api-keys-panel";
+import { PetFieldsPanel } from "@/components/settings/pet-fields-panel";
 import { SearchPoolPanel } from "@/components/settings/search-pool-panel";
 import { TeamPanel } from "@/components/settings/team-panel";
 import { requireAccountUser } from "@/lib/auth/session";
@@ -35,7 +36,8 @@ export default async function SettingsPage() {
       </Card>
       <ApiKeysPanel keys={settings.keys} />
       <TeamPanel users={settings.users} selfId={user.id} />
-      <SearchPoolPanel pools={settings.pools} current={settings.searchPoolName} />
+      <PetFieldsPanel fields={settings.petFields} />
+      <SearchPoolPanel pools={settings.pools} current={settings.searchPoolName} defaultPets={settings.pets} />
     </div>
   );
 }

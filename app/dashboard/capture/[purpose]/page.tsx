@@ -31,7 +31,7 @@ export default async function CapturePage(props: { params: Promise<{ purpose: st
   return (
     <div>
       <PageHeader title={flow.title} />
-      <CaptureFlow purpose={flow.purpose} pet={pet ? { id: pet.id, species: pet.species, breed: pet.breed, hasFingerprint: pet.hasFingerprint } : null} />
+      <CaptureFlow purpose={flow.purpose} pet={pet ? { id: pet.id, species: pet.species, breed: pet.breed, metadata: pet.metadata, hasFingerprint: pet.hasFingerprint } : null} />
     </div>
   );
 }

@@ -1,6 +1,6 @@
 import Link from "next/link";
 import { notFound } from "next/navigation";
-import { Card, Notice, PageHeader, QualityBadge, StatusBadge, TableHead } from "@/components/dashboard/ui";
+import { Card, Notice, OutcomeBadge, PageHeader, QualityBadge, StatusBadge, TableHead, TableScroll } from "@/components/dashboard/ui";
 import { requireAccountUser } from "@/lib/auth/session";
 import { getDb } from "@/lib/db";
 import { getJobDetail } from "@/lib/dashboard/jobs";
@@ -29,9 +29,11 @@ export default async function JobPage({ params }: { params: Promise<{ jobId: str
       <Card title="Summary">
         <dl className="grid grid-cols-[8rem_1fr] gap-y-1 text-sm">
           <dt className="text-slate-500">Kind</dt><dd>{job.kind}</dd>
+          <dt className="text-slate-500">Outcome</dt><dd><OutcomeBadge outcome={job.outcome} /></dd>
           <dt className="text-slate-500">Status</dt><dd><StatusBadge status={job.status} /></dd>
-          <dt className="text-slate-500">Pet</dt><dd className="font-mono">{job.petId ?? "—"}</dd>
-          <dt className="text-slate-500">Session</dt><dd className="font-mono">{job.sessionId}</dd>
+          <dt className="text-slate-500">Pet</dt>
+          <dd>{job.petId ? <Link href={`/dashboard/pets/${job.petId}`} className="text-teal-800 underline">{job.petLabel}</Link> : "—"}</dd>
+          <dt className="text-slate-500">Session</dt><dd className="break-all font-mono">{job.sessionId}</dd>
           <dt className="text-slate-500">Created</dt><dd>{new Date(job.createdAt).toLocaleString()}</dd>
           <dt className="text-slate-500">Finished</dt><dd>{job.finishedAt ? new Date(job.finishedAt).toLocaleString() : "running"}</dd>
           <dt className="text-slate-500">Attempts</dt><dd>{job.attempts}</dd>
@@ -60,13 +62,40 @@ export default async function JobPage({ params }: { params: Promise<{ jobId: str
           </div>
         </Card>
       )}
-      {job.status === "SUCCESS" && job.result !== null && (
+      {job.status === "SUCCESS" && (
         <Card title="Result">
-          <pre className="overflow-x-auto rounded bg-slate-50 p-3 text-xs">{JSON.stringify(job.result, null, 2)}</pre>
+          <div data-testid="job-result-summary" className="space-y-2 text-sm">
+            {job.kind === "FINGERPRINT_ADDITION" && <p>The session's usable nose images were enrolled: the pet can now be verified and identified.</p>}
+            {job.verification && (
+              <p>
+                <strong className={job.verification.isVerified ? "text-emerald-800" : "text-red-700"}>{job.verification.isVerified ? "Verified" : "Not verified"}</strong>: score{" "}
+                {job.verification.score.toFixed(1)} against a threshold of {job.threshold} (a score of {job.threshold} means about 1 false match in 10,000).
+              </p>
+            )}
+            {job.kind === "IDENTIFICATION" && (
+              <>
+                <p data-testid="searched-pool">
+                  {job.pool ? `Searched the ${job.pool.name} pool: ${job.pool.pets} registered pet${job.pool.pets === 1 ? "" : "s"} of this species.` : "Searched the account's search pool."}
+                </p>
+                {job.candidates.length === 0 ? (
+                  <p>No registered pet in that pool matches.</p>
+                ) : (
+                  <ol className="list-decimal space-y-1 pl-5">
+                    {job.candidates.map((c) => (
+                      <li key={c.petId}>
+                        {c.label ? <Link href={`/dashboard/pets/${c.petId}`} className="text-teal-800 underline">{c.label}</Link> : <span className="font-mono">{c.petId} (deleted)</span>} · score {c.score.toFixed(1)}{" "}
+                        {c.score >= job.threshold ? <span className="text-emerald-800">match</span> : <span className="text-slate-600">below the threshold</span>}
+                      </li>
+                    ))}
+                  </ol>
+                )}
+              </>
+            )}
+          </div>
         </Card>
       )}
       <Card title="Nose images of the session">
-        <div className="overflow-x-auto">
+        <TableScroll label="Nose images of the session">
           <table className="w-full text-left text-sm" data-testid="job-images">
             <TableHead columns={["Image", "Verdict", ...FIGURES.map(([, name]) => name), "Reasons"]} />
             <tbody>
@@ -76,7 +105,7 @@ export default async function JobPage({ params }: { params: Promise<{ jobId: str
                     {/* eslint-disable-next-line @next/next/no-img-element */}
                     <img src={`/dashboard/images/fingerprint/${image.id}`} alt="Nose image" className="h-12 w-12 rounded object-cover" loading="lazy" />
                   </td>
-                  <td className="px-2 py-1"><QualityBadge usable={image.usable} score={image.score} /></td>
+                  <td className="px-2 py-1"><QualityBadge usable={image.usable} score={image.score} reasons={image.reasons} /></td>
                   {FIGURES.map(([key, name, format]) => (
                     <td key={name} className="px-2 py-1 tabular-nums">{typeof image.figures?.[key] === "number" ? format(image.figures[key]) : "—"}</td>
                   ))}
@@ -85,7 +114,7 @@ export default async function JobPage({ params }: { params: Promise<{ jobId: str
               ))}
             </tbody>
           </table>
-        </div>
+        </TableScroll>
       </Card>
     </div>
   );

@@ -1,12 +1,15 @@
 import Link from "next/link";
 import { notFound } from "next/navigation";
-import { Card, EmptyState, PageHeader, QualityBadge, StatusBadge, secondaryButtonClass } from "@/components/dashboard/ui";
+import { Card, EmptyState, OutcomeBadge, PageHeader, QualityBadge } from "@/components/dashboard/ui";
+import { Button } from "@/components/ui/button";
 import { DeletePetButton } from "@/components/pets/delete-pet-button";
 import { PetEditor } from "@/components/pets/pet-editor";
 import { ApiError } from "@/lib/api/errors";
 import { can } from "@/lib/auth/roles";
 import { requireAccountUser } from "@/lib/auth/session";
 import { getDb } from "@/lib/db";
+import { getPetFields } from "@/lib/dashboard/account";
+import { petLabel, petName } from "@/lib/dashboard/pet-fields";
 import { getPetDetail } from "@/lib/dashboard/pets";
 
 export const metadata = { title: "Pet · Rhinarium" };
@@ -21,29 +24,36 @@ export default async function PetPage({ params }: { params: Promise<{ petId: str
   });
   const { pet, fingerprints, appearances, jobs } = detail;
   const writable = can(user.role, "pets:write");
+  const petFields = await getPetFields(await getDb(), user.accountId);
   return (
     <div className="space-y-6">
-      <PageHeader title={`${pet.species === "DOG" ? "Dog" : "Cat"}${pet.breed ? ` · ${pet.breed}` : ""}`}>
+      <PageHeader title={petLabel(pet)}>
         {writable && (
           <>
-            <Link className={secondaryButtonClass} href={`/dashboard/capture/register?petId=${pet.id}`}>
-              Register nose images
-            </Link>
-            <Link className={secondaryButtonClass} href={`/dashboard/capture/verify?petId=${pet.id}`} aria-disabled={!pet.hasFingerprint}>
-              Verify
-            </Link>
-            <DeletePetButton petId={pet.id} />
+            <Button variant="secondary" asChild>
+              <Link href={`/dashboard/capture/register?petId=${pet.id}`}>Register nose images</Link>
+            </Button>
+            {pet.hasFingerprint ? (
+              <Button variant="secondary" asChild>
+                <Link href={`/dashboard/capture/verify?petId=${pet.id}`}>Verify</Link>
+              </Button>
+            ) : (
+              <Button variant="secondary" disabled title="Register nose images first">
+                Verify
+              </Button>
+            )}
+            <DeletePetButton petId={pet.id} name={petName(pet.metadata)} />
           </>
         )}
       </PageHeader>
       <Card title="Details">
         <dl className="grid grid-cols-[8rem_1fr] gap-y-1 text-sm">
           <dt className="text-slate-500">Id</dt>
-          <dd className="font-mono" data-testid="pet-id">
+          <dd className="break-all font-mono" data-testid="pet-id">
             {pet.id}
           </dd>
           <dt className="text-slate-500">Species</dt>
-          <dd>{pet.species}</dd>
+          <dd>{pet.species === "DOG" ? "Dog" : "Cat"}{pet.breed ? ` · ${pet.breed}` : ""}</dd>
           <dt className="text-slate-500">Created</dt>
           <dd>{new Date(pet.createdAt).toLocaleString()}</dd>
           <dt className="text-slate-500">Fingerprint</dt>
@@ -59,7 +69,7 @@ export default async function PetPage({ params }: { params: Promise<{ petId: str
               <li key={f.id} className="space-y-1">
                 {/* eslint-disable-next-line @next/next/no-img-element -- served by our own authenticated route */}
                 <img src={`/dashboard/images/fingerprint/${f.id}`} alt="Enrolled nose image" className="aspect-square w-full rounded object-cover" loading="lazy" />
-                <QualityBadge usable={f.usable} score={f.score} />
+                <QualityBadge usable={f.usable} score={f.score} reasons={f.reasons} />
               </li>
             ))}
           </ul>
@@ -73,7 +83,7 @@ export default async function PetPage({ params }: { params: Promise<{ petId: str
           </div>
         )}
       </Card>
-      <PetEditor pet={{ id: pet.id, breed: pet.breed, metadata: pet.metadata }} readOnly={!writable} />
+      <PetEditor pet={{ id: pet.id, breed: pet.breed, metadata: pet.metadata }} petFields={petFields} readOnly={!writable} />
       <Card title="Recent jobs">
         {jobs.length === 0 ? (
           <p className="text-sm text-slate-600">No jobs yet.</p>
@@ -81,7 +91,11 @@ export default async function PetPage({ params }: { params: Promise<{ petId: str
           <ul className="space-y-1 text-sm">
             {jobs.map((j) => (
               <li key={j.id} className="flex flex-wrap items-center gap-2">
-                <StatusBadge status={j.status} /> {j.kind.toLowerCase().replace("_", " ")} · {new Date(j.createdAt).toLocaleString()}
+                <OutcomeBadge outcome={j.outcome} />
+                <Link href={`/dashboard/jobs/${j.id}`} className="text-teal-800 underline">
+                  {{ FINGERPRINT_ADDITION: "Registration", VERIFICATION: "Verification", IDENTIFICATION: "Identification" }[j.kind]}
+                </Link>
+                · {new Date(j.createdAt).toLocaleString()}
               </li>
             ))}
           </ul>

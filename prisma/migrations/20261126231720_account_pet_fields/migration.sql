@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "Account" ADD COLUMN     "petFields" TEXT[] DEFAULT ARRAY['name', 'owner', 'phone', 'microchip']::TEXT[];
