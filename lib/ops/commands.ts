@@ -96,6 +96,18 @@ export const OPS_COMMANDS: Record<string, { usage: string; run: Command }> = {
       return { accountId: account.id, apiKey };
     },
   },
+  "account:list": {
+    usage: "account:list",
+    run: async (db) => {
+      const accounts = await db.account.findMany({
+        orderBy: { createdAt: "asc" },
+        select: { id: true, name: true, suspended: true, plan: { select: { name: true } }, _count: { select: { pets: true, users: true } } },
+      });
+      return {
+        accounts: accounts.map((a) => ({ accountId: a.id, name: a.name, plan: a.plan?.name ?? "none", suspended: a.suspended, pets: a._count.pets, users: a._count.users })),
+      };
+    },
+  },
   "account:plan": {
     usage: "account:plan ID P|none",
     run: async (db, { positional }) => {
@@ -173,7 +185,8 @@ export const OPS_COMMANDS: Record<string, { usage: string; run: Command }> = {
     },
   },
   "user:create": {
-    usage: `user:create --email E --password P --role ${USER_ROLES.join("|")} [--account ID]`,
+    // The CLI takes the password from a prompt or stdin and adds it here (lib/ops/cli.ts).
+    usage: `user:create --email E --role ${USER_ROLES.join("|")} [--account ID] [--password-stdin]`,
     run: async (db, { flags }) => {
       const parsed = newUserSchema.safeParse({
         email: required(flags.email, "--email"),
