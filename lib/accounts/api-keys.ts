@@ -12,7 +12,7 @@ export function hashApiKey(key: string): string {
   return hash("sha256", key, "hex");
 }
 
-export async function issueApiKey(db: Db, accountId: string): Promise<{ apiKey: string; keyId: string }> {
+export async function issueApiKey(db: Pick<Db, "apiKey">, accountId: string): Promise<{ apiKey: string; keyId: string }> {
   const apiKey = KEY_PREFIX + randomBytes(32).toString("base64url");
   const row = await db.apiKey.create({
     data: { accountId, hash: hashApiKey(apiKey), prefix: apiKey.slice(0, SHOWN_PREFIX_LENGTH) },
