@@ -1,6 +1,7 @@
 // CLI: npm run synth -- --out DIR --subjects N --captures M [--seed S] [--difficulty normal|hard]
 //                       [--workers W]
 import { availableParallelism } from "node:os";
+import { startProgress } from "../lib/progress";
 import { generateDataset } from "../lib/synth/dataset";
 import type { DifficultyName } from "../lib/synth/parameters";
 
@@ -75,7 +76,9 @@ async function main(): Promise<void> {
     throw error;
   }
   const started = performance.now();
-  const manifest = await generateDataset(args);
+  const progress = startProgress("synth", args.subjects);
+  const manifest = await generateDataset({ ...args, onSubjectDone: () => progress.tick() });
+  progress.stop();
   const seconds = (performance.now() - started) / 1000;
   const images = manifest.subjects * manifest.captures;
   console.log(
