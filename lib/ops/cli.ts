@@ -28,6 +28,13 @@ export async function runOpsCli(argv: string[]): Promise<number> {
       forwarded.push("--password", password);
     }
     const [{ runSomewhere }, { readEnv }] = await Promise.all([import("./dispatch"), import("@/lib/env")]);
+    if (invocation.demo) {
+      const { accountId, pets, url } = invocation.demo;
+      const { apiKey } = (await runSomewhere(readEnv(), ["key:issue", accountId])) as { apiKey: string };
+      const { fillDemo } = await import("./demo");
+      console.log(JSON.stringify({ accountId, apiKey, ...(await fillDemo({ baseUrl: url, apiKey, pets })) }));
+      return 0;
+    }
     console.log(JSON.stringify(await runSomewhere(readEnv(), forwarded)));
     return 0;
   } catch (error) {

@@ -121,6 +121,16 @@ export const OPS_COMMANDS: Record<string, { usage: string; run: Command }> = {
   },
   "account:suspend": { usage: "account:suspend ID", run: setSuspended(true) },
   "account:reinstate": { usage: "account:reinstate ID", run: setSuspended(false) },
+  "key:issue": {
+    usage: "key:issue ID   (ID = account id; one more key, the others keep working)",
+    run: async (db, { positional }) => {
+      const accountId = required(positional[0], "ID");
+      await getAccountOrThrow(db, accountId);
+      const { apiKey } = await issueApiKey(db, accountId);
+      await audit(db, "key.issue", accountId);
+      return { accountId, apiKey };
+    },
+  },
   "key:reissue": {
     usage: "key:reissue ID   (ID = account id; every old key stops working)",
     run: async (db, { positional }) => {

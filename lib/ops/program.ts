@@ -12,6 +12,8 @@ export interface OpsInvocation {
   argv: string[];
   /** user:create: where its password comes from. */
   password?: "stdin" | "prompt";
+  /** demo: runs in the CLI's process, against the server's API (lib/ops/demo.ts). */
+  demo?: { accountId: string; pets: number; url: string };
 }
 
 const ROLES = USER_ROLES.join("|");
@@ -39,6 +41,7 @@ function describe(program: Command): void {
     .argument("<plan|none>", "plan name, or none");
   program.command("account:suspend").description("suspend an account: every API call answers 403 10010").argument("<id>", "account id");
   program.command("account:reinstate").description("reinstate a suspended account").argument("<id>", "account id");
+  program.command("key:issue").description("issue one more API key for an account (printed once); its other keys keep working").argument("<id>", "account id");
   program.command("key:reissue").description("issue a new API key; every older key of the account stops working").argument("<id>", "account id");
   program.command("key:deactivate").description("deactivate every API key of an account").argument("<id>", "account id");
   program
@@ -69,9 +72,10 @@ function describe(program: Command): void {
   program.command("job:show").description("a job's internal view, with the failure reason the API never returns").argument("<jobId>", "job id");
   program
     .command("demo")
-    .description("fill an account with synthetic pets: enrolled prints, finished and failed jobs (takes a minute)")
-    .requiredOption("--account <id>", "account id")
-    .option("--pets <n>", "how many pets (default 8)");
+    .description("fill an account with synthetic pets, enrolled prints, finished and failed jobs, through the API of a running server (a few minutes)")
+    .requiredOption("--account <id>", "account id (it gets an API key of its own for this)")
+    .option("--pets <n>", "how many pets to register", "6")
+    .option("--url <url>", "the running server", `http://127.0.0.1:${process.env.PORT || 3000}`);
 }
 
 export class OpsHelpShown extends Error {}
@@ -94,11 +98,17 @@ export function parseOpsArgv(argv: string[], write: { out(text: string): void; e
   for (const command of program.commands) {
     command.exitOverride().configureOutput({ writeOut: write.out, writeErr: write.err, outputError: () => {} });
     command.action((...args: unknown[]) => {
-      const options = (args.at(-2) ?? {}) as { password?: string; passwordStdin?: boolean };
+      const options = (args.at(-2) ?? {}) as { password?: string; passwordStdin?: boolean; account?: string; pets?: string; url?: string };
       if (options.password !== undefined) {
         throw new CommanderError(2, "ops.password", "passwords are never taken on the command line: leave --password out to be asked, or pipe it with --password-stdin");
       }
       const forwarded = argv.filter((a) => a !== "--password-stdin");
+      if (command.name() === "demo") {
+        const pets = Number(options.pets);
+        if (!Number.isInteger(pets) || pets < 1 || pets > 100) throw new CommanderError(2, "ops.pets", "--pets must be a whole number from 1 to 100");
+        invocation = { argv: forwarded, demo: { accountId: options.account!, pets, url: options.url! } };
+        return;
+      }
       invocation = command.name() === "user:create" ? { argv: forwarded, password: options.passwordStdin ? "stdin" : "prompt" } : { argv: forwarded };
     });
   }
