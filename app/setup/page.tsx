@@ -4,6 +4,8 @@ import { DEFAULT_PLANS } from "@/lib/accounts/plans";
 import { isFirstRun } from "@/lib/dashboard/first-run";
 
 export const metadata = { title: "Set up · Rhinarium" };
+// Whether anyone exists is read per request (and the page needs its per-request CSP nonce).
+export const dynamic = "force-dynamic";
 
 export default async function SetupPage() {
   if (!(await isFirstRun())) redirect("/sign-in");
