@@ -4,6 +4,9 @@ import { NO_CONTENT_SECURITY_POLICY, SECURITY_HEADERS } from "./lib/http/securit
 // Security headers on every response (lib/http/security-headers.ts). The Content-Security-Policy of
 // pages is set by proxy.ts with a per-request nonce; the API and static files get a strict one.
 const nextConfig: NextConfig = {
+  // `npm start` builds into and serves one of two slot folders (scripts/build-slots.mjs); everything
+  // else (npm run build, the test suites) uses .next.
+  distDir: process.env.NEXT_DIST_DIR || ".next",
   // Native image decoding (sharp), worker threads, WASM engines (PGlite, Prisma's schema engine) and
   // native addons must stay outside the bundle and load from node_modules at run time.
   serverExternalPackages: [

@@ -13,8 +13,15 @@ import { PASSWORD, stateFile, type E2eState } from "./fixtures";
 const run = promisify(execFile);
 
 async function ops(...argv: string[]): Promise<Record<string, string>> {
+  return opsWithInput("", ...argv);
+}
+
+/** With `stdin` piped in: a password, with `--password-stdin`. */
+async function opsWithInput(stdin: string, ...argv: string[]): Promise<Record<string, string>> {
   const env = { ...process.env, DATA_DIR: process.env.E2E_DATA_DIR, DATABASE_URL: "" };
-  const { stdout } = await run(process.execPath, [path.join("scripts", "ops.mjs"), ...argv], { env });
+  const running = run(process.execPath, [path.join("scripts", "ops.mjs"), ...argv], { env });
+  running.child.stdin?.end(stdin);
+  const { stdout } = await running;
   const result = JSON.parse(stdout.trim().split("\n").at(-1)!) as Record<string, string>;
   if (result.error) throw new Error(`ops ${argv[0]}: ${result.error}`);
   return result;
@@ -109,7 +116,7 @@ export default async function globalSetup(): Promise<void> {
     [users.lockedA, "staff", a.accountId],
   ];
   for (const [email, role, account] of roles) {
-    await ops("user:create", "--email", email, "--password", PASSWORD, "--role", role, ...(account ? ["--account", account] : []));
+    await opsWithInput(PASSWORD, "user:create", "--email", email, "--password-stdin", "--role", role, ...(account ? ["--account", account] : []));
   }
 
   const failed = await registerThroughApi(api(a.apiKey), '{"name":"Blurry"}', blurred, appearance);

@@ -10,7 +10,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { parseArgs } from "node:util";
+import { parseScriptArgs } from "./script-cli";
 import sharp from "sharp";
 import { cpuMsSince } from "../lib/bench/stats";
 import { areaUnderRoc, equalErrorRate } from "../lib/biometrics/evaluation/metrics";
@@ -22,7 +22,9 @@ import { compareTemplates } from "../lib/biometrics/pair-matcher";
 import { serializeTemplate, type NoseTemplate } from "../lib/biometrics/template";
 import { generateDataset } from "../lib/synth/dataset";
 
-const { values } = parseArgs({
+const { values } = parseScriptArgs({
+  name: "bench:engine",
+  description: "Single-thread latency of the engine, then the same image pairs of a synthetic hard set scored by Rhinarium and by OpenCV SIFT + RANSAC (Debian's python3-opencv).",
   options: {
     subjects: { type: "string", default: "50" },
     "impostor-pairs": { type: "string", default: "2000" },

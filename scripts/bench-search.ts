@@ -19,7 +19,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { parseArgs } from "node:util";
+import { parseScriptArgs } from "./script-cli";
 import { cpuMsSince } from "../lib/bench/stats";
 import { readLabelledDataset } from "../lib/biometrics/evaluation/dataset";
 import { distractorKeys } from "../lib/biometrics/evaluation/distractors";
@@ -31,8 +31,10 @@ import { DESCRIPTOR_SETS, MATCHED_SETS, RERANK_CANDIDATES, SHORTLIST_SIZE } from
 import { DECISION_THRESHOLD } from "../lib/biometrics/scoring";
 import { deserializeTemplate, type NoseTemplate } from "../lib/biometrics/template";
 
-const { positionals, values } = parseArgs({
-  allowPositionals: true,
+const { positionals, values } = parseScriptArgs({
+  name: "bench:search",
+  description: "The 1:N first stage at scale: a set's real probes against galleries of their real enrolments topped up with distractor pets.",
+  args: "DIR",
   options: {
     sizes: { type: "string", default: "1000,10000,100000" },
     enrolled: { type: "string", default: "180" },

@@ -10,7 +10,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { parseArgs } from "node:util";
+import { parseScriptArgs } from "./script-cli";
 import { WARMUP_SECONDS, type LoadResult } from "@/lib/bench/api-load";
 import { benchGalleryLoad, type GalleryLoadResult } from "@/lib/bench/gallery-load";
 import { benchIdentification, type GallerySizeResult } from "@/lib/bench/identification";
@@ -20,7 +20,9 @@ import { shutdownEngine } from "@/lib/jobs/engine-port";
 import { apiClient, createTestDatabase, deleteRedisKeys, ensureRedis, REDIS_URL, startWorker, testQueuePrefix } from "@/lib/test-support/scale";
 import { buildOnce, ops, startServer, type TestServer } from "@/lib/test-support/server";
 
-const { values } = parseArgs({
+const { values } = parseScriptArgs({
+  name: "bench",
+  description: "Service figures beside their references, measured in one run on this machine (docs/benchmarks.md).",
   options: {
     only: { type: "string", default: "api,uploads,jobs,identification,gallery" },
     pets: { type: "string", default: "1000,10000" },

@@ -8,7 +8,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { parseArgs } from "node:util";
+import { parseScriptArgs } from "./script-cli";
 import { decodeNoseImage } from "../lib/biometrics/decode";
 import { GENERIC_BANK_FILE, serializeGenericBank } from "../lib/biometrics/distinctiveness";
 import { normaliseContrast } from "../lib/biometrics/enhance";
@@ -17,8 +17,10 @@ import { descriptorFrame, extractLocalFeatures } from "../lib/biometrics/feature
 import { DESCRIPTOR_DIMS } from "../lib/biometrics/parameters";
 import { Rng } from "../lib/synth/prng";
 
-const { positionals, values } = parseArgs({
-  allowPositionals: true,
+const { positionals, values } = parseScriptArgs({
+  name: "build:generic-bank",
+  description: "Samples upright keypoint descriptors of the sets' first captures into lib/biometrics/generic-bank.bin (bump the template format).",
+  args: "DIR [DIR...]",
   options: { size: { type: "string", default: "4096" }, seed: { type: "string", default: "11" } },
 });
 if (positionals.length === 0) throw new Error("usage: build:generic-bank DIR [DIR...] [--size 4096] [--seed 11]");

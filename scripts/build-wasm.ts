@@ -5,6 +5,9 @@
 import fs from "node:fs";
 import path from "node:path";
 import { assembleKernel, KERNELS } from "../lib/biometrics/simd/assemble";
+import { parseScriptArgs } from "./script-cli";
+
+parseScriptArgs({ name: "build:wasm", description: "Reassembles the WebAssembly kernels from lib/biometrics/simd/*.wat into their committed base64 modules.", options: {} });
 
 for (const name of KERNELS) {
   const target = path.join(import.meta.dirname, "..", "lib", "biometrics", "simd", `${name}-wasm.ts`);

@@ -9,12 +9,16 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { parseArgs } from "node:util";
+import { parseScriptArgs } from "./script-cli";
 import type { CalibrationTable } from "../lib/biometrics/calibration";
 import { buildCalibrationTable, combineCalibrationTables } from "../lib/biometrics/evaluation/calibration-builder";
 import { runProtocol } from "../lib/biometrics/evaluation/run-protocol";
 
-const { positionals, values } = parseArgs({ allowPositionals: true, options: { "impostor-subjects": { type: "string" } } });
+const { positionals, values } = parseScriptArgs({
+  name: "calibrate",
+  description: "Measures the impostor distributions of labelled sets with the evaluation protocol and writes lib/biometrics/calibration.ts.",
+  args: "DIR [DIR...]",
+  options: { "impostor-subjects": { type: "string" } } });
 if (positionals.length === 0) throw new Error("usage: calibrate DIR [DIR...] [--impostor-subjects N]");
 const sessionTables: CalibrationTable[] = [];
 const pairTables: CalibrationTable[] = [];

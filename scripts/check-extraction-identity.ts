@@ -9,12 +9,15 @@
 import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import { parseArgs } from "node:util";
+import { parseScriptArgs } from "./script-cli";
 import sharp from "sharp";
 import { extractNoseImage } from "../lib/biometrics/extract";
 import { serializeTemplate } from "../lib/biometrics/template";
 
-const { values } = parseArgs({ options: { images: { type: "string" }, record: { type: "string" }, compare: { type: "string" } } });
+const { values } = parseScriptArgs({
+  name: "check:extraction-identity",
+  description: "Extracts every JPEG under --images and records (--record) or compares (--compare) each template's sha256 and quality report.",
+  options: { images: { type: "string" }, record: { type: "string" }, compare: { type: "string" } } });
 if (!values.images || Boolean(values.record) === Boolean(values.compare)) {
   console.error("usage: npm run check:extraction-identity -- --images DIR (--record FILE | --compare FILE)");
   process.exit(2);

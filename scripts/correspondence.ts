@@ -10,13 +10,15 @@
  * Nothing is asserted: this says where matching loses genuine pairs.
  */
 import fs from "node:fs";
-import { parseArgs } from "node:util";
+import { parseScriptArgs } from "./script-cli";
 import { parseDescriptorNet } from "../lib/biometrics/descriptor-net";
 import { DESCRIPTOR_DIMS, DESCRIPTOR_QUANT } from "../lib/biometrics/parameters";
 import { loadSubjectCaptures, nearestFrame, readManifest, trueTurnDeg, truePartners, type GroundTruthCapture } from "./ground-truth";
 
-const { positionals, values } = parseArgs({
-  allowPositionals: true,
+const { positionals, values } = parseScriptArgs({
+  name: "eval:correspondence",
+  description: "The engine's keypoints against the generator's ground truth: repeatability and descriptor nearest-neighbour rate across captures.",
+  args: "DIR",
   options: {
     subjects: { type: "string", default: "10" },
     "first-subject": { type: "string", default: "0" },

@@ -11,7 +11,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { parseArgs } from "node:util";
+import { parseScriptArgs } from "./script-cli";
 import { GENERICNESS_MAX } from "../lib/biometrics/distinctiveness";
 import { quantile } from "../lib/bench/stats";
 import { readLabelledDataset } from "../lib/biometrics/evaluation/dataset";
@@ -19,8 +19,10 @@ import { extractNoseImage } from "../lib/biometrics/extract";
 import { compareTemplatesInDetail, inlierGenericness, inlierWeight } from "../lib/biometrics/pair-matcher";
 import type { NoseTemplate } from "../lib/biometrics/template";
 
-const { positionals, values } = parseArgs({
-  allowPositionals: true,
+const { positionals, values } = parseScriptArgs({
+  name: "eval:distinctiveness",
+  description: "How inlier weightings by genericness separate genuine from impostor image pairs on each set and on their pooled impostors.",
+  args: "DIR [DIR...]",
   options: {
     subjects: { type: "string", default: "45" },
     "first-subject": { type: "string", default: "0" },

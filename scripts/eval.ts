@@ -9,7 +9,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { parseArgs } from "node:util";
+import { parseScriptArgs } from "./script-cli";
 import { analyseImage, scoreImagePair, shutdownEngine, DECISION_THRESHOLD } from "../lib/biometrics";
 import { areaUnderRoc, computeDet, equalErrorRate, fnmrAtFmr } from "../lib/biometrics/evaluation/metrics";
 import { formatScoreLines, parsePairsCsv } from "../lib/biometrics/evaluation/pairs-csv";
@@ -170,8 +170,10 @@ async function evaluate(root: string, outDir: string, impostorSubjects: number, 
 }
 
 async function main(): Promise<void> {
-  const { positionals, values } = parseArgs({
-    allowPositionals: true,
+  const { positionals, values } = parseScriptArgs({
+    name: "eval",
+    description: "The session protocol on a labelled set DIR/<subject>/<capture>.jpg (EER, FNMR at FMR, rank-1, ...); or `pairs PAIRS.csv --root DIR`: a,b,score per image pair.",
+    args: "DIR | pairs PAIRS.csv",
     options: {
       root: { type: "string" },
       out: { type: "string" },

@@ -10,13 +10,15 @@
  * File: "RPP1", u32 record count, then per record i32 subject, int8 patch a, int8 patch b (PATCH_PIXELS each).
  */
 import fs from "node:fs";
-import { parseArgs } from "node:util";
+import { parseScriptArgs } from "./script-cli";
 import { PATCH_PIXELS, quantisePatch, samplePatch } from "../lib/biometrics/patches";
 import { Rng } from "../lib/synth/prng";
 import { loadSubjectCaptures, readManifest, trueTurnDeg, truePartners } from "./ground-truth";
 
-const { positionals, values } = parseArgs({
-  allowPositionals: true,
+const { positionals, values } = parseScriptArgs({
+  name: "export:patches",
+  description: "Generator-true keypoint partner patches: the descriptor network's training data.",
+  args: "DIR",
   options: {
     subjects: { type: "string" },
     out: { type: "string" },

@@ -9,12 +9,14 @@
  * projected the same way, and the written file is parsed back (which runs those checks) before it is kept.
  */
 import fs from "node:fs";
-import { parseArgs } from "node:util";
+import { parseScriptArgs } from "./script-cli";
 import { describePatch, parseDescriptorNet, readDescriptorNetFile, writeDescriptorNetFile } from "../lib/biometrics/descriptor-net";
 import { PATCH_PIXELS, PATCH_QUANT } from "../lib/biometrics/patches";
 
-const { positionals, values } = parseArgs({
-  allowPositionals: true,
+const { positionals, values } = parseScriptArgs({
+  name: "fold:descriptor",
+  description: "Folds a trained descriptor network's output to its leading principal directions into its last layer.",
+  args: "NET.rdn PATCHES.bin",
   options: { dims: { type: "string", default: "64" }, out: { type: "string" }, records: { type: "string", default: "60000" } },
 });
 const [netFile, patchesFile] = positionals;

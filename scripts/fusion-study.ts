@@ -12,7 +12,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { parseArgs } from "node:util";
+import { parseScriptArgs } from "./script-cli";
 import { analyseImage, shutdownEngine } from "../lib/biometrics";
 import { readLabelledDataset } from "../lib/biometrics/evaluation/dataset";
 import type { PairDetailRow } from "../lib/biometrics/evaluation/eval-worker";
@@ -188,8 +188,10 @@ function rules(file: string): void {
   }
 }
 
-const { positionals, values } = parseArgs({
-  allowPositionals: true,
+const { positionals, values } = parseScriptArgs({
+  name: "study:fusion",
+  description: "Every image pair of the evaluation protocol stored with its inliers (dump), then session fusion rules scored offline (rules).",
+  args: "dump DIR OUT.json | rules OUT.json",
   options: {
     "impostor-subjects": { type: "string" },
     "unenrolled-fraction": { type: "string", default: "0.1" },

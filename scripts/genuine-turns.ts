@@ -9,12 +9,14 @@
  * holds only when every subject enrolled: the command refuses an evaluation with failures to enrol.
  */
 import fs from "node:fs";
-import { parseArgs } from "node:util";
+import { parseScriptArgs } from "./script-cli";
 import { MIN_ENROL_IMAGES, MIN_PROBE_IMAGES } from "../lib/biometrics/parameters";
 import { capturePlans, readManifest } from "./ground-truth";
 
-const { positionals, values } = parseArgs({
-  allowPositionals: true,
+const { positionals, values } = parseScriptArgs({
+  name: "eval:turns",
+  description: "The genuine sessions scored below the threshold against the generator's true rotation between probe and enrolled captures.",
+  args: "DIR EVALUATION.json",
   options: { threshold: { type: "string", default: "40" }, within: { type: "string", default: "30" } },
 });
 const [root, evaluationFile] = positionals;

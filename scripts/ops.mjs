@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Operator CLI: `npm run --silent ops -- <command> [args]` (see lib/ops/cli.ts for where commands run).
+// Operator CLI: `npm run --silent ops -- <command> [args]`, `npm run ops -- --help` (lib/ops/cli.ts).
 import { register } from "tsx/esm/api";
 
 register();

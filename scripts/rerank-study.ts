@@ -8,14 +8,16 @@
  * comparison's time a pet on this thread. Prints figures only.
  */
 import fs from "node:fs";
-import { parseArgs } from "node:util";
+import { parseScriptArgs } from "./script-cli";
 import { Gallery } from "../lib/biometrics/gallery";
 import { DESCRIPTOR_SETS, MATCHED_SETS, SHORTLIST_SIZE } from "../lib/biometrics/parameters";
 import { compareSessions } from "../lib/biometrics/session-matcher";
 import { deserializeTemplate, strongestKeypoints, type NoseTemplate } from "../lib/biometrics/template";
 
-const { positionals, values } = parseArgs({
-  allowPositionals: true,
+const { positionals, values } = parseScriptArgs({
+  name: "eval:rerank",
+  description: "The 1:N deep pass studied on a bench:search --cache file.",
+  args: "CACHE",
   options: { pets: { type: "string", default: "1000" }, depth: { type: "string", default: "400" }, keypoints: { type: "string", default: "120,60,45,30" } },
 });
 const cache = positionals[0];

@@ -7,13 +7,15 @@
  * windows, errors). Nothing is asserted: the figures go to docs/reliability.md.
  */
 import fs from "node:fs";
-import { parseArgs } from "node:util";
+import { parseScriptArgs } from "./script-cli";
 import { apiCaller } from "../lib/test-support/api";
 import { rssMb } from "../lib/test-support/hostile-input";
 import { appearanceJpeg, noseCapture } from "../lib/test-support/nose-images";
 import { adminSql, buildOnce, ensurePostgres, ops, PG_ADMIN_URL, startServer } from "../lib/test-support/server";
 
-const { values } = parseArgs({
+const { values } = parseScriptArgs({
+  name: "soak",
+  description: "A bounded soak of the production build on loopback: mixed /v2 traffic at a steady rate; RSS and latency per window.",
   options: {
     minutes: { type: "string", default: "10" },
     rate: { type: "string", default: "20" },

@@ -4,6 +4,7 @@
 import { availableParallelism } from "node:os";
 import { BACKDROP_KINDS, type BackdropKind } from "../lib/synth/backdrop";
 import { formatSummary, measureCrops, summarise } from "../lib/synth/crop-stats";
+import { startProgress } from "../lib/progress";
 import { generateDataset } from "../lib/synth/dataset";
 import type { DifficultyName } from "../lib/synth/parameters";
 
@@ -130,7 +131,9 @@ async function main(): Promise<void> {
     throw error;
   }
   const started = performance.now();
-  const manifest = await generateDataset(args);
+  const progress = startProgress("synth", args.subjects);
+  const manifest = await generateDataset({ ...args, onSubjectDone: () => progress.tick() });
+  progress.stop();
   const seconds = (performance.now() - started) / 1000;
   const images = manifest.subjects * manifest.captures;
   const setting = manifest.backdrop ? `${manifest.difficulty} (${manifest.backdrop} backdrop)` : manifest.difficulty;

@@ -8,7 +8,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { parseArgs } from "node:util";
+import { parseScriptArgs } from "./script-cli";
 import { decodeNoseImage } from "../lib/biometrics/decode";
 import { normaliseContrast } from "../lib/biometrics/enhance";
 import { readLabelledDataset } from "../lib/biometrics/evaluation/dataset";
@@ -24,8 +24,10 @@ import {
 import { dotProductMatrix } from "../lib/biometrics/simd/dot-kernel";
 import { assignWords, projectDescriptors, serializeVocabulary, vocabulary, VOCABULARY_FILE, type Vocabulary } from "../lib/biometrics/visual-words";
 
-const { positionals, values } = parseArgs({
-  allowPositionals: true,
+const { positionals, values } = parseScriptArgs({
+  name: "train:vocabulary",
+  description: "Learns the 1:N index's visual vocabulary from a sample of DIR's images (bump the template format).",
+  args: "DIR",
   options: {
     images: { type: "string", default: "1200" },
     seed: { type: "string", default: "7" },

@@ -24,7 +24,7 @@ export class KeyLimitError extends Error {
   }
 }
 
-export async function issueApiKey(db: Db, accountId: string): Promise<{ apiKey: string; keyId: string }> {
+export async function issueApiKey(db: Pick<Db, "apiKey">, accountId: string): Promise<{ apiKey: string; keyId: string }> {
   const active = await db.apiKey.count({ where: { accountId, active: true } });
   if (active >= MAX_ACTIVE_KEYS_PER_ACCOUNT) throw new KeyLimitError();
   const apiKey = KEY_PREFIX + randomBytes(32).toString("base64url");

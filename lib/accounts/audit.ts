@@ -12,7 +12,7 @@ export interface AuditEntry {
 }
 
 /** The one way to write the audit log, from the ops CLI and from dashboard actions alike. */
-export async function recordAudit(db: Db, actor: AuditActor, entry: AuditEntry): Promise<void> {
+export async function recordAudit(db: Pick<Db, "auditLog">, actor: AuditActor, entry: AuditEntry): Promise<void> {
   await db.auditLog.create({
     data: {
       actor: actor.kind === "user" ? actor.email : "operator-cli",

@@ -31,7 +31,7 @@ export class EmailTakenError extends Error {
  * Creates a sign-in user. The password is hashed with argon2id (the library's default: memory-hard,
  * 19 MiB, 2 passes), the only form it is stored in.
  */
-export async function createUser(db: Db, user: NewUser): Promise<{ id: string; email: string; role: UserRole }> {
+export async function createUser(db: Pick<Db, "user">, user: NewUser): Promise<{ id: string; email: string; role: UserRole }> {
   const taken = await db.user.findUnique({ where: { email: user.email }, select: { id: true } });
   if (taken) throw new EmailTakenError();
   return db.user.create({

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { RhinariumClient } from "@/lib/client";
 import { appearanceJpeg, blurredNoseCapture, flatJpeg, noseCapture } from "@/lib/test-support/nose-images";
-import { adminSql, buildOnce, ensurePostgres, ops, PG_ADMIN_URL, startServer, type TestServer } from "@/lib/test-support/server";
+import { adminSql, buildOnce, ensurePostgres, ops, opsWithInput, PG_ADMIN_URL, startServer, type TestServer } from "@/lib/test-support/server";
 
 // The contract, driven over HTTP against the production build (the server `npm start` runs), in both database
 // modes. Responses are parsed with strict schemas: an extra field on the wire fails the test.
@@ -198,9 +198,9 @@ function contractSuite(mode: "pglite" | "postgres") {
     expect(await ops(server.env, "plan:upsert", "gold", "--pet-limit", "unlimited", "--identification", "yes")).toEqual({
       plan: { name: "gold", petLimit: null, identification: true },
     });
-    const user = await ops(server.env, "user:create", "--email", "Vet@Clinic.test", "--password", "correct horse battery", "--role", "staff", "--account", accountA);
+    const user = await opsWithInput(server.env, "correct horse battery\n", "user:create", "--email", "Vet@Clinic.test", "--password-stdin", "--role", "staff", "--account", accountA);
     expect(user).toMatchObject({ email: "vet@clinic.test", role: "staff" });
-    expect(await ops(server.env, "user:create", "--email", "x@clinic.test", "--password", "correct horse battery", "--role", "staff")).toHaveProperty("error");
+    expect(await opsWithInput(server.env, "correct horse battery", "user:create", "--email", "x@clinic.test", "--password-stdin", "--role", "staff")).toHaveProperty("error");
     const { plans } = (await ops(server.env, "seed")) as { plans: { name: string }[] };
     expect(plans.map((p) => p.name)).toEqual(expect.arrayContaining(["basic", "demo", "standard"]));
   });

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiCaller, codeOf, modeServer, type ModeServer } from "@/lib/test-support/api";
 import { routesFromOpenApi, type Route } from "@/lib/test-support/hostile-input";
 import { appearanceJpeg, noseCapture } from "@/lib/test-support/nose-images";
-import { buildOnce, ops } from "@/lib/test-support/server";
+import { buildOnce, ops, opsWithInput } from "@/lib/test-support/server";
 
 // Security properties of the API over HTTP: tenants never reach each other's data on any route,
 // keys and passwords never reach the log, a key is rate limited with the documented 429, and image
@@ -146,7 +146,7 @@ function securitySuite(mode: "pglite" | "postgres") {
   if (mode === "pglite") {
     it("never writes API keys or passwords to the log, and stores only key hashes", async () => {
       const password = "correct horse battery staple 42";
-      await ops(env.server.env, "user:create", "--email", "owner@example.test", "--password", password, "--role", "owner", "--account", owner.accountId);
+      await opsWithInput(env.server.env, password, "user:create", "--email", "owner@example.test", "--password-stdin", "--role", "owner", "--account", owner.accountId);
       const api = apiCaller(() => env.server.baseUrl, owner.apiKey);
       await api.call("GET", "/v2/pets");
       await api.call("GET", "/v2/pets/%00"); // a validation error

@@ -63,13 +63,13 @@ export function operatorAction<S extends z.ZodType, T>(action: Omit<OperatorActi
 
 const NOT_ALLOWED = "You are not allowed to do this.";
 
-function fieldErrors(error: z.ZodError): Record<string, string[]> {
+export function fieldErrors(error: z.ZodError): Record<string, string[]> {
   const fields: Record<string, string[]> = {};
   for (const issue of error.issues) (fields[issue.path.join(".") || "input"] ??= []).push(issue.message);
   return fields;
 }
 
-function failure(message: string, fields?: Record<string, string[]>): ActionResult<never> {
+export function failure(message: string, fields?: Record<string, string[]>): ActionResult<never> {
   return { ok: false, error: fields ? { message, fields } : { message } };
 }
 

@@ -1,66 +1,44 @@
-import { openOwnedDatabase } from "@/lib/db";
-import { OwnerBusyError, readLiveOwner, type OwnerInfo } from "@/lib/db/owner-lock";
-import { readEnv, type Env } from "@/lib/env";
-import { OpsUsageError, runOpsCommand } from "./commands";
-import { OPS_SECRET_HEADER, readOrCreateOpsSecret } from "./ops-server";
+import { CommanderError } from "commander";
+import { OpsHelpShown, parseOpsArgv } from "./program";
 
 /**
- * `npm run --silent ops -- <command>`. Where the command runs:
- * - PostgreSQL mode: here, on its own connection (PostgreSQL has many owners).
- * - Embedded mode, server running: inside the server, through its loopback ops port (the server
- *   owns the PGlite folder; a second opener would corrupt it).
- * - Embedded mode, no server: here, holding the owner lock so a server starting meanwhile waits.
- * The last line of stdout is always one JSON object; the exit code is 0 on success.
+ * `npm run --silent ops -- <command>`: the command line is checked (and `--help` answered) before
+ * anything heavier is loaded or any database is opened; then dispatch.ts runs the command where it
+ * must run. The last line of stdout is always one JSON object; the exit code is 0 on success, 2 for
+ * a usage error, 1 for a failure.
  */
-
-const WAIT_FOR_OWNER_MS = 60_000;
-
-async function sendToServer(env: Env, owner: OwnerInfo, argv: string[]) {
-  const res = await fetch(`http://127.0.0.1:${owner.opsPort}/ops`, {
-    method: "POST",
-    headers: { "content-type": "application/json", [OPS_SECRET_HEADER]: readOrCreateOpsSecret(env) },
-    body: JSON.stringify({ argv }),
-  });
-  const body = (await res.json()) as { ok: boolean; result?: Record<string, unknown>; error?: string };
-  if (!body.ok) throw new OpsUsageError(body.error ?? `ops server answered ${res.status}`);
-  return body.result!;
-}
-
-async function runHere(env: Env, argv: string[]) {
-  const db = await openOwnedDatabase(env, "cli");
-  try {
-    return await runOpsCommand(db.prisma, argv);
-  } finally {
-    await db.close();
-  }
-}
-
-async function runSomewhere(env: Env, argv: string[]): Promise<Record<string, unknown>> {
-  if (env.DATABASE_URL) return runHere(env, argv);
-  const deadline = Date.now() + WAIT_FOR_OWNER_MS;
-  for (;;) {
-    const owner = readLiveOwner(env);
-    if (owner?.role === "server" && owner.opsPort) return sendToServer(env, owner, argv);
-    if (!owner) {
-      try {
-        return await runHere(env, argv);
-      } catch (error) {
-        if (!(error instanceof OwnerBusyError)) throw error;
-      }
-    }
-    // A server still starting (no ops port yet) or another CLI command: wait for it.
-    if (Date.now() > deadline) throw new Error("the database stayed busy; is a server stuck starting?");
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
-
 export async function runOpsCli(argv: string[]): Promise<number> {
+  const fail = (message: string, code: number) => {
+    console.log(JSON.stringify({ error: message }));
+    return code;
+  };
+  let invocation;
   try {
-    const result = await runSomewhere(readEnv(), argv);
-    console.log(JSON.stringify(result));
+    invocation = parseOpsArgv(argv, { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t) });
+  } catch (error) {
+    if (error instanceof OpsHelpShown) return 0;
+    if (error instanceof CommanderError) return fail(error.message.replace(/^error: /, ""), 2);
+    throw error;
+  }
+  try {
+    const forwarded = [...invocation.argv];
+    if (invocation.password) {
+      const input = await import("./password-input");
+      const password = invocation.password === "stdin" ? await input.readPasswordFromStdin() : await input.promptNewPassword();
+      forwarded.push("--password", password);
+    }
+    const [{ runSomewhere }, { readEnv }] = await Promise.all([import("./dispatch"), import("@/lib/env")]);
+    if (invocation.demo) {
+      const { accountId, pets, url } = invocation.demo;
+      const { apiKey } = (await runSomewhere(readEnv(), ["key:issue", accountId])) as { apiKey: string };
+      const { fillDemo } = await import("./demo");
+      console.log(JSON.stringify({ accountId, apiKey, ...(await fillDemo({ baseUrl: url, apiKey, pets })) }));
+      return 0;
+    }
+    console.log(JSON.stringify(await runSomewhere(readEnv(), forwarded)));
     return 0;
   } catch (error) {
-    console.log(JSON.stringify({ error: error instanceof Error ? error.message : String(error) }));
-    return error instanceof OpsUsageError ? 2 : 1;
+    const { OpsUsageError } = await import("./commands");
+    return fail(error instanceof Error ? error.message : String(error), error instanceof OpsUsageError ? 2 : 1);
   }
 }

@@ -96,6 +96,18 @@ export const OPS_COMMANDS: Record<string, { usage: string; run: Command }> = {
       return { accountId: account.id, apiKey };
     },
   },
+  "account:list": {
+    usage: "account:list",
+    run: async (db) => {
+      const accounts = await db.account.findMany({
+        orderBy: { createdAt: "asc" },
+        select: { id: true, name: true, suspended: true, plan: { select: { name: true } }, _count: { select: { pets: true, users: true } } },
+      });
+      return {
+        accounts: accounts.map((a) => ({ accountId: a.id, name: a.name, plan: a.plan?.name ?? "none", suspended: a.suspended, pets: a._count.pets, users: a._count.users })),
+      };
+    },
+  },
   "account:plan": {
     usage: "account:plan ID P|none",
     run: async (db, { positional }) => {
@@ -109,6 +121,16 @@ export const OPS_COMMANDS: Record<string, { usage: string; run: Command }> = {
   },
   "account:suspend": { usage: "account:suspend ID", run: setSuspended(true) },
   "account:reinstate": { usage: "account:reinstate ID", run: setSuspended(false) },
+  "key:issue": {
+    usage: "key:issue ID   (ID = account id; one more key, the others keep working)",
+    run: async (db, { positional }) => {
+      const accountId = required(positional[0], "ID");
+      await getAccountOrThrow(db, accountId);
+      const { apiKey } = await issueApiKey(db, accountId);
+      await audit(db, "key.issue", accountId);
+      return { accountId, apiKey };
+    },
+  },
   "key:reissue": {
     usage: "key:reissue ID   (ID = account id; every old key stops working)",
     run: async (db, { positional }) => {
@@ -173,7 +195,8 @@ export const OPS_COMMANDS: Record<string, { usage: string; run: Command }> = {
     },
   },
   "user:create": {
-    usage: `user:create --email E --password P --role ${USER_ROLES.join("|")} [--account ID]`,
+    // The CLI takes the password from a prompt or stdin and adds it here (lib/ops/cli.ts).
+    usage: `user:create --email E --role ${USER_ROLES.join("|")} [--account ID] [--password-stdin]`,
     run: async (db, { flags }) => {
       const parsed = newUserSchema.safeParse({
         email: required(flags.email, "--email"),

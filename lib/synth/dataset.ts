@@ -20,6 +20,8 @@ export interface DatasetOptions {
   backdrop?: BackdropKind;
   /** Worker threads; 1 renders in-process. */
   workers?: number;
+  /** Called once a subject's captures are written (for a progress bar). */
+  onSubjectDone?: () => void;
 }
 
 export interface DatasetManifest {
@@ -125,9 +127,12 @@ export async function generateDataset(options: DatasetOptions): Promise<DatasetM
   await mkdir(job.out, { recursive: true });
   const workers = Math.max(1, Math.min(options.workers ?? 1, options.subjects));
   if (workers === 1) {
-    for (let s = 0; s < job.subjects; s++) await generateSubject(job, s);
+    for (let s = 0; s < job.subjects; s++) {
+      await generateSubject(job, s);
+      options.onSubjectDone?.();
+    }
   } else {
-    await Promise.all(Array.from({ length: workers }, (_, w) => runWorker(job, w, workers)));
+    await Promise.all(Array.from({ length: workers }, (_, w) => runWorker(job, w, workers, options.onSubjectDone)));
   }
   const manifest: DatasetManifest = {
     seed: job.seed,
@@ -149,10 +154,12 @@ export interface WorkerTask {
   stride: number;
 }
 
-function runWorker(job: SubjectJob, offset: number, stride: number): Promise<void> {
+function runWorker(job: SubjectJob, offset: number, stride: number, onSubjectDone?: () => void): Promise<void> {
   const task: WorkerTask = { job, offset, stride };
   return new Promise((resolve, reject) => {
     const worker = new Worker(workerBootstrapUrl(), { workerData: task });
+    // The worker posts one message a subject written (dataset-worker.ts).
+    worker.on("message", () => onSubjectDone?.());
     worker.once("error", reject);
     worker.once("exit", (code) => (code === 0 ? resolve() : reject(new Error(`synth worker exited with code ${code}`))));
   });

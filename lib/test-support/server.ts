@@ -133,9 +133,14 @@ export async function startServer(
 
 /** `npm run --silent ops -- ...` with the server's configuration; answers the last stdout line, parsed. */
 export async function ops(env: NodeJS.ProcessEnv, ...argv: string[]): Promise<Record<string, unknown>> {
-  const result = await run("node", [path.join(root, "scripts", "ops.mjs"), ...argv], { cwd: root, env }).catch(
-    (error: { stdout?: string }) => ({ stdout: error.stdout ?? "" }),
-  );
+  return opsWithInput(env, "", ...argv);
+}
+
+/** The same, with `stdin` piped in (a password with `--password-stdin`). */
+export async function opsWithInput(env: NodeJS.ProcessEnv, stdin: string, ...argv: string[]): Promise<Record<string, unknown>> {
+  const running = run("node", [path.join(root, "scripts", "ops.mjs"), ...argv], { cwd: root, env });
+  running.child.stdin?.end(stdin);
+  const result = await running.catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? "" }));
   const lines = result.stdout.trim().split("\n");
   return JSON.parse(lines[lines.length - 1]) as Record<string, unknown>;
 }

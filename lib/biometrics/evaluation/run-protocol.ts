@@ -5,6 +5,7 @@ import { sessionRawScore } from "../session-matcher";
 import { readLabelledDataset } from "./dataset";
 import { EvalWorkers } from "./eval-workers";
 import { canEnrol, canProbe, planProtocol, usableImages, type ProtocolOptions, type ProtocolPlan } from "./protocol";
+import { startProgress } from "@/lib/progress";
 
 export interface ProtocolRun {
   plan: ProtocolPlan;
@@ -31,16 +32,20 @@ const log = (message: string) => process.stderr.write(`${message}\n`);
 /** Every image of the plan, each probe image with the outer frames that a 1:N probe's first stage reads (extract.ts). */
 async function analyseAll(root: string, images: string[], probes: ReadonlySet<number>, concurrency: number): Promise<ImageAnalysis[]> {
   const results: ImageAnalysis[] = new Array(images.length);
+  const progress = startProgress("extracting", images.length, (done) => {
+    if (done % 500 === 0) log(`  extracted ${done}/${images.length}`);
+  });
   let next = 0;
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
       while (next < images.length) {
         const index = next++;
         results[index] = await analyseImage(fs.readFileSync(path.join(root, images[index])), { outerFrames: probes.has(index) });
-        if (index % 500 === 0) log(`  extracted ${index}/${images.length}`);
+        progress.tick();
       }
     }),
   );
+  progress.stop();
   return results;
 }
 
@@ -83,9 +88,11 @@ export async function runProtocol(root: string, options: ProtocolOptions): Promi
   }
   log(`comparing ${sessions.length} sessions (${pairs.length / 2} image pairs) on ${workers.size} workers`);
   const started = performance.now();
-  const chunks = await workers.map<Float64Array>(requests, (done) => {
+  const progress = startProgress("comparing", requests.length, (done) => {
     if (done % 50 === 0) log(`  ${done}/${requests.length} batches`);
   });
+  const chunks = await workers.map<Float64Array>(requests, () => progress.tick());
+  progress.stop();
   const elapsed = performance.now() - started;
   const similarity = new Float64Array(pairs.length / 2);
   chunks.forEach((chunk, i) => similarity.set(chunk, i * PAIRS_PER_REQUEST));
