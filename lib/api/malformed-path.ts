@@ -16,7 +16,18 @@ export function malformedPathAnswer(pathname: string): ApiAnswer | null {
   }
 }
 
-/** The same, as a web `Response` for Next's proxy. */
+/**
+ * A /v2 target holding an encoded NUL (in its path or query) that the API does not answer itself
+ * (Next would normalise it first: see claimsApiRequest): the door refuses such targets before Next,
+ * and for the API's paths it answers in the API's shape (400 10001 `details.target`).
+ */
+export function nulTargetAnswer(target: string): ApiAnswer | null {
+  if (!target.startsWith("/v2/") || !/%00/.test(target)) return null;
+  const { errorName, details } = validationError("target", "must not hold a NUL character");
+  return errorAnswer(errorName, details);
+}
+
+/** The same as malformedPathAnswer, as a web `Response` for Next's proxy. */
 export function malformedPathResponse(pathname: string): Response | null {
   const answer = malformedPathAnswer(pathname);
   return answer && webResponse(answer);

@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import { gunzipSync } from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
 import { jsonAnswer, type ApiAnswer, type ApiRequest } from "./exchange";
+import { nulTargetAnswer } from "./malformed-path";
 import { acceptsGzip, apiFront, claimsApiRequest, MIN_COMPRESSED_BYTES, shouldCompress } from "./node-front";
 
 // Which requests the Node front answers itself and which it leaves to Next (lib/api/node-front.ts),
@@ -35,6 +36,15 @@ describe("the API's Node front", () => {
     ]) {
       expect(claimsApiRequest(target), target).toBe(false);
     }
+  });
+
+  it("refuses a /v2 target with an encoded NUL that it leaves to Next in the API's shape, and leaves others to the door", () => {
+    for (const target of ["/v2/verification-jobs/?sessionId=%00", "/v2/pets/%00/", "/v2//x%00"]) {
+      const answer = nulTargetAnswer(target);
+      expect(answer?.status, target).toBe(400);
+      expect(JSON.parse(String(answer?.body)).errors[0]).toEqual({ code: "SERVICEB2B10001", details: { target: ["must not hold a NUL character"] } });
+    }
+    for (const target of ["/v2/pets/", "/dashboard?q=%00", "/v2/pets?q=%2500"]) expect(nulTargetAnswer(target), target).toBeNull();
   });
 
   it("gzips JSON answers of some size for clients that accept gzip, and nothing else", () => {

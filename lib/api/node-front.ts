@@ -9,7 +9,7 @@ import { healthAnswer, HEALTH_PATHS } from "@/lib/server/health";
 import { logError } from "@/lib/log";
 import { errorAnswer } from "./errors";
 import type { ApiAnswer, ApiRequest } from "./exchange";
-import { malformedPathAnswer } from "./malformed-path";
+import { malformedPathAnswer, nulTargetAnswer } from "./malformed-path";
 import { handleV2Request } from "./v2";
 
 // The /v2 API served from plain Node `http`, in front of Next (scripts/server.mjs): the same one
@@ -217,6 +217,8 @@ export function otherRequests(trustedProxies: ReadonlySet<string>) {
         const { status, body } = await healthAnswer(path);
         return void send(res, status, { ...FRONT_HEADERS, "content-type": "application/json" }, req.method === "HEAD" ? null : JSON.stringify(body));
       }
+      const refused = nulTargetAnswer(req.url ?? "");
+      if (refused) return await writeAnswer(res, refused, discardRest(req));
       const admitted = await admitNextRequest(req, res, trustedProxies);
       if (admitted) await next(admitted, res);
     } catch (error) {
