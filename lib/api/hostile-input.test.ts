@@ -25,7 +25,7 @@ import {
 
 const RUNS = process.env.HOSTILE_RUNS
   ? { pglite: Number(process.env.HOSTILE_RUNS), postgres: Number(process.env.HOSTILE_RUNS) }
-  : { pglite: 500, postgres: 200 };
+  : { pglite: 500, postgres: 500 };
 const HANG_MS = 30_000;
 /**
  * A well-behaved client of another account, while the hostile run goes on: how much the run may add
@@ -127,10 +127,10 @@ function hostileSuite(mode: "pglite" | "postgres") {
     const bystander = await ops(server.env, "account:create", "--name", "Bystander", "--plan", "standard");
     const bystanderGet: [string, Record<string, string>] = [`${server.baseUrl}/v2/pets`, { "x-service-api-key": bystander.apiKey as string }];
     // The same client alone first: what this (shared) machine gives it without hostile traffic.
-    const quiet = startLatencyProbe(...bystanderGet);
+    const quiet = await startLatencyProbe(...bystanderGet);
     await new Promise((r) => setTimeout(r, BASELINE_MS));
     const baseline = (await quiet.stop()).filter((ms) => ms >= 0);
-    const probe = startLatencyProbe(...bystanderGet);
+    const probe = await startLatencyProbe(...bystanderGet);
     await expensiveRequests(server, targets);
     const tally: Tally = { sent: 0, unsendable: 0, byStatus: new Map(), slowestMs: 0 };
     const rssBefore = await rssMb(server.pid);
