@@ -34,19 +34,26 @@ export async function openOwnedDatabase(env: Env, role: OwnerInfo["role"]): Prom
   }
 }
 
+/** How long a starting server waits for an ops CLI command that holds the database to finish. */
+const CLI_OWNER_WAIT_MS = 60_000;
+/** How long it waits for another server to go away: one killed a moment ago may not be reaped yet. */
+const SERVER_OWNER_WAIT_MS = 5_000;
+
 /**
- * A server that finds an ops CLI command holding the database waits for it to finish (seconds);
- * anything else holding it (another server) is an error at once.
+ * A server that finds an ops CLI command holding the database waits for it to finish (seconds), and
+ * gives a server that holds it a few seconds to end (a restart right after a crash); the CLI, or a
+ * server still running after that, is an error.
  */
 async function acquireOwnerLockPatiently(env: Env, role: OwnerInfo["role"]): Promise<void> {
-  const deadline = Date.now() + 60_000;
+  const started = Date.now();
   for (;;) {
     try {
       acquireOwnerLock(env, role);
       return;
     } catch (error) {
-      const waitable = role === "server" && error instanceof OwnerBusyError && error.owner.role === "cli";
-      if (!waitable || Date.now() > deadline) throw error;
+      if (role !== "server" || !(error instanceof OwnerBusyError)) throw error;
+      const patience = error.owner.role === "cli" ? CLI_OWNER_WAIT_MS : SERVER_OWNER_WAIT_MS;
+      if (Date.now() - started > patience) throw error;
       await new Promise((r) => setTimeout(r, 250));
     }
   }

@@ -23,12 +23,22 @@ function lockPath(env: Env) {
   return path.join(env.dataDir, "db.owner.json");
 }
 
-function isAlive(pid: number): boolean {
+/**
+ * Whether a process runs. A process killed a moment ago stays a zombie until its parent reaps it:
+ * signal 0 still reaches it, so on Linux its state in /proc decides.
+ */
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+  try {
+    // "pid (comm) S ...": the state follows the last ")" (comm may hold spaces and parentheses).
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+    return !/^[ZX]/.test(stat.slice(stat.lastIndexOf(")") + 2));
+  } catch {
+    return true; // no /proc (not Linux): signal 0 is all there is
   }
 }
 
