@@ -50,6 +50,16 @@ function hardeningSuite(mode: "pglite" | "postgres") {
     }
   });
 
+  it("refuses a server action sent from another origin with 403, not Next's 500", async () => {
+    const res = await fetch(`${world.server.baseUrl}/dashboard`, {
+      method: "POST",
+      headers: { "next-action": "0123456789abcdef0123456789abcdef01234567", origin: "http://evil.example", "content-type": "text/plain;charset=UTF-8" },
+      body: "[]",
+      redirect: "manual",
+    });
+    expect(res.status).toBe(403);
+  });
+
   it("refuses invalid UTF-8 in a JSON body as 10001 instead of storing U+FFFD", async () => {
     const body = Buffer.concat([Buffer.from('{"species":"DOG","metadata":"{\\"name\\":\\"'), Buffer.from([0xc3, 0x28]), Buffer.from('\\"}"}')]);
     const res = await fetch(`${world.server.baseUrl}/v2/pets`, {

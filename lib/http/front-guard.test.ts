@@ -5,7 +5,7 @@ import { promisify } from "node:util";
 import type { AddressInfo } from "node:net";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { afterEach, describe, expect, it } from "vitest";
-import { admitNextRequest, bodyCapOf, clientAddress, countParts, MAX_ACTION_BODY_BYTES, MAX_MULTIPART_PARTS, MAX_PUBLIC_BODY_BYTES, trustedProxiesOf } from "./front-guard";
+import { admitNextRequest, bodyCapOf, clientAddress, countParts, MAX_ACTION_BODY_BYTES, MAX_MULTIPART_PARTS, MAX_PUBLIC_BODY_BYTES, isSameOrigin, trustedProxiesOf } from "./front-guard";
 
 // The server's door in front of Next, over HTTP with a stand-in for Next that reads what it is
 // given (as Next's action handler would).
@@ -33,6 +33,15 @@ describe("the door's rules", () => {
     expect(bodyCapOf("/sign-in", "multipart/form-data; boundary=x")).toBeNull();
     expect(bodyCapOf("/dashboard/pets", "text/plain")).toBe(MAX_ACTION_BODY_BYTES);
     expect(bodyCapOf("/dashboard/capture/register", "multipart/form-data")).toBeGreaterThan(10 * 1024 * 1024);
+  });
+
+  it("takes an Origin as the same when it names the Host (or a trusted proxy's forwarded host), and when there is none", () => {
+    expect(isSameOrigin({ headers: { host: "clinic.example:3000", origin: "http://clinic.example:3000" } })).toBe(true);
+    expect(isSameOrigin({ headers: { host: "clinic.example:3000" } })).toBe(true);
+    expect(isSameOrigin({ headers: { host: "clinic.example:3000", origin: "http://evil.example" } })).toBe(false);
+    expect(isSameOrigin({ headers: { host: "clinic.example:3000", origin: "http://clinic.example:3001" } })).toBe(false);
+    expect(isSameOrigin({ headers: { host: "clinic.example", origin: "null" } })).toBe(false);
+    expect(isSameOrigin({ headers: { host: "10.0.0.2:3000", "x-forwarded-host": "rhinarium.example", origin: "https://rhinarium.example" } })).toBe(true);
   });
 
   it("counts parts, stopping past the cap", () => {

@@ -52,6 +52,22 @@ function refuse(req: IncomingMessage, res: ServerResponse, status: number, messa
   return null;
 }
 
+/**
+ * Whether a request's Origin (when it sends one) names the host it was sent to: the Host header, or
+ * the forwarded host, which only a trusted proxy's request still carries here.
+ */
+export function isSameOrigin(req: Pick<IncomingMessage, "headers">): boolean {
+  const origin = req.headers.origin;
+  if (origin === undefined) return true;
+  const forwarded = req.headers["x-forwarded-host"];
+  const host = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(",")[0].trim() || req.headers.host;
+  try {
+    return new URL(origin).host === host;
+  } catch {
+    return false;
+  }
+}
+
 /** The body a request of this path and type may send to Next, or null when it may send none of this type. */
 export function bodyCapOf(pathname: string, contentType: string): number | null {
   const multipart = contentType.toLowerCase().startsWith("multipart/");
@@ -117,7 +133,7 @@ function replayed(req: IncomingMessage, body: Buffer): IncomingMessage {
  * dashboard, 1 MiB for dashboard actions, 11 MiB for multipart uploads with at most 32 parts; 415
  * for multipart outside the dashboard), 401 for a multipart upload without a session cookie (before
  * its body is read). The request Next gets carries the client address the server believes in
- * X-Forwarded-For. Multipart and chunked bodies are read here, checked, and handed to Next as read.
+ * X-Forwarded-For. A server action whose Origin is another host is refused with 403. Multipart and chunked bodies are read here, checked, and handed to Next as read.
  */
 export async function admitNextRequest(req: IncomingMessage, res: ServerResponse, trustedProxies: ReadonlySet<string>): Promise<IncomingMessage | null> {
   const target = req.url ?? "";
@@ -140,6 +156,8 @@ export async function admitNextRequest(req: IncomingMessage, res: ServerResponse
   }
   const method = req.method ?? "GET";
   if (method === "GET" || method === "HEAD") return req;
+  // Next refuses a server action from another origin by throwing (a 500): refused here as what it is.
+  if (req.headers["next-action"] !== undefined && !isSameOrigin(req)) return refuse(req, res, 403, "Cross-origin action refused");
   const contentType = req.headers["content-type"] ?? "";
   const cap = bodyCapOf(pathname, contentType);
   if (cap === null) return refuse(req, res, 415, "Multipart bodies are accepted only by dashboard actions");
