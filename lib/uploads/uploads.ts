@@ -99,21 +99,32 @@ export async function uploadFingerprint(db: Db, accountId: string, sessionId: st
   );
 }
 
+/**
+ * The size of an appearance photo that decodes as a whole, or 10001. A JPEG whose header promises
+ * more than its data holds decodes with libjpeg's "premature end" warning, which the check catches;
+ * other warnings (extraneous bytes, common in phone files) do not refuse a photo.
+ */
+export async function appearanceSize(bytes: Uint8Array): Promise<{ width: number; height: number }> {
+  const decode = (failOn: "warning" | "truncated") =>
+    sharp(bytes, { failOn, limitInputPixels: MAX_APPEARANCE_PIXELS }).resize(32, 32, { fit: "inside" }).raw().toBuffer();
+  try {
+    await decode("warning").catch((error: Error) => {
+      if (/premature end|truncated/i.test(error.message)) throw error;
+      return decode("truncated");
+    });
+    const meta = await sharp(bytes).metadata();
+    if (!meta.width || !meta.height) throw new Error("no size");
+    return { width: meta.width, height: meta.height };
+  } catch {
+    throw validationError("file", "is not a readable JPEG image");
+  }
+}
+
 /** Stores an appearance photo after checking that it decodes as a whole. */
 export async function uploadAppearance(db: Db, accountId: string, sessionId: string, file: Blob): Promise<{ id: string }> {
   const bytes = await readJpegOrThrow(file);
   await getOpenSessionOrThrow(db, accountId, sessionId, "appearance");
-  let size: { width: number; height: number };
-  try {
-    const { info } = await sharp(bytes, { failOn: "truncated", limitInputPixels: MAX_APPEARANCE_PIXELS })
-      .resize(32, 32, { fit: "inside" })
-      .raw()
-      .toBuffer({ resolveWithObject: true });
-    const meta = await sharp(bytes).metadata();
-    size = { width: meta.width ?? info.width, height: meta.height ?? info.height };
-  } catch {
-    throw validationError("file", "is not a readable JPEG image");
-  }
+  const size = await appearanceSize(bytes);
   const id = randomUUID();
   const filePath = imageRelativePath(accountId, sessionId, "appearance", id);
   return storeImage(db, { accountId, sessionId, kind: "appearance", relativePath: filePath, bytes }, (tx) =>
