@@ -37,6 +37,10 @@ const envSchema = z.object({
   // Per API key: steady requests per second, and the burst a key may spend at once (429 beyond).
   API_RATE_LIMIT_PER_SECOND: z.coerce.number().positive().default(50),
   API_RATE_LIMIT_BURST: z.coerce.number().int().min(1).default(100),
+  // Per client address: key lookups that miss the key cache (each costs a database query), so that
+  // guessing or rotating invalid keys is braked (429 beyond); valid keys are cached after one lookup.
+  API_KEY_LOOKUPS_PER_SECOND: z.coerce.number().positive().default(10),
+  API_KEY_LOOKUP_BURST: z.coerce.number().int().min(1).default(100),
   // An unreferenced image file younger than this may be an upload in flight in another web process
   // (PostgreSQL mode); older ones are orphans of a crash and are removed (lib/storage/orphan-sweep.ts).
   // Comma-separated addresses of reverse proxies in front of the server: only a request whose socket

@@ -11,6 +11,8 @@ export interface ApiRequest {
   target: string;
   /** Header values by lower-case name (as Node's `IncomingMessage.headers`). */
   headers: Readonly<Record<string, string | string[] | undefined>>;
+  /** The client's address as the server believes it (the socket's, or a trusted proxy's X-Forwarded-For); absent in-process. */
+  client?: string;
   /**
    * Reads the body, at most `limit` bytes: the bytes, or null as soon as more than `limit` arrived (the
    * rest is left unread, for the front to discard). Rejects when the client goes away before the end.

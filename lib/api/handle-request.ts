@@ -20,7 +20,7 @@ export const API_KEY_HEADER = "x-service-api-key";
 const UNAVAILABLE_RETRY_AFTER_SECONDS = 1;
 
 // One limiter per process, kept on globalThis like the database client.
-const state = globalThis as unknown as { __rhinariumRateLimiter?: ReturnType<typeof createRateLimiter> };
+const state = globalThis as unknown as { __rhinariumRateLimiter?: ReturnType<typeof createRateLimiter>; __rhinariumKeyLookupLimiter?: ReturnType<typeof createRateLimiter> };
 
 function rateLimiter() {
   if (!state.__rhinariumRateLimiter) {
@@ -28,6 +28,15 @@ function rateLimiter() {
     state.__rhinariumRateLimiter = createRateLimiter({ perSecond: env.API_RATE_LIMIT_PER_SECOND, burst: env.API_RATE_LIMIT_BURST });
   }
   return state.__rhinariumRateLimiter;
+}
+
+/** Key lookups that miss the cache, per client address (see API_KEY_LOOKUPS_PER_SECOND). */
+function keyLookupLimiter() {
+  if (!state.__rhinariumKeyLookupLimiter) {
+    const env = readEnv();
+    state.__rhinariumKeyLookupLimiter = createRateLimiter({ perSecond: env.API_KEY_LOOKUPS_PER_SECOND, burst: env.API_KEY_LOOKUP_BURST });
+  }
+  return state.__rhinariumKeyLookupLimiter;
 }
 
 /**
@@ -144,6 +153,10 @@ export async function handleApiRequest(req: ApiRequest, router: ReturnType<typeo
     const presented = headerOf(req, API_KEY_HEADER) ?? null;
     const keys = serverApiKeyCache();
     const known = keys.cached(presented);
+    if (known === undefined) {
+      const lookup = keyLookupLimiter().take(req.client ?? "in-process");
+      if (!lookup.allowed) throw new ApiError("RateLimitExceededError", undefined, lookup.retryAfterSeconds);
+    }
     const key = known !== undefined ? known : await keys.find(db, presented);
     if (!key) throw new ApiError("InvalidApiKeyException");
     caller = key;

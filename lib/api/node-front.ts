@@ -3,7 +3,7 @@ import { promisify } from "node:util";
 import { gzip } from "node:zlib";
 import { readEnv } from "@/lib/env";
 import { discardRest } from "@/lib/http/discard-body";
-import { admitNextRequest, trustedProxiesOf } from "@/lib/http/front-guard";
+import { admitNextRequest, clientAddress, trustedProxiesOf } from "@/lib/http/front-guard";
 import { API_SECURITY_HEADERS } from "@/lib/http/security-headers";
 import { healthAnswer, HEALTH_PATHS } from "@/lib/server/health";
 import { logError } from "@/lib/log";
@@ -86,6 +86,11 @@ function readBody(req: IncomingMessage, limit: number): Promise<Uint8Array | nul
 }
 
 /** Node's request as the wrapper reads it (plain data; see lib/api/exchange.ts). */
+let trustedProxiesRead: ReadonlySet<string> | undefined;
+function trustedProxies(): ReadonlySet<string> {
+  return (trustedProxiesRead ??= trustedProxiesOf(readEnv().TRUSTED_PROXIES));
+}
+
 function apiRequest(req: IncomingMessage): { request: ApiRequest; hasBody: boolean } {
   const method = req.method ?? "GET";
   const hasBody = method !== "GET" && method !== "HEAD";
@@ -93,6 +98,7 @@ function apiRequest(req: IncomingMessage): { request: ApiRequest; hasBody: boole
     method,
     target: req.url ?? "/",
     headers: req.headers,
+    client: clientAddress(req, trustedProxies()),
     readBody: (limit) => (hasBody ? readBody(req, limit) : Promise.resolve(NO_BODY)),
   };
   return { request, hasBody };
@@ -236,6 +242,5 @@ export function otherRequests(trustedProxies: ReadonlySet<string>) {
  */
 export function exposeApiFront(): void {
   const handover = (globalThis as unknown as { __rhinariumApiFrontHandover?: (front: ApiFront) => void }).__rhinariumApiFrontHandover;
-  const trustedProxies = trustedProxiesOf(readEnv().TRUSTED_PROXIES);
-  handover?.({ claims: claimsApiRequest, serve: serveApiRequest, serveOther: otherRequests(trustedProxies), configure: configureServer });
+  handover?.({ claims: claimsApiRequest, serve: serveApiRequest, serveOther: otherRequests(trustedProxies()), configure: configureServer });
 }

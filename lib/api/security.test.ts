@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiCaller, codeOf, modeServer, type ModeServer } from "@/lib/test-support/api";
 import { routesFromOpenApi, type Route } from "@/lib/test-support/hostile-input";
@@ -208,6 +209,21 @@ function securitySuite(mode: "pglite" | "postgres") {
         }
       }
     }, 180_000);
+
+    it("brakes invalid-key guessing per client address with 429 10429, while a key already known keeps working", async () => {
+      // Default brake: 100 lookups that miss the key cache at once, then 10 per second.
+      const guess = () => `rk_${randomBytes(32).toString("base64url")}`;
+      expect((await fetch(`${env.server.baseUrl}/v2/pets`, { headers: { "x-service-api-key": owner.apiKey } })).status).toBe(200);
+      const hits = await Promise.all(Array.from({ length: 250 }, () => fetch(`${env.server.baseUrl}/v2/pets`, { headers: { "x-service-api-key": guess() } })));
+      const statuses = hits.map((r) => r.status);
+      expect(statuses.filter((s) => s === 429).length).toBeGreaterThan(100);
+      expect(statuses.filter((s) => s !== 429 && s !== 401)).toEqual([]);
+      const limited = hits.find((r) => r.status === 429)!;
+      expect(await limited.json()).toEqual({ errors: [{ code: "SERVICEB2B10429" }] });
+      expect((await fetch(`${env.server.baseUrl}/v2/pets`, { headers: { "x-service-api-key": owner.apiKey } })).status).toBe(200);
+      await new Promise((r) => setTimeout(r, Number(limited.headers.get("retry-after")) * 1000 + 200));
+      expect((await fetch(`${env.server.baseUrl}/v2/pets`, { headers: { "x-service-api-key": guess() } })).status).toBe(401);
+    }, 60_000);
   }
 }
 

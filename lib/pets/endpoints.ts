@@ -1,8 +1,9 @@
 import { z } from "zod";
 import { defineEndpoint } from "@/lib/api/endpoint";
+import { JsonText } from "@/lib/api/exchange";
 import { awaitCacheInvalidation } from "@/lib/db/notified-cache";
 import { readPetViewJson, serverPetViewCache } from "./pet-view-cache";
-import { createPet, deletePet, listPets, updatePet } from "./pets";
+import { createPet, deletePet, listPetPages, updatePet } from "./pets";
 import { createPetBodySchema, idDataSchema, petIdParamsSchema, petSchema, updatePetBodySchema } from "./schemas";
 
 export const petEndpoints = [
@@ -28,7 +29,12 @@ export const petEndpoints = [
     successStatus: 200,
     response: z.array(petSchema),
     errors: [],
-    handle: (_input, { db, accountId }) => listPets(db, accountId),
+    // Serialised page by page (see listPetPages), so no one slice of work holds the event loop.
+    handle: async (_input, { db, accountId }) => {
+      const pages: string[] = [];
+      for await (const page of listPetPages(db, accountId)) pages.push(JSON.stringify(page).slice(1, -1));
+      return new JsonText(`[${pages.join(",")}]`);
+    },
   }),
   defineEndpoint({
     method: "GET",

@@ -47,11 +47,37 @@ export async function createPet(
   });
 }
 
-/** Every pet of the account, oldest first (ties by id), unpaginated: the contract's data is a plain array. */
-export async function listPets(db: Db, accountId: string): Promise<PetView[]> {
-  const rows = await db.pet.findMany({ where: { accountId }, select: petViewSelect, orderBy: [{ createdAt: "asc" }, { id: "asc" }] });
-  return rows.map(toPetView);
+/**
+ * Pets read per query when listing. An account may hold thousands of pets with 16 KB of metadata
+ * each (tens of MB); read at once, the rows (PGlite runs in this thread) and their conversion would
+ * hold the event loop for the whole list. Read in pages, each is a short slice of work, and other
+ * requests are served between pages.
+ */
+export const LIST_PAGE_SIZE = 100;
+
+/**
+ * Every pet of the account, oldest first (ties by id), unpaginated on the wire (the contract's data is a
+ * plain array) but read in pages of `pageSize` read one after the
+ * other (keyset on createdAt and id), yielding to other work between pages. A pet created while the
+ * pages are read appears at the end or not at all; one deleted may still appear.
+ */
+export async function* listPetPages(db: Db, accountId: string, pageSize = LIST_PAGE_SIZE): AsyncGenerator<PetView[]> {
+  let after: { createdAt: Date; id: string } | undefined;
+  for (;;) {
+    const rows = await db.pet.findMany({
+      where: after ? { accountId, OR: [{ createdAt: { gt: after.createdAt } }, { createdAt: after.createdAt, id: { gt: after.id } }] } : { accountId },
+      select: petViewSelect,
+      orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+      take: pageSize,
+    });
+    if (rows.length > 0) yield rows.map(toPetView);
+    if (rows.length < pageSize) return;
+    const last = rows[rows.length - 1];
+    after = { createdAt: last.createdAt, id: last.id };
+    await new Promise((resolve) => setImmediate(resolve));
+  }
 }
+
 
 /**
  * The pet as the API shows it, or null. It depends on the Pet row and on whether any fingerprint image
