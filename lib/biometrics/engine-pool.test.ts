@@ -1,6 +1,8 @@
+import fs from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
 import { flatJpeg } from "@/lib/test-support/nose-images";
 import { EnginePool, EngineTaskError } from "./engine-pool";
+import { ENGINE_THREAD_NICE } from "./worker";
 
 const pool = new EnginePool(1);
 afterAll(() => pool.shutdown());
@@ -15,6 +17,18 @@ describe("engine worker pool", () => {
     expect(results[0]).toMatchObject({ ok: false, rejection: { code: "BLANK" } });
     for (const result of results) expect(result).toEqual(results[0]);
     expect(pool.queued).toBe(0);
+  });
+
+  it("runs its workers at a lower priority than the main thread (Linux: nice per thread)", async () => {
+    await pool.run("analyseImage", new Uint8Array(await flatJpeg(64, 64)));
+    // Field 19 of /proc/<pid>/task/<tid>/stat is the thread's nice value ("pid (comm) state ..." first).
+    const niceOf = (tid: string) => {
+      const stat = fs.readFileSync(`/proc/${process.pid}/task/${tid}/stat`, "utf8");
+      return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]);
+    };
+    const nices = fs.readdirSync(`/proc/${process.pid}/task`).map(niceOf);
+    expect(niceOf(String(process.pid))).toBe(0);
+    expect(nices).toContain(ENGINE_THREAD_NICE);
   });
 
   it("rejects a failing task with its error and goes on with the next", async () => {

@@ -1,3 +1,5 @@
+import fs from "node:fs";
+import os from "node:os";
 import { parentPort } from "node:worker_threads";
 import sharp from "sharp";
 import * as gallery from "./gallery";
@@ -29,6 +31,24 @@ export type ResultMessage = { id: number; result: unknown } | { id: number; erro
 
 // Each worker is one of a pool sized to the cores; libvips threads on top would oversubscribe them.
 sharp.concurrency(1);
+
+/**
+ * The nice value of an engine thread. The pool is sized to the cores, so while it is busy the web
+ * server's main thread (nice 0) competes with it for a core; niced, the engine yields the CPU to the
+ * main thread whenever it has a request to answer, and takes every idle cycle otherwise.
+ */
+export const ENGINE_THREAD_NICE = 10;
+
+/** Lowers this thread's priority (Linux: the nice value is per thread; setpriority takes its id). */
+function yieldCpuToMainThread(): void {
+  try {
+    const threadId = Number(fs.readlinkSync("/proc/thread-self").split("/").pop());
+    if (Number.isInteger(threadId) && threadId > 0) os.setPriority(threadId, ENGINE_THREAD_NICE);
+  } catch {
+    // Not Linux, or not permitted: the engine runs at the process's priority.
+  }
+}
+if (parentPort) yieldCpuToMainThread();
 
 parentPort?.on("message", async (task: TaskMessage) => {
   try {
