@@ -11,6 +11,7 @@ import { parseJsonBody, parseMultipartBody, readCappedBody } from "./body";
 import type { Endpoint, EndpointContext } from "./endpoint";
 import { ApiError, errorAnswer, type ValidationDetails } from "./errors";
 import { headerOf, splitTarget, successAnswer, type ApiAnswer, type ApiRequest } from "./exchange";
+import { acceptsIdempotencyKey, claimIdempotencyKey, IDEMPOTENCY_HEADER, idempotencyKeyOf, requestFingerprint, settleIdempotencyKey } from "./idempotency";
 import { recordApiCall } from "./metering";
 import { createRateLimiter } from "./rate-limit";
 import type { createRouter } from "./router";
@@ -135,6 +136,19 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
 }
 
 /**
+ * A create or start call (POST with a JSON body) sent with an Idempotency-Key: the first call's
+ * answer to replay, or null to run it (having claimed the key, handed to `claimed`).
+ */
+async function claimIdempotency(req: ApiRequest, endpoint: Endpoint, input: EndpointInput, ctx: EndpointContext, claimed: (key: string) => void): Promise<ApiAnswer | null> {
+  if (!acceptsIdempotencyKey(endpoint)) return null;
+  const key = idempotencyKeyOf(headerOf(req, IDEMPOTENCY_HEADER));
+  if (key === undefined) return null;
+  const replay = await claimIdempotencyKey(ctx.db, ctx.accountId, key, requestFingerprint(req.method, req.target, input));
+  if (!replay) claimed(key);
+  return replay;
+}
+
+/**
  * The one wrapper every /v2 call goes through: authenticate the key, refuse suspended accounts,
  * cap and validate the input, run the handler, shape the envelope, and meter the call.
  */
@@ -144,6 +158,7 @@ export async function handleApiRequest(req: ApiRequest, router: ReturnType<typeo
   const match = router.match(req.method, pathname);
   let db: Db | undefined;
   let caller: { accountId: string; id: string } | undefined;
+  let idempotencyKey: string | undefined;
   let response: ApiAnswer;
   try {
     // One wait per call for the check phase of this turn (notifications read with the request are
@@ -169,10 +184,14 @@ export async function handleApiRequest(req: ApiRequest, router: ReturnType<typeo
     const ctx: EndpointContext = { db, accountId: key.accountId, account: key.account, apiKeyId: key.id };
     const validated = validateInput(req, search, match.endpoint, match.params, ctx);
     const input = validated instanceof Promise ? await validated : validated;
-    const handled = match.endpoint.handle(input, ctx);
-    const data = isThenable(handled) ? await handled : handled;
-    const status = match.endpoint.successStatus;
-    response = status === 204 ? { status, headers: {}, body: null } : successAnswer(status, data);
+    const replay = await claimIdempotency(req, match.endpoint, input, ctx, (claimed) => (idempotencyKey = claimed));
+    if (replay) response = replay;
+    else {
+      const handled = match.endpoint.handle(input, ctx);
+      const data = isThenable(handled) ? await handled : handled;
+      const status = match.endpoint.successStatus;
+      response = status === 204 ? { status, headers: {}, body: null } : successAnswer(status, data);
+    }
   } catch (error) {
     if (error instanceof ApiError) {
       response = errorAnswer(error.errorName, error.details, error.retryAfterSeconds);
@@ -183,6 +202,9 @@ export async function handleApiRequest(req: ApiRequest, router: ReturnType<typeo
       logError("api-unhandled-error", error, { method: req.method, path: pathname });
       response = errorAnswer("InternalServerError");
     }
+  }
+  if (db && caller && idempotencyKey !== undefined) {
+    await settleIdempotencyKey(db, caller.accountId, idempotencyKey, response).catch((error) => logError("idempotency-settle-failed", error));
   }
   if (db) {
     recordApiCall(db, {

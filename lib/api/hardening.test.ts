@@ -60,6 +60,29 @@ function hardeningSuite(mode: "pglite" | "postgres") {
     expect(res.status).toBe(403);
   });
 
+  it("answers a retried create with the same Idempotency-Key as the first time, creating once; the key with another body is 10001", async () => {
+    const post = (body: unknown, key: string) =>
+      fetch(`${world.server.baseUrl}/v2/pets`, {
+        method: "POST",
+        headers: { "x-service-api-key": apiKey, "content-type": "application/json", "idempotency-key": key },
+        body: JSON.stringify(body),
+      });
+    const count = async () => ((await (await fetch(`${world.server.baseUrl}/v2/pets`, { headers: { "x-service-api-key": apiKey } })).json()) as { data: unknown[] }).data.length;
+    const before = await count();
+    const key = `retry-${Date.now()}`;
+    const answers = await Promise.all([0, 1, 2].map(() => post({ species: "DOG", metadata: '{"name":"Rex"}' }, key)));
+    const bodies = await Promise.all(answers.map((r) => r.json()));
+    expect(answers.map((r) => r.status)).toEqual([201, 201, 201]);
+    expect(new Set(bodies.map((b) => b.data.id)).size).toBe(1);
+    expect(answers.filter((r) => r.headers.get("idempotent-replayed") === "true")).toHaveLength(2);
+    expect(await count()).toBe(before + 1);
+    const reused = await post({ species: "CAT" }, key);
+    expect(reused.status).toBe(400);
+    expect(await reused.json()).toEqual({ errors: [{ code: "SERVICEB2B10001", details: { "idempotency-key": ["was used with another request"] } }] });
+    expect((await post({ species: "DOG" }, "bad key")).status).toBe(400);
+    expect(await count()).toBe(before + 1);
+  });
+
   it("refuses invalid UTF-8 in a JSON body as 10001 instead of storing U+FFFD", async () => {
     const body = Buffer.concat([Buffer.from('{"species":"DOG","metadata":"{\\"name\\":\\"'), Buffer.from([0xc3, 0x28]), Buffer.from('\\"}"}')]);
     const res = await fetch(`${world.server.baseUrl}/v2/pets`, {

@@ -4,6 +4,7 @@ import { ERROR_CODES, wireCode, type ErrorName } from "./error-codes";
 import { MAX_JSON_BODY_BYTES, MAX_UPLOAD_BYTES } from "./body";
 import { API_KEY_HEADER } from "./handle-request";
 import type { Endpoint } from "./endpoint";
+import { acceptsIdempotencyKey, IDEMPOTENCY_PARAMETER } from "./idempotency";
 
 // The OpenAPI document is generated from the endpoint list and the same zod schemas that validate
 // requests, so it cannot drift from what the server does. Served at /v2/openapi.json and committed
@@ -34,6 +35,7 @@ function parametersOf(endpoint: Endpoint) {
       out.push({ name, in: where, required: where === "path" || (json.required ?? []).includes(name), schema: property });
     }
   }
+  if (acceptsIdempotencyKey(endpoint)) out.push({ ...IDEMPOTENCY_PARAMETER });
   return out;
 }
 

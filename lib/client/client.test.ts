@@ -27,6 +27,19 @@ describe("RhinariumClient", () => {
     expect((calls[0].init!.headers as Record<string, string>)["x-service-api-key"]).toBe("k");
   });
 
+  it("sends one Idempotency-Key over all retries of a create, and another for the next create", async () => {
+    const { fetchFn, calls } = fakeFetch([err(503, "SERVICEB2B10503"), ok({ id: "p1" }, 201), ok({ id: "p2" }, 201), ok([])]);
+    const c = client(fetchFn);
+    await c.createPet({ species: "DOG" });
+    await c.createPet({ species: "DOG" });
+    await c.listPets();
+    const keys = calls.map((call) => (call.init!.headers as Record<string, string>)["idempotency-key"]);
+    expect(keys[0]).toMatch(/^[0-9a-f-]{36}$/);
+    expect(keys[1]).toBe(keys[0]);
+    expect(keys[2]).not.toBe(keys[0]);
+    expect(keys[3]).toBeUndefined();
+  });
+
   it("retries 5xx and network failures with backoff, then succeeds", async () => {
     const { fetchFn, calls } = fakeFetch([
       err(500, "SERVICEB2B10500"),

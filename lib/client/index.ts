@@ -71,6 +71,9 @@ export class RhinariumClient {
 
   /** One call with retries; answers `data` of the success envelope (undefined for 204). */
   async request<T>(method: string, path: string, body?: { json?: unknown; form?: FormData }): Promise<T> {
+    // A create or start call carries one Idempotency-Key over all its retries: a retry after a lost
+    // answer gets the first answer instead of creating twice (the server's addition to the contract).
+    const idempotency: Record<string, string> = method === "POST" && body?.json !== undefined ? { "idempotency-key": crypto.randomUUID() } : {};
     for (let attempt = 0; ; attempt++) {
       let res: Response | undefined;
       try {
@@ -79,6 +82,7 @@ export class RhinariumClient {
           headers: {
             "x-service-api-key": this.opts.apiKey,
             ...(body?.json !== undefined ? { "content-type": "application/json" } : {}),
+            ...idempotency,
           },
           body: body?.json !== undefined ? JSON.stringify(body.json) : body?.form,
         });

@@ -6,12 +6,15 @@ import { readEnv } from "@/lib/env";
 import { BullJobQueue } from "@/lib/jobs/bullmq-queue";
 import { DeferredJobQueue, InProcessJobQueue, resumePendingJobs, setJobQueue } from "@/lib/jobs/job-queue";
 import { shutdownEngine } from "@/lib/jobs/engine-port";
+import { sweepIdempotencyKeys } from "@/lib/api/idempotency";
 import { logError, logInfo } from "@/lib/log";
 import { startOpsServer } from "@/lib/ops/ops-server";
 import { serverPetViewCache } from "@/lib/pets/pet-view-cache";
 import { startOrphanSweeps } from "@/lib/storage/orphan-sweep";
 
 const state = globalThis as unknown as { __rhinariumStarted?: Promise<void> };
+/** Idempotency keys past their 24 hours are forgotten once an hour. */
+const IDEMPOTENCY_SWEEP_MS = 3600_000;
 
 /**
  * Server start-up (called from instrumentation.ts): open the database (migrations, default plans),
@@ -35,6 +38,8 @@ export function startServer(): Promise<void> {
     setJobQueue(queue);
     if (runsJobs) await resumePendingJobs(db, queue);
     const stopSweeps = await startOrphanSweeps(db, !env.DATABASE_URL);
+    const idempotencySweeps = setInterval(() => void sweepIdempotencyKeys(db).catch((error) => logError("idempotency-sweep-failed", error)), IDEMPOTENCY_SWEEP_MS);
+    idempotencySweeps.unref();
     const ops = env.DATABASE_URL ? null : await startOpsServer(env, db);
     let stopping = false;
     const stop = async (signal: string) => {
@@ -44,6 +49,7 @@ export function startServer(): Promise<void> {
       try {
         ops?.close();
         stopSweeps();
+        clearInterval(idempotencySweeps);
         await queue.close();
         await shutdownEngine();
         await flushApiCalls();
