@@ -93,6 +93,15 @@ describe("the Node front over a wrapper", () => {
     });
   }
 
+  it("sends /v2/docs to the API reference page with a 308, without the wrapper", async () => {
+    const port = await frontFor(async () => {
+      throw new Error("the wrapper must not see /v2/docs");
+    });
+    const res = await call(port, { path: "/v2/docs" });
+    expect(res.status).toBe(308);
+    expect(res.headers.location).toBe("/api-reference");
+  });
+
   it("hands the wrapper the method, target and headers, and writes its answer with the security headers", async () => {
     const seen: { method: string; target: string; key: unknown; body: number }[] = [];
     const port = await frontFor(async (request) => {

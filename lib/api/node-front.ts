@@ -19,6 +19,9 @@ import { handleV2Request } from "./v2";
 // it defines (see claimsApiRequest).
 
 const OPENAPI_PATH = "/v2/openapi.json";
+/** The human-readable reference: a page of the dashboard's app (app/api-reference), linked from /v2/docs. */
+export const DOCS_PATH = "/v2/docs";
+export const API_REFERENCE_PATH = "/api-reference";
 
 function pathOf(target: string): string {
   const queryAt = target.indexOf("?");
@@ -172,6 +175,7 @@ function send(res: ServerResponse, status: number, headers: Record<string, strin
 export function apiFront(handle: (request: ApiRequest) => Promise<ApiAnswer>) {
   return async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     try {
+      if (pathOf(req.url ?? "/") === DOCS_PATH) return void send(res, 308, { ...FRONT_HEADERS, location: API_REFERENCE_PATH, "content-length": 0 }, null, discardRest(req));
       const malformed = malformedPathAnswer(pathOf(req.url ?? "/"));
       if (malformed) return await writeAnswer(res, malformed);
       const { request, hasBody } = apiRequest(req);

@@ -116,6 +116,7 @@ export function buildOpenApiDocument() {
         "Pet profiles, capture sessions, nose and appearance image uploads, and asynchronous registration, " +
         "verification (1:1) and identification (1:N) jobs. See the README (API notes) for every choice the contract leaves open.",
     },
+    servers: [{ url: "/", description: "The server that serves this document" }],
     security: [{ apiKey: [] }],
     paths,
     components: {
