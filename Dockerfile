@@ -1,0 +1,35 @@
+# syntax=docker/dockerfile:1
+# One image for the web process (API and dashboard, scripts/server.mjs) and the job workers
+# (scripts/worker.mjs). compose.yaml runs it at scale: PostgreSQL, Redis and an S3-compatible store.
+
+# Dependencies, with the test and build tools (Prisma generates its client in postinstall).
+FROM node:20-bookworm-slim AS deps
+WORKDIR /app
+ENV NEXT_TELEMETRY_DISABLED=1
+COPY package.json package-lock.json prisma.config.ts ./
+COPY prisma ./prisma
+COPY scripts/no-schema-engine.sh ./scripts/no-schema-engine.sh
+RUN npm ci --no-audit --no-fund
+
+# The production build; then the test-only packages (vitest, Playwright, axe…) leave.
+FROM deps AS build
+COPY . .
+RUN npm run build && npm prune --omit=dev --no-audit --no-fund
+
+# What runs: no compilers, no test packages, an unprivileged user, data in a volume.
+FROM node:20-bookworm-slim AS runtime
+WORKDIR /app
+ENV NODE_ENV=production \
+    NEXT_TELEMETRY_DISABLED=1 \
+    NEXT_MANUAL_SIG_HANDLE=true \
+    HOST=0.0.0.0 \
+    PORT=3000 \
+    DATA_DIR=/data
+RUN useradd --system --uid 10001 --home-dir /app rhinarium && mkdir -p /data && chown rhinarium /data
+COPY --from=build --chown=rhinarium /app /app
+USER rhinarium
+VOLUME /data
+EXPOSE 3000
+HEALTHCHECK --interval=10s --timeout=3s --start-period=60s \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:3000/readyz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+CMD ["node", "scripts/server.mjs"]
