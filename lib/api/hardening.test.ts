@@ -1,7 +1,10 @@
+import fs from "node:fs";
 import net from "node:net";
+import os from "node:os";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { codeOf, modeServer, type ModeServer } from "@/lib/test-support/api";
-import { buildOnce } from "@/lib/test-support/server";
+import { buildOnce, ops } from "@/lib/test-support/server";
 
 // The server's door on the real server, in both database modes: health endpoints without a key,
 // targets and paths Next would answer with a 500, and input the API must refuse as 10001.
@@ -82,6 +85,31 @@ function hardeningSuite(mode: "pglite" | "postgres") {
     expect((await post({ species: "DOG" }, "bad key")).status).toBe(400);
     expect(await count()).toBe(before + 1);
   });
+
+  if (mode === "pglite") {
+    it("backs the embedded database and images up while serving (ops backup), and restores them into a new DATA_DIR (ops restore)", async () => {
+      const created = await fetch(`${world.server.baseUrl}/v2/pets`, {
+        method: "POST",
+        headers: { "x-service-api-key": apiKey, "content-type": "application/json" },
+        body: JSON.stringify({ species: "CAT", metadata: '{"name":"Backed up"}' }),
+      });
+      expect(created.status).toBe(201);
+      const target = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "rhinarium-hot-backup-")), "backup");
+      const backup = await ops(world.server.env, "backup", target);
+      expect(backup).toMatchObject({ backup: target, format: 1 });
+      // The server kept serving.
+      expect((await fetch(`${world.server.baseUrl}/v2/pets`, { headers: { "x-service-api-key": apiKey } })).status).toBe(200);
+      const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "rhinarium-restored-"));
+      try {
+        const restored = await ops({ ...world.server.env, DATA_DIR: dataDir }, "restore", target);
+        expect(restored.pets as number).toBeGreaterThanOrEqual(1);
+        expect(restored.accounts as number).toBeGreaterThanOrEqual(1);
+      } finally {
+        fs.rmSync(dataDir, { recursive: true, force: true });
+        fs.rmSync(path.dirname(target), { recursive: true, force: true });
+      }
+    }, 120_000);
+  }
 
   it("refuses invalid UTF-8 in a JSON body as 10001 instead of storing U+FFFD", async () => {
     const body = Buffer.concat([Buffer.from('{"species":"DOG","metadata":"{\\"name\\":\\"'), Buffer.from([0xc3, 0x28]), Buffer.from('\\"}"}')]);

@@ -24,6 +24,8 @@ export interface OpenDatabase {
   mode: "pglite" | "postgres";
   /** The process's one listening connection, its lease and barrier (./notifications.ts); ended by close(). */
   notifications: DbNotifications;
+  /** Embedded mode only: the whole database as PGlite's gzipped tarball, taken between two queries. */
+  dump?(): Promise<Blob>;
   close(): Promise<void>;
 }
 
@@ -93,6 +95,7 @@ export async function openDatabase(env: Env): Promise<OpenDatabase> {
     factory,
     mode: "pglite",
     notifications: pgliteNotifications(pglite),
+    dump: () => pglite.dumpDataDir("gzip"),
     async close() {
       await prisma.$disconnect();
       await pglite.close();

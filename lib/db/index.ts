@@ -99,3 +99,9 @@ export async function closeDb(): Promise<void> {
   state.__rhinariumDbOpened = undefined;
   if (open) await (await open).close();
 }
+
+/** This server process's embedded database as a tarball (see OpenDatabase.dump); undefined in PostgreSQL mode. */
+export async function dumpServerDatabase(): Promise<Blob | undefined> {
+  const open = await openServerDatabase();
+  return open.dump?.();
+}

@@ -28,6 +28,11 @@ export async function runOpsCli(argv: string[]): Promise<number> {
       forwarded.push("--password", password);
     }
     const [{ runSomewhere }, { readEnv }] = await Promise.all([import("./dispatch"), import("@/lib/env")]);
+    if (invocation.restore) {
+      const { restoreBackup } = await import("./backup");
+      console.log(JSON.stringify(await restoreBackup(readEnv(), invocation.restore)));
+      return 0;
+    }
     if (invocation.demo) {
       const { accountId, pets, url } = invocation.demo;
       const { apiKey } = (await runSomewhere(readEnv(), ["key:issue", accountId])) as { apiKey: string };

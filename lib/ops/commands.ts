@@ -1,4 +1,5 @@
 import type { Db } from "@/lib/db/connect";
+import type { Env } from "@/lib/env";
 import type { Prisma } from "@/lib/generated/prisma/client";
 import { deactivateApiKeys, issueApiKey, reissueApiKey } from "@/lib/accounts/api-keys";
 import { ensureDefaultPlans, upsertPlan } from "@/lib/accounts/plans";
@@ -7,7 +8,16 @@ import { createUser, EmailTakenError, newUserSchema, USER_ROLES } from "@/lib/ac
 import { summariseUsage } from "@/lib/api/metering";
 import { recordGalleryChanges } from "@/lib/galleries/gallery-changes";
 
-export class OpsUsageError extends Error {}
+export { OpsUsageError } from "./errors";
+import { OpsUsageError } from "./errors";
+import { writeBackup } from "./backup";
+
+/** What a command may need of the process it runs in besides the database client. */
+export interface OpsHere {
+  env: Env;
+  /** The embedded database's dump (lib/db/connect.ts OpenDatabase.dump); undefined in PostgreSQL mode. */
+  dump?: () => Promise<Blob | undefined>;
+}
 
 interface ParsedArgs {
   positional: string[];
@@ -51,7 +61,7 @@ async function planIdOrNull(db: Db, name: string): Promise<string | null> {
   return plan.id;
 }
 
-type Command = (db: Db, args: ParsedArgs) => Promise<Record<string, unknown>>;
+type Command = (db: Db, args: ParsedArgs, here: OpsHere) => Promise<Record<string, unknown>>;
 
 /** Suspension is account-level (403 10010 on every call), not key-level. */
 function setSuspended(suspended: boolean): Command {
@@ -65,6 +75,10 @@ function setSuspended(suspended: boolean): Command {
 }
 
 export const OPS_COMMANDS: Record<string, { usage: string; run: Command }> = {
+  backup: {
+    usage: "backup DIR",
+    run: (_db, { positional }, here) => writeBackup(here.env, here.dump, required(positional[0], "DIR")),
+  },
   seed: {
     usage: "seed",
     run: async (db) => {
@@ -231,11 +245,11 @@ export const OPS_COMMANDS: Record<string, { usage: string; run: Command }> = {
   },
 };
 
-export async function runOpsCommand(db: Db, argv: string[]): Promise<Record<string, unknown>> {
+export async function runOpsCommand(db: Db, argv: string[], here: OpsHere): Promise<Record<string, unknown>> {
   const [name, ...rest] = argv;
   const command = name ? OPS_COMMANDS[name] : undefined;
   if (!command) {
     throw new OpsUsageError(`unknown command ${name ?? "(none)"}; commands: ${Object.values(OPS_COMMANDS).map((c) => c.usage).join(" | ")}`);
   }
-  return command.run(db, parseArgs(rest));
+  return command.run(db, parseArgs(rest), here);
 }

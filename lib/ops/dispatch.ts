@@ -28,7 +28,7 @@ async function sendToServer(env: Env, owner: OwnerInfo, argv: string[]) {
 async function runHere(env: Env, argv: string[]) {
   const db = await openOwnedDatabase(env, "cli");
   try {
-    return await runOpsCommand(db.prisma, argv);
+    return await runOpsCommand(db.prisma, argv, { env, dump: db.dump });
   } finally {
     await db.close();
   }

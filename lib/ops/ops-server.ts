@@ -6,6 +6,7 @@ import { updateOwnerLock } from "@/lib/db/owner-lock";
 import type { Env } from "@/lib/env";
 import { logError } from "@/lib/log";
 import { readOrCreateSecretFile } from "@/lib/secret-file";
+import { dumpServerDatabase } from "@/lib/db";
 import { OpsUsageError, runOpsCommand } from "./commands";
 
 // While the server owns the embedded database, the ops CLI cannot open it; it sends its command
@@ -52,7 +53,7 @@ export async function startOpsServer(env: Env, db: Db): Promise<{ close(): void 
     queue = queue.then(async () => {
       try {
         const { argv } = JSON.parse(await readBody(req)) as { argv: string[] };
-        reply(res, 200, { ok: true, result: await runOpsCommand(db, argv) });
+        reply(res, 200, { ok: true, result: await runOpsCommand(db, argv, { env, dump: dumpServerDatabase }) });
       } catch (error) {
         if (!(error instanceof OpsUsageError)) logError("ops-command-failed", error);
         reply(res, 400, { ok: false, error: error instanceof Error ? error.message : String(error) });

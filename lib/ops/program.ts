@@ -1,3 +1,4 @@
+import path from "node:path";
 import { Command, CommanderError, Option } from "commander";
 import { USER_ROLES } from "@/lib/accounts/users";
 
@@ -12,6 +13,8 @@ export interface OpsInvocation {
   argv: string[];
   /** user:create: where its password comes from. */
   password?: "stdin" | "prompt";
+  /** restore: runs in the CLI's process, before any database is opened (lib/ops/backup.ts). */
+  restore?: string;
   /** demo: runs in the CLI's process, against the server's API (lib/ops/demo.ts). */
   demo?: { accountId: string; pets: number; url: string };
 }
@@ -71,6 +74,14 @@ function describe(program: Command): void {
   program.command("usage").description("API calls of an account by route and status").argument("<id>", "account id");
   program.command("job:show").description("a job's internal view, with the failure reason the API never returns").argument("<jobId>", "job id");
   program
+    .command("backup")
+    .description("copy the embedded database (a consistent dump, while the server keeps serving) and its images into a new folder")
+    .argument("<dir>", "a new or empty folder");
+  program
+    .command("restore")
+    .description("restore a backup into DATA_DIR, which must hold no database (no server running); newer migrations are then applied")
+    .argument("<dir>", "a folder written by ops backup");
+  program
     .command("demo")
     .description("fill an account with synthetic pets, enrolled prints, finished and failed jobs, through the API of a running server (a few minutes)")
     .requiredOption("--account <id>", "account id (it gets an API key of its own for this)")
@@ -107,6 +118,15 @@ export function parseOpsArgv(argv: string[], write: { out(text: string): void; e
         const pets = Number(options.pets);
         if (!Number.isInteger(pets) || pets < 1 || pets > 100) throw new CommanderError(2, "ops.pets", "--pets must be a whole number from 1 to 100");
         invocation = { argv: forwarded, demo: { accountId: options.account!, pets, url: options.url! } };
+        return;
+      }
+      // The folder as the operator means it (relative to here), whichever process writes it.
+      if (command.name() === "backup") {
+        invocation = { argv: ["backup", path.resolve(String(args[0]))] };
+        return;
+      }
+      if (command.name() === "restore") {
+        invocation = { argv: forwarded, restore: path.resolve(String(args[0])) };
         return;
       }
       invocation = command.name() === "user:create" ? { argv: forwarded, password: options.passwordStdin ? "stdin" : "prompt" } : { argv: forwarded };
