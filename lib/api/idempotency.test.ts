@@ -1,11 +1,6 @@
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { openOwnedDatabase } from "@/lib/db";
 import type { OpenDatabase } from "@/lib/db/connect";
-import { readEnv } from "@/lib/env";
-import { createTestDatabase, type TestDatabase } from "@/lib/test-support/scale";
+import { openTestDatabase } from "@/lib/test-support/database";
 import { ApiError } from "./errors";
 import { jsonAnswer } from "./exchange";
 import {
@@ -25,15 +20,10 @@ afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup();
 });
 
+let opened = 0;
 async function open(mode: "pglite" | "postgres"): Promise<OpenDatabase> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "rhinarium-idempotency-"));
-  const database: TestDatabase | undefined = mode === "postgres" ? await createTestDatabase("idempotency") : undefined;
-  const db = await openOwnedDatabase(readEnv({ DATA_DIR: dir, ...(database ? { DATABASE_URL: database.url } : {}) } as unknown as NodeJS.ProcessEnv), "cli");
-  cleanups.push(async () => {
-    await db.close();
-    await database?.drop();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  const { open: db, close } = await openTestDatabase(mode, `idempotency${opened++}`);
+  cleanups.push(close);
   return db;
 }
 
