@@ -203,13 +203,3 @@ export const setPetFieldsAction = accountAction({
     return { fields: input.fields };
   },
 });
-
-export async function listAuditLog(db: Db, accountId: string | null, take = 100) {
-  const rows = await db.auditLog.findMany({
-    where: accountId ? { accountId } : {},
-    orderBy: { createdAt: "desc" },
-    take,
-    select: { id: true, actor: true, action: true, target: true, accountId: true, data: true, createdAt: true },
-  });
-  return rows.map((r) => ({ ...r, createdAt: r.createdAt.toISOString(), data: JSON.stringify(r.data ?? {}) }));
-}
