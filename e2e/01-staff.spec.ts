@@ -145,6 +145,16 @@ test("identifies the pet by name, saying which pool was searched and how many pe
   // Account B's registered pet is never a candidate in account A.
   await expect(page.getByTestId("candidates")).not.toContainText(state.petB);
   await screenshot(page, "capture-identify");
+  // At phone width the score and the id stay on screen (the id wraps instead of overflowing).
+  await page.setViewportSize({ width: 390, height: 844 });
+  for (const part of [first.getByText(/match|below threshold/), first.getByTestId("candidate-id"), first.getByTestId("candidate-pet")]) {
+    const box = (await part.boundingBox())!;
+    expect(box.x).toBeGreaterThanOrEqual(0);
+    expect(box.x + box.width).toBeLessThanOrEqual(390);
+  }
+  expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
+  await screenshot(page, "capture-identify-phone");
+  await page.setViewportSize({ width: 1280, height: 900 });
 });
 
 test("a no-match names the empty pool and offers to register a new pet", async () => {
@@ -221,4 +231,11 @@ test("works at phone width: capture, pets and the pet page fit 390 px", async ()
     expect(overflow, url).toBeLessThanOrEqual(0);
     await screenshot(page, name);
   }
+  // The pets table shows the name on screen, not only the id.
+  await page.goto("/dashboard/pets");
+  const name = (await page.getByTestId("pets-table").getByRole("link", { name: "Rex" }).boundingBox())!;
+  expect(name.x + name.width).toBeLessThanOrEqual(390);
+  const heading = (await page.goto(`/dashboard/pets/${petId}`), await page.locator("main h1").boundingBox())!;
+  expect(heading.x + heading.width).toBeLessThanOrEqual(390);
+  await expect(page.locator("main h1")).toContainText("Rex");
 });
