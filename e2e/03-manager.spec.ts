@@ -17,3 +17,29 @@ test("the manager sees usage, jobs, latency and the score charts", async ({ page
   await expect(page.getByTestId("chart-det")).toContainText("threshold 40");
   await screenshot(page, "usage");
 });
+
+test("usage has a date range, and the jobs figures drill down into the jobs explorer", async ({ page }) => {
+  const state = readState();
+  await signIn(page, state.users.managerA);
+  const range = page.getByTestId("usage-range");
+  await expect(range.getByRole("link", { name: "Last 30 days" })).toHaveAttribute("aria-current", "page");
+  await range.getByRole("link", { name: "Last 7 days" }).click();
+  await expect(page).toHaveURL(/days=7/);
+  await expect(range.getByRole("link", { name: "Last 7 days" })).toHaveAttribute("aria-current", "page");
+  await expect(page.getByText("API calls by day and key (last 7 days)")).toBeVisible();
+  // An unknown range is the default one, not an error.
+  await page.goto("/dashboard/usage?days=9999");
+  await expect(page.getByText("API calls by day and key (last 30 days)")).toBeVisible();
+  // A manager sees the counts; the explorer is not theirs, so they are not links.
+  await expect(page.getByTestId("jobs-drill-down")).toContainText("Registration:");
+  await expect(page.getByTestId("jobs-drill-down").getByRole("link")).toHaveCount(0);
+
+  // The owner may open the explorer: "1 failed" registration leads to that failed job.
+  await page.context().clearCookies();
+  await signIn(page, state.users.ownerA);
+  await page.goto("/dashboard/usage?days=7");
+  await page.getByTestId("jobs-drill-down").getByRole("link", { name: /failed/ }).first().click();
+  await expect(page).toHaveURL(/\/dashboard\/jobs\?kind=FINGERPRINT_ADDITION&status=FAILED&from=/);
+  await expect(page.getByTestId("job-row").first()).toBeVisible();
+  await expect(page.getByTestId("jobs-table")).toContainText(state.failedJobId.slice(0, 12));
+});
