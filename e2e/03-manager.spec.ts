@@ -15,6 +15,10 @@ test("the manager sees usage, jobs, latency and the score charts", async ({ page
   await expect(page.getByTestId("latency-table")).toContainText("FINGERPRINT_ADDITION");
   await expect(page.getByTestId("chart-histogram")).toContainText("threshold 40");
   await expect(page.getByTestId("chart-det")).toContainText("threshold 40");
+  // Score axes end at 100, the top of the scale.
+  for (const chart of ["chart-histogram", "chart-verification-scores"]) {
+    await expect(page.getByTestId(chart).locator(".recharts-xAxis .recharts-cartesian-axis-tick").last()).toHaveText("100");
+  }
   await screenshot(page, "usage");
 });
 

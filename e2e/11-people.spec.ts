@@ -2,7 +2,7 @@ import { execFile } from "node:child_process";
 import path from "node:path";
 import { promisify } from "node:util";
 import { expect, test, type Browser, type Page } from "@playwright/test";
-import { PASSWORD, readState, signIn } from "./fixtures";
+import { PASSWORD, readState, screenshot, signIn } from "./fixtures";
 
 // Accounts and people (issue #29 item 8): one's own password, an owner resetting and unlocking a
 // member, named API keys with a copy button and an expiry (an expired key answers 401 10000), the
@@ -93,6 +93,7 @@ test("the owner unlocks a locked member and resets their password; the member ch
   await memberPage.getByTestId("signed-in-as").click();
   await expect(memberPage).toHaveURL(/\/dashboard\/profile/);
   expect(await noSideScroll(memberPage)).toBeLessThanOrEqual(0);
+  await screenshot(memberPage, "profile-phone");
   await memberPage.getByLabel("Current password").fill("not-the-password");
   await memberPage.getByLabel(/^New password \(/).fill("members-own-password");
   await memberPage.getByLabel("New password again").fill("members-own-password");
@@ -145,6 +146,7 @@ test("named API keys with a copy button and an expiry; an expired key answers 40
   const apiRow = page.getByTestId("audit-row").and(page.locator('[data-action="pet.update"]')).first();
   await expect(apiRow).toContainText(`API key ${key.slice(0, 10)}… (Front desk server)`);
   await expect(apiRow).toContainText("changed: metadata");
+  await screenshot(page, "audit-api");
   await apiRow.getByRole("link", { name: petId }).click();
   await expect(page).toHaveURL(new RegExp(`/dashboard/pets/${petId}`));
   await expect(page.getByRole("heading", { level: 1 })).toContainText("Audited twice");
@@ -193,6 +195,7 @@ test("the operator searches accounts, creates one with its owner, and changes it
   expect((await request.get("/v2/pets", { headers: { "x-service-api-key": firstKey } })).status()).toBe(200);
   const row = page.getByTestId("account-row").and(page.locator('[data-name="Hillside Vets"]'));
   await expect(row.getByLabel("Plan of Hillside Vets")).toHaveValue("basic");
+  await screenshot(page, "accounts-console");
 
   // Plan change: basic has no identification; standard has.
   await row.getByLabel("Plan of Hillside Vets").selectOption("standard");
@@ -221,6 +224,7 @@ test("the operator searches accounts, creates one with its owner, and changes it
   await page.setViewportSize({ width: 390, height: 844 });
   await page.goto("/dashboard/accounts");
   expect(await noSideScroll(page)).toBeLessThanOrEqual(0);
+  await screenshot(page, "accounts-phone");
   await page.goto("/dashboard/audit?subject=account");
   await expect(page.getByTestId("audit-row").and(page.locator('[data-action="account.plan"]')).first()).toContainText("Hillside Vets");
   expect(await noSideScroll(page)).toBeLessThanOrEqual(0);

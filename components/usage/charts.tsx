@@ -68,9 +68,11 @@ export function JobsByKindChart({ data }: { data: { kind: string; PENDING: numbe
 
 export function VerificationScoresChart({ data, threshold }: { data: { from: number; verified: number; notVerified: number }[]; threshold: number }) {
   if (data.every((d) => d.verified + d.notVerified === 0)) return <EmptyState title="No verifications yet" />;
+  // The axis runs to 100, the top of the score scale: an empty last slot carries its tick.
+  const rows = [...data, { from: 100, verified: null, notVerified: null }];
   return (
     <Frame testId="chart-verification-scores">
-      <BarChart data={data}>
+      <BarChart data={rows}>
         <CartesianGrid strokeDasharray="3 3" />
         <XAxis dataKey="from" interval={3} />
         <YAxis allowDecimals={false} />
@@ -86,7 +88,8 @@ export function VerificationScoresChart({ data, threshold }: { data: { from: num
 
 export function ScoreHistogramChart({ data, threshold }: { data: { from: number; genuine: number; impostor: number }[]; threshold: number }) {
   // Log axis: zero counts cannot be drawn, so they are left out rather than faked.
-  const rows = data.map((d) => ({ from: d.from, genuine: d.genuine || null, impostor: d.impostor || null }));
+  // The axis runs to 100, the top of the score scale: an empty last slot carries its tick.
+  const rows = [...data.map((d) => ({ from: d.from, genuine: d.genuine || null, impostor: d.impostor || null })), { from: 100, genuine: null, impostor: null }];
   return (
     <Frame testId="chart-histogram">
       <BarChart data={rows} barCategoryGap={0} barGap={0}>
