@@ -52,6 +52,7 @@ export function NewAccountForm({ plans }: { plans: string[] }) {
         </div>
       </form>
       {created && (
+        <div className="mt-3">
         <Notice tone="success" testId="new-account-key">
           <p>The first API key of {created.name}: copy it now, it is shown once.</p>
           <div className="mt-1 flex flex-wrap items-start gap-2">
@@ -69,6 +70,7 @@ export function NewAccountForm({ plans }: { plans: string[] }) {
             </Button>
           </div>
         </Notice>
+        </div>
       )}
     </Card>
   );

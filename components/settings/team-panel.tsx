@@ -34,7 +34,7 @@ export function TeamPanel({ users, selfId }: { users: User[]; selfId: string }) 
   return (
     <Card title="Team">
       <TableScroll label="Team members">
-      <table className="w-full text-left text-sm" data-testid="team">
+      <table className="w-full min-w-[34rem] text-left text-sm" data-testid="team">
         <TableHead columns={["E-mail", "Role", "Sign-in", ""]} />
         <tbody>
           {users.map((user) => (
@@ -60,7 +60,7 @@ export function TeamPanel({ users, selfId }: { users: User[]; selfId: string }) 
               </td>
               <td className="px-2 py-1 text-right">
                 {user.id !== selfId && (
-                  <div className="flex flex-wrap justify-end gap-2">
+                  <div className="flex flex-wrap justify-end gap-2 whitespace-nowrap">
                   {user.lockedUntil && (
                     <Button
                       variant="secondary"
