@@ -45,7 +45,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
           <input id="who" name="who" defaultValue={query.who} placeholder="e-mail or key" className={inputClass} />
         </div>
         <button type="submit" className={secondaryButtonClass}>Filter</button>
-        {filtered && <Link href="/dashboard/audit" className="text-sm text-teal-800 underline">Clear filters</Link>}
+        {filtered && <Link href="/dashboard/audit" className="self-center text-sm text-teal-800 underline">Clear filters</Link>}
       </form>
       {rows.length === 0 ? (
         <EmptyState title={filtered ? "No entries match these filters" : "Nothing recorded yet"} />
@@ -60,7 +60,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
                   <tr key={e.id} className="border-t border-slate-100 align-top" data-testid="audit-row" data-action={e.action}>
                     <td className="whitespace-nowrap px-3 py-2">{new Date(e.createdAt).toLocaleString()}</td>
                     {operator && <td className="px-3 py-2">{e.accountName ?? "—"}</td>}
-                    <td className="break-all px-3 py-2">{e.actor}</td>
+                    <td className="break-words px-3 py-2">{e.actor}</td>
                     <td className="px-3 py-2 font-mono text-xs">{e.action}</td>
                     <td className="max-w-[12rem] break-all px-3 py-2 font-mono text-xs">
                       {href ? <Link href={href} className="text-teal-800 underline">{e.target}</Link> : e.target ?? "—"}
