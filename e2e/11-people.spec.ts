@@ -92,6 +92,7 @@ test("the owner unlocks a locked member and resets their password; the member ch
   await signIn(memberPage, member, "owner-chosen-password");
   await memberPage.getByTestId("signed-in-as").click();
   await expect(memberPage).toHaveURL(/\/dashboard\/profile/);
+  await expect(memberPage.getByRole("heading", { name: "Your account" })).toBeVisible();
   expect(await noSideScroll(memberPage)).toBeLessThanOrEqual(0);
   await screenshot(memberPage, "profile-phone");
   await memberPage.getByLabel("Current password").fill("not-the-password");
