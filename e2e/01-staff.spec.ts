@@ -57,7 +57,33 @@ test("registers a new pet by name from dropped nose images, counting only usable
   await expect(page.getByTestId("start-needs")).toContainText("5 usable nose images (4 so far)");
   await screenshot(page, "capture-unusable");
   await page.getByRole("button", { name: "Remove photo.png" }).click();
-  await page.getByRole("button", { name: /^Remove blurred/ }).click();
+  // An unusable photo can be cropped to the nose pad: the cut-out replaces it and is checked anew.
+  await page.getByRole("button", { name: /^Crop blurred/ }).click();
+  const cropDialog = page.getByTestId("crop-dialog");
+  const frame = cropDialog.getByTestId("crop-frame");
+  await expect(frame).toBeVisible();
+  await cropDialog.getByLabel("Frame size").fill("50");
+  const before = (await frame.boundingBox())!;
+  await frame.focus();
+  await page.keyboard.press("ArrowRight");
+  await page.keyboard.press("ArrowRight");
+  expect((await frame.boundingBox())!.x).toBeGreaterThan(before.x);
+  // Dragged with the pointer too.
+  await page.mouse.move(before.x + before.width / 2, before.y + before.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(before.x + before.width / 2, before.y + before.height / 2 + 20, { steps: 4 });
+  await page.mouse.up();
+  expect((await frame.boundingBox())!.y).toBeGreaterThan(before.y);
+  await expect(cropDialog.getByTestId("crop-size-px")).toHaveText(/^\d+ × \d+ px$/);
+  await cropDialog.getByRole("button", { name: "Use this crop" }).click();
+  await expect(cropDialog).toHaveCount(0);
+  const cropped = page.getByTestId("capture-image").filter({ has: page.locator('img[alt$="-crop.jpg"]') });
+  await expect(cropped).toHaveAttribute("data-status", "done", { timeout: 30_000 });
+  await expect(page.getByTestId("capture-image").filter({ has: page.locator('img[alt^="blurred"]') })).toHaveCount(1); // the original set aside
+  await expect(done()).toHaveCount(6, { timeout: 30_000 });
+  // Still out of focus: cropping frames a nose, it cannot sharpen one.
+  await expect(page.getByTestId("usable-count")).toHaveText("4 of 5 usable");
+  await page.getByRole("button", { name: /^Remove blurred.*-crop\.jpg/ }).click();
   await expect(page.getByTestId("capture-image-error")).toHaveCount(0);
   await drop("nose-dropzone", state.images.register.slice(4));
   await expect(done()).toHaveCount(6, { timeout: 30_000 });
@@ -145,6 +171,16 @@ test("identifies the pet by name, saying which pool was searched and how many pe
   // Account B's registered pet is never a candidate in account A.
   await expect(page.getByTestId("candidates")).not.toContainText(state.petB);
   await screenshot(page, "capture-identify");
+  // At phone width the score and the id stay on screen (the id wraps instead of overflowing).
+  await page.setViewportSize({ width: 390, height: 844 });
+  for (const part of [first.getByText(/match|below threshold/), first.getByTestId("candidate-id"), first.getByTestId("candidate-pet")]) {
+    const box = (await part.boundingBox())!;
+    expect(box.x).toBeGreaterThanOrEqual(0);
+    expect(box.x + box.width).toBeLessThanOrEqual(390);
+  }
+  expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
+  await screenshot(page, "capture-identify-phone");
+  await page.setViewportSize({ width: 1280, height: 900 });
 });
 
 test("a no-match names the empty pool and offers to register a new pet", async () => {
@@ -221,4 +257,11 @@ test("works at phone width: capture, pets and the pet page fit 390 px", async ()
     expect(overflow, url).toBeLessThanOrEqual(0);
     await screenshot(page, name);
   }
+  // The pets table shows the name on screen, not only the id.
+  await page.goto("/dashboard/pets");
+  const name = (await page.getByTestId("pets-table").getByRole("link", { name: "Rex" }).boundingBox())!;
+  expect(name.x + name.width).toBeLessThanOrEqual(390);
+  const heading = (await page.goto(`/dashboard/pets/${petId}`), await page.locator("main h1").boundingBox())!;
+  expect(heading.x + heading.width).toBeLessThanOrEqual(390);
+  await expect(page.locator("main h1")).toContainText("Rex");
 });

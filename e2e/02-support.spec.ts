@@ -15,6 +15,9 @@ test("support finds the failed registration and reads what to tell the clinic", 
   await expect(rows.first()).toContainText("out of focus");
   await screenshot(page, "jobs");
 
+  // Registration jobs have ids of the same form as every other job (a cuid), not UUIDs.
+  expect(state.failedJobId).toMatch(/^c[a-z0-9]{24}$/);
+  await expect(rows.first().getByRole("link").first()).toHaveText(/^c[a-z0-9]{11}…$/);
   await rows.first().getByRole("link").first().click();
   await expect(page).toHaveURL(new RegExp(`/dashboard/jobs/${state.failedJobId}$`));
   await expect(page.getByTestId("failure-summary")).toContainText(/out of focus or motion-blurred in \d of 5 images/);

@@ -16,7 +16,7 @@ async function scan(page: Page, url: string) {
 const pages: [keyof E2eState["users"], (s: E2eState) => Promise<string[]> | string[]][] = [
   ["staffA", () => ["/dashboard/pets", "/dashboard/capture/identify", "/dashboard/not-a-page"]],
   ["supportA", (s) => ["/dashboard/jobs", `/dashboard/jobs/${s.failedJobId}`]],
-  ["managerA", () => ["/dashboard/usage"]],
+  ["managerA", () => ["/dashboard/usage", "/dashboard/usage?days=7", "/dashboard/profile"]],
   ["ownerA", () => ["/dashboard/settings", "/dashboard/audit"]],
   ["admin", () => ["/dashboard/accounts"]],
 ];

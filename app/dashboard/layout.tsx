@@ -32,9 +32,9 @@ export default async function DashboardLayout({ children }: { children: ReactNod
             <NavLinks items={NAV.filter((item) => can(user.role, item.capability)).map(({ href, label }) => ({ href, label }))} />
           </nav>
           <div className="flex min-w-0 flex-wrap items-center gap-3 text-sm text-slate-600">
-            <span data-testid="signed-in-as" className="break-all">
+            <Link href="/dashboard/profile" data-testid="signed-in-as" className="break-all hover:underline" title="Your account: change your password">
               {user.email} · {user.role}
-            </span>
+            </Link>
             <SignOutButton />
           </div>
         </div>

@@ -152,6 +152,11 @@ export function CaptureFlow({ purpose, pet }: { purpose: Purpose; pet: Pet | nul
             onFiles={(f) => addFiles("fingerprint", f)}
             onRejected={(f) => addRejected("fingerprint", f)}
             onRemove={(key) => remove("fingerprint", key)}
+            onCropped={(key, file) => {
+              // The unusable original is set aside (the job ignores it); the cut-out is checked as a new image.
+              remove("fingerprint", key);
+              addFiles("fingerprint", [file]);
+            }}
             disabled={job !== null}
           />
           <div className="mt-3">

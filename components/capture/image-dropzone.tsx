@@ -4,6 +4,7 @@ import { useSyncExternalStore } from "react";
 import { useDropzone, type FileRejection } from "react-dropzone";
 import { QualityBadge } from "@/components/dashboard/ui";
 import type { UploadedImage } from "@/lib/dashboard/capture";
+import { CropDialog } from "./crop-dialog";
 
 export interface DroppedImage {
   key: string;
@@ -31,6 +32,8 @@ export function ImageDropzone(props: {
   onFiles: (files: File[]) => void;
   onRejected: (files: { file: File; reason: string }[]) => void;
   onRemove: (key: string) => void;
+  /** Unusable nose images may be cropped to the nose pad: the cut-out replaces the image in the list. */
+  onCropped?: (key: string, file: File) => void;
   disabled: boolean;
   testId: string;
 }) {
@@ -75,11 +78,16 @@ export function ImageDropzone(props: {
                 </div>
               )}
               {image.status === "done" && image.uploaded?.kind === "appearance" && <span className="text-emerald-800">uploaded</span>}
-              {(image.status === "error" || (image.uploaded?.kind === "fingerprint" && !image.uploaded.usable)) && (
-                <button type="button" className="text-xs text-slate-700 underline" onClick={() => props.onRemove(image.key)} aria-label={`Remove ${image.name}`}>
-                  Remove
-                </button>
-              )}
+              <div className="flex flex-wrap gap-x-3">
+                {(image.status === "error" || (image.uploaded?.kind === "fingerprint" && !image.uploaded.usable)) && (
+                  <button type="button" className="text-xs text-slate-700 underline" onClick={() => props.onRemove(image.key)} aria-label={`Remove ${image.name}`}>
+                    Remove
+                  </button>
+                )}
+                {props.onCropped && !props.disabled && image.uploaded?.kind === "fingerprint" && !image.uploaded.usable && (
+                  <CropDialog src={image.previewUrl} name={image.name} onCrop={(file) => props.onCropped!(image.key, file)} />
+                )}
+              </div>
             </li>
           ))}
         </ul>

@@ -1,14 +1,14 @@
 "use client";
 
 import { useState, type FormEvent } from "react";
-import { addTeamMember, changeRole, removeTeamMember } from "@/app/dashboard/settings/actions";
+import { addTeamMember, changeRole, removeTeamMember, resetMemberPassword, unlockMember } from "@/app/dashboard/settings/actions";
 import { Card, FieldErrors, inputClass, TableHead, TableScroll } from "@/components/dashboard/ui";
 import { Button } from "@/components/ui/button";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { notify } from "@/components/ui/toast";
 
 const ROLES = ["staff", "support", "manager", "owner"] as const;
-type User = { id: string; email: string; role: string; createdAt: string };
+type User = { id: string; email: string; role: string; createdAt: string; lockedUntil: string | null };
 type Failure = { message: string; fields?: Record<string, string[]> };
 
 export function TeamPanel({ users, selfId }: { users: User[]; selfId: string }) {
@@ -34,11 +34,11 @@ export function TeamPanel({ users, selfId }: { users: User[]; selfId: string }) 
   return (
     <Card title="Team">
       <TableScroll label="Team members">
-      <table className="w-full text-left text-sm" data-testid="team">
-        <TableHead columns={["E-mail", "Role", ""]} />
+      <table className="w-full min-w-[34rem] text-left text-sm" data-testid="team">
+        <TableHead columns={["E-mail", "Role", "Sign-in", ""]} />
         <tbody>
           {users.map((user) => (
-            <tr key={user.id} className="border-t border-slate-100">
+            <tr key={user.id} className="border-t border-slate-100" data-testid="team-row" data-email={user.email}>
               <td className="break-all px-2 py-1">{user.email}</td>
               <td className="px-2 py-1">
                 {user.id === selfId ? (
@@ -51,8 +51,28 @@ export function TeamPanel({ users, selfId }: { users: User[]; selfId: string }) 
                   </select>
                 )}
               </td>
+              <td className="px-2 py-1" data-testid="sign-in-state">
+                {user.lockedUntil ? (
+                  <span className="text-red-800">locked until {new Date(user.lockedUntil).toLocaleTimeString()}</span>
+                ) : (
+                  "ok"
+                )}
+              </td>
               <td className="px-2 py-1 text-right">
                 {user.id !== selfId && (
+                  <div className="flex flex-wrap justify-end gap-2 whitespace-nowrap">
+                  {user.lockedUntil && (
+                    <Button
+                      variant="secondary"
+                      onClick={async () => {
+                        const result = await unlockMember({ userId: user.id });
+                        notify(result, `${user.email} can sign in again.`);
+                      }}
+                    >
+                      Unlock
+                    </Button>
+                  )}
+                  <ResetPassword user={user} />
                   <ConfirmDialog
                     trigger={<Button variant="secondary">Remove</Button>}
                     title={`Remove ${user.email}?`}
@@ -64,6 +84,7 @@ export function TeamPanel({ users, selfId }: { users: User[]; selfId: string }) 
                       return result;
                     }}
                   />
+                  </div>
                 )}
               </td>
             </tr>
@@ -95,5 +116,31 @@ export function TeamPanel({ users, selfId }: { users: User[]; selfId: string }) 
         </div>
       </form>
     </Card>
+  );
+}
+
+/** The owner sets a new password for a member (who may have forgotten theirs); it also lifts a lockout. */
+function ResetPassword({ user }: { user: User }) {
+  const [password, setPassword] = useState("");
+  const inputId = `reset-${user.id}`;
+  return (
+    <ConfirmDialog
+      trigger={<Button variant="secondary">Reset password</Button>}
+      title={`Set a new password for ${user.email}?`}
+      description={
+        <div className="space-y-2">
+          <p>Their current password stops working and they are signed out everywhere; a lockout is lifted. Give them the new password in person.</p>
+          <label htmlFor={inputId} className="block font-medium text-slate-900">New password (at least 10 characters)</label>
+          <input id={inputId} type="password" autoComplete="new-password" className={inputClass} value={password} onChange={(e) => setPassword(e.target.value)} />
+        </div>
+      }
+      confirmLabel="Set password"
+      onConfirm={async () => {
+        const result = await resetMemberPassword({ userId: user.id, password });
+        if (!result.ok && result.error.fields?.password) return { ok: false, error: { message: `Password ${result.error.fields.password.join(", ")}.` } };
+        if (notify(result, `New password set for ${user.email}.`)) setPassword("");
+        return result;
+      }}
+    />
   );
 }

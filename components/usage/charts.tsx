@@ -66,13 +66,18 @@ export function JobsByKindChart({ data }: { data: { kind: string; PENDING: numbe
   );
 }
 
+const SCORE_TICKS = [0, 20, 40, 60, 80, 100];
+
 export function VerificationScoresChart({ data, threshold }: { data: { from: number; verified: number; notVerified: number }[]; threshold: number }) {
   if (data.every((d) => d.verified + d.notVerified === 0)) return <EmptyState title="No verifications yet" />;
+  // A numeric score axis from 0 to 100 (the whole scale, its top ticked); each bar sits at its bin's middle.
+  const width = data.length > 1 ? data[1].from - data[0].from : 5;
+  const rows = data.map((d) => ({ ...d, score: d.from + width / 2 }));
   return (
     <Frame testId="chart-verification-scores">
-      <BarChart data={data}>
+      <BarChart data={rows}>
         <CartesianGrid strokeDasharray="3 3" />
-        <XAxis dataKey="from" interval={3} />
+        <XAxis dataKey="score" type="number" domain={[0, 100]} ticks={SCORE_TICKS} allowDataOverflow />
         <YAxis allowDecimals={false} />
         <Tooltip />
         <Legend />
@@ -86,12 +91,14 @@ export function VerificationScoresChart({ data, threshold }: { data: { from: num
 
 export function ScoreHistogramChart({ data, threshold }: { data: { from: number; genuine: number; impostor: number }[]; threshold: number }) {
   // Log axis: zero counts cannot be drawn, so they are left out rather than faked.
-  const rows = data.map((d) => ({ from: d.from, genuine: d.genuine || null, impostor: d.impostor || null }));
+  // A numeric score axis from 0 to 100 (the whole scale, its top ticked); each bar sits at its bin's middle.
+  const width = data.length > 1 ? data[1].from - data[0].from : 2;
+  const rows = data.map((d) => ({ score: d.from + width / 2, genuine: d.genuine || null, impostor: d.impostor || null }));
   return (
     <Frame testId="chart-histogram">
       <BarChart data={rows} barCategoryGap={0} barGap={0}>
         <CartesianGrid strokeDasharray="3 3" />
-        <XAxis dataKey="from" interval={9} />
+        <XAxis dataKey="score" type="number" domain={[0, 100]} ticks={SCORE_TICKS} allowDataOverflow />
         <YAxis scale="log" domain={[1, "auto"]} allowDataOverflow />
         <Tooltip />
         <Legend />

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Db } from "@/lib/db";
 import { createApiKeyCache } from "./api-key-cache";
-import { hashApiKey, type AuthenticatedKey } from "./api-keys";
+import { hashApiKey, isExpired, type AuthenticatedKey } from "./api-keys";
 
 // What is particular to the key cache (lib/accounts/api-key-cache.ts) on a fake lookup. The rules it
 // shares with every notified cache (an overtaken lookup, the backstop age, the size bound) are tested in
@@ -14,8 +14,8 @@ function fakeKeys() {
   const active = new Map<string, AuthenticatedKey>();
   let lookups = 0;
   return {
-    add(presented: string) {
-      active.set(hashApiKey(presented), { id: presented, accountId: "a", active: true, account: { id: "a", suspended: false } } as unknown as AuthenticatedKey);
+    add(presented: string, expiresAt: Date | null = null) {
+      active.set(hashApiKey(presented), { id: presented, accountId: "a", active: true, expiresAt, account: { id: "a", suspended: false } } as unknown as AuthenticatedKey);
     },
     remove: (presented: string) => active.delete(hashApiKey(presented)),
     lookups: () => lookups,
@@ -87,6 +87,29 @@ describe("API key cache", () => {
 });
 
 const SHA256_RK_TEST = "777cf8e9cb1c2ec1e749af726b07ef9d2391d25f63efb94e0110df191ac9ead9";
+
+describe("API key expiry", () => {
+  it("a cached key is refused from the moment it expires, without waiting for a refresh", async () => {
+    const keys = fakeKeys();
+    const soon = new Date(Date.now() + 150);
+    keys.add("rk_soon", soon);
+    keys.add("rk_never");
+    const cache = createApiKeyCache({ lookup: keys.lookup });
+    cache.setLive(true);
+    expect((await cache.find(db, "rk_soon"))?.id).toBe("rk_soon");
+    expect(cache.cached("rk_soon")?.id).toBe("rk_soon");
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(await cache.find(db, "rk_soon")).toBeNull();
+    expect(cache.cached("rk_soon")).toBeNull();
+    expect((await cache.find(db, "rk_never"))?.id).toBe("rk_never");
+  });
+
+  it("isExpired: never without an expiry, expired at and after the moment", () => {
+    expect(isExpired({ expiresAt: null })).toBe(false);
+    expect(isExpired({ expiresAt: new Date(1000) }, 999)).toBe(false);
+    expect(isExpired({ expiresAt: new Date(1000) }, 1000)).toBe(true);
+  });
+});
 
 describe("hashApiKey", () => {
   it("is the SHA-256 hex digest of the key's UTF-8 bytes, as every stored key was hashed", () => {

@@ -1,6 +1,6 @@
 import type { Db } from "@/lib/db";
 import { createNotifiedCache, listeningCache, type NotifiedCache, type NotifiedCacheOptions } from "@/lib/db/notified-cache";
-import { findActiveApiKeyByHash, hashApiKey, MAX_PRESENTED_KEY_LENGTH, type AuthenticatedKey } from "./api-keys";
+import { findActiveApiKeyByHash, hashApiKey, isExpired, MAX_PRESENTED_KEY_LENGTH, type AuthenticatedKey } from "./api-keys";
 
 // Authenticated API keys (with their account and plan) kept in this process's memory, so that a /v2
 // call does not look its key up in the database every time: the lookup (key, account, plan) cost
@@ -39,17 +39,22 @@ export interface ApiKeyCacheOptions extends NotifiedCacheOptions {
 
 const CACHE_LIMITS = { ttlMs: API_KEY_CACHE_TTL_MS, maxEntries: API_KEY_CACHE_MAX_ENTRIES };
 
+/** A key that expires while cached is refused from the moment it expires, not at the next refresh. */
+function unexpired<T extends AuthenticatedKey | null | undefined>(key: T): T | null {
+  return key && isExpired(key) ? null : key;
+}
+
 function apiKeyCache(cache: NotifiedCache<AuthenticatedKey>, lookup: ApiKeyCacheOptions["lookup"]): ApiKeyCache {
   return {
     async find(db, presented) {
       if (!presented || presented.length > MAX_PRESENTED_KEY_LENGTH) return null;
       // Keyed by the hash, as in the database: the map never holds a usable key.
       const hash = hashApiKey(presented);
-      return cache.get(hash, () => lookup(db, hash));
+      return unexpired(await cache.get(hash, () => lookup(db, hash)));
     },
     cached(presented) {
       if (!presented || presented.length > MAX_PRESENTED_KEY_LENGTH) return null;
-      return cache.cached(hashApiKey(presented));
+      return unexpired(cache.cached(hashApiKey(presented)));
     },
     invalidate: () => cache.clear(),
     setLive: (isLive) => cache.setLive(isLive),

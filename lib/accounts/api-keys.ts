@@ -24,20 +24,42 @@ export class KeyLimitError extends Error {
   }
 }
 
-export async function issueApiKey(db: Pick<Db, "apiKey">, accountId: string): Promise<{ apiKey: string; keyId: string }> {
-  const active = await db.apiKey.count({ where: { accountId, active: true } });
+export const MAX_KEY_NAME_LENGTH = 60;
+
+export interface NewKeyOptions {
+  /** What the owner calls the key; empty when not given. */
+  name?: string;
+  /** When the key stops working (refused as 401 10000 afterwards); never when absent. */
+  expiresAt?: Date | null;
+}
+
+/** Whether a key has expired at `now` (a key without expiry never does). */
+export function isExpired(key: { expiresAt?: Date | null }, now = Date.now()): boolean {
+  return key.expiresAt != null && key.expiresAt.getTime() <= now;
+}
+
+export async function issueApiKey(db: Pick<Db, "apiKey">, accountId: string, options: NewKeyOptions = {}): Promise<{ apiKey: string; keyId: string }> {
+  const now = new Date();
+  // An expired key no longer counts towards the cap: it can do nothing.
+  const active = await db.apiKey.count({ where: { accountId, active: true, OR: [{ expiresAt: null }, { expiresAt: { gt: now } }] } });
   if (active >= MAX_ACTIVE_KEYS_PER_ACCOUNT) throw new KeyLimitError();
   const apiKey = KEY_PREFIX + randomBytes(32).toString("base64url");
   const row = await db.apiKey.create({
-    data: { accountId, hash: hashApiKey(apiKey), prefix: apiKey.slice(0, SHOWN_PREFIX_LENGTH) },
+    data: {
+      accountId,
+      hash: hashApiKey(apiKey),
+      prefix: apiKey.slice(0, SHOWN_PREFIX_LENGTH),
+      name: (options.name ?? "").trim().slice(0, MAX_KEY_NAME_LENGTH),
+      expiresAt: options.expiresAt ?? null,
+    },
   });
   return { apiKey, keyId: row.id };
 }
 
 /** Deactivates every active key of the account and issues a new one, shown once. */
-export async function reissueApiKey(db: Db, accountId: string): Promise<{ apiKey: string; keyId: string }> {
+export async function reissueApiKey(db: Db, accountId: string, options: NewKeyOptions = {}): Promise<{ apiKey: string; keyId: string }> {
   await deactivateApiKeys(db, accountId);
-  return issueApiKey(db, accountId);
+  return issueApiKey(db, accountId, options);
 }
 
 export async function deactivateApiKeys(db: Db, accountId: string): Promise<number> {
@@ -51,14 +73,14 @@ export type AuthenticatedKey = NonNullable<Awaited<ReturnType<typeof findActiveA
 export const MAX_PRESENTED_KEY_LENGTH = 200;
 
 /**
- * The active key (with its account and plan) whose hash is `hash`, or null. A presented key value is
+ * The active, unexpired key (with its account and plan) whose hash is `hash`, or null. A presented key value is
  * authenticated through the key cache (`serverApiKeyCache().find`), which hashes it and calls this.
  */
 export async function findActiveApiKeyByHash(db: Db, hash: string) {
   const key = await db.apiKey.findUnique({ where: { hash }, include: { account: { include: { plan: true } } } });
   // The lookup is by hash already; the constant-time comparison keeps the final check free of
   // timing differences should the lookup ever change to a prefix search.
-  if (!key || !key.active || !timingSafeEqual(Buffer.from(key.hash), Buffer.from(hash))) return null;
+  if (!key || !key.active || isExpired(key) || !timingSafeEqual(Buffer.from(key.hash), Buffer.from(hash))) return null;
   return key;
 }
 

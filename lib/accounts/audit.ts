@@ -2,7 +2,12 @@ import type { Db } from "@/lib/db/connect";
 import type { Prisma } from "@/lib/generated/prisma/client";
 
 /** Who did it: the ops CLI, or a dashboard user (by id, with the e-mail kept as the readable actor). */
-export type AuditActor = { kind: "operator-cli" } | { kind: "user"; userId: string; email: string };
+export type AuditActor = { kind: "operator-cli" } | { kind: "user"; userId: string; email: string } | { kind: "api-key"; prefix: string; name: string };
+
+/** How an API key appears as the actor: "API key rk_AbCdEf1… (clinic server)". */
+export function apiKeyActor(key: { prefix: string; name: string }): string {
+  return `API key ${key.prefix}…${key.name ? ` (${key.name})` : ""}`;
+}
 
 export interface AuditEntry {
   action: string;
@@ -15,7 +20,7 @@ export interface AuditEntry {
 export async function recordAudit(db: Pick<Db, "auditLog">, actor: AuditActor, entry: AuditEntry): Promise<void> {
   await db.auditLog.create({
     data: {
-      actor: actor.kind === "user" ? actor.email : "operator-cli",
+      actor: actor.kind === "user" ? actor.email : actor.kind === "api-key" ? apiKeyActor(actor) : "operator-cli",
       userId: actor.kind === "user" ? actor.userId : null,
       action: entry.action,
       accountId: entry.accountId,

@@ -1,4 +1,4 @@
-import { hash } from "@node-rs/argon2";
+import { hash, verify } from "@node-rs/argon2";
 import { z } from "zod";
 import type { Db } from "@/lib/db/connect";
 
@@ -38,4 +38,36 @@ export async function createUser(db: Pick<Db, "user">, user: NewUser): Promise<{
     data: { email: user.email, passwordHash: await hash(user.password), role: user.role, accountId: user.accountId },
     select: { id: true, email: true, role: true },
   });
+}
+
+export class WrongPasswordError extends Error {
+  constructor() {
+    super("the current password is not right");
+  }
+}
+
+/**
+ * Sets a user's password (stored as its argon2id hash only), lifts any sign-in lockout and ends every
+ * session issued before (the session version moves on). False when there is no such user in the scope.
+ */
+export async function setPassword(db: Pick<Db, "user">, where: { id: string; accountId?: string | null }, password: string): Promise<boolean> {
+  const { count } = await db.user.updateMany({
+    where,
+    data: { passwordHash: await hash(password), failedSignIns: 0, lockedUntil: null, sessionVersion: { increment: 1 } },
+  });
+  return count === 1;
+}
+
+/** One's own password change: the current password must match (argon2 verify) before the new one is set. */
+export async function changeOwnPassword(db: Pick<Db, "user">, userId: string, current: string, next: string): Promise<void> {
+  const user = await db.user.findUnique({ where: { id: userId }, select: { passwordHash: true } });
+  const matches = user ? await verify(user.passwordHash, current).catch(() => false) : false;
+  if (!matches) throw new WrongPasswordError();
+  await setPassword(db, { id: userId }, next);
+}
+
+/** Lifts a sign-in lockout (and the failure count) at once; false when there is no such user in the scope. */
+export async function unlockUser(db: Pick<Db, "user">, where: { id: string; accountId?: string | null }): Promise<boolean> {
+  const { count } = await db.user.updateMany({ where, data: { failedSignIns: 0, lockedUntil: null } });
+  return count === 1;
 }

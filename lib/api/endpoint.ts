@@ -39,6 +39,11 @@ export interface Endpoint<B extends z.ZodType = z.ZodType, Q extends z.ZodType =
    * is read: a request that will be refused costs no body parse.
    */
   beforeBody?(input: { query: z.infer<Q>; params: z.infer<P> }, ctx: EndpointContext): Promise<void>;
+  /**
+   * Changes worth the account's audit log (pets created, changed, deleted; jobs started): written
+   * after the call succeeded, with the key as the actor. Reads and uploads are metered, not audited.
+   */
+  audit?: { action: string; target(input: Input<z.infer<B>, z.infer<Q>, z.infer<P>>, data: unknown): string | null; data?(input: Input<z.infer<B>, z.infer<Q>, z.infer<P>>): Record<string, string | null> };
   /** The answer's data, or a promise of it (a read answered from memory needs none). */
   handle(input: Input<z.infer<B>, z.infer<Q>, z.infer<P>>, ctx: EndpointContext): unknown;
 }

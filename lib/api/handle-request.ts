@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { serverApiKeyCache } from "@/lib/accounts/api-key-cache";
-import { touchApiKey } from "@/lib/accounts/api-keys";
+import { touchApiKey, type AuthenticatedKey } from "@/lib/accounts/api-keys";
+import { recordAudit } from "@/lib/accounts/audit";
 import { getDb, openedDb } from "@/lib/db";
 import { nextCheckPhase } from "@/lib/db/notified-cache";
 import type { Db } from "@/lib/db/connect";
@@ -135,6 +136,22 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
   return typeof (value as PromiseLike<unknown> | null)?.then === "function";
 }
 
+/** Writes a successful change to the account's audit log, the key as its actor; like metering, never delays or fails the answer. */
+function auditApiChange(db: Db, key: AuthenticatedKey, audit: NonNullable<Endpoint["audit"]>, input: EndpointInput, data: unknown): void {
+  let target: string | null;
+  let details: Record<string, string | null>;
+  try {
+    target = audit.target(input, data);
+    details = audit.data?.(input) ?? {};
+  } catch (error) {
+    logError("api-audit-failed", error, { action: audit.action });
+    return;
+  }
+  recordAudit(db, { kind: "api-key", prefix: key.prefix, name: key.name }, { action: audit.action, accountId: key.accountId, target, data: details }).catch((error) =>
+    logError("api-audit-failed", error, { action: audit.action }),
+  );
+}
+
 /**
  * A create or start call (POST with a JSON body) sent with an Idempotency-Key: the first call's
  * answer to replay, or null to run it (having claimed the key, handed to `claimed`).
@@ -190,6 +207,7 @@ export async function handleApiRequest(req: ApiRequest, router: ReturnType<typeo
       const handled = match.endpoint.handle(input, ctx);
       const data = isThenable(handled) ? await handled : handled;
       const status = match.endpoint.successStatus;
+      if (match.endpoint.audit) auditApiChange(db, key, match.endpoint.audit, input, data);
       response = status === 204 ? { status, headers: {}, body: null } : successAnswer(status, data);
     }
   } catch (error) {

@@ -14,7 +14,9 @@ export const CAPABILITIES = {
   /** API keys, team, plan, search pools. */
   "account:manage": ["owner"],
   "audit:read": ["owner", "admin"],
-  /** Every account: list, suspend, reinstate. */
+  /** One's own sign-in: the password. */
+  "profile:manage": ["staff", "support", "manager", "owner", "admin"],
+  /** Every account: list, search, create, plan, users, suspend, reinstate. */
   "accounts:operate": ["admin"],
 } as const satisfies Record<string, readonly UserRole[]>;
 

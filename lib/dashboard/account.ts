@@ -1,8 +1,8 @@
 import { z } from "zod";
 import type { Db } from "@/lib/db/connect";
-import { deactivateApiKey, issueApiKey, KeyLimitError, MAX_ACTIVE_KEYS_PER_ACCOUNT, reissueApiKey } from "@/lib/accounts/api-keys";
+import { deactivateApiKey, isExpired, issueApiKey, KeyLimitError, MAX_ACTIVE_KEYS_PER_ACCOUNT, MAX_KEY_NAME_LENGTH, reissueApiKey } from "@/lib/accounts/api-keys";
 import { recordAudit } from "@/lib/accounts/audit";
-import { createUser, EmailTakenError, MIN_PASSWORD_LENGTH, USER_ROLES } from "@/lib/accounts/users";
+import { createUser, EmailTakenError, MIN_PASSWORD_LENGTH, setPassword, unlockUser, USER_ROLES } from "@/lib/accounts/users";
 import { accountAction, DashboardError, type AccountActionContext } from "./action-client";
 import { MAX_PET_FIELDS, PET_FIELD_KEY } from "./pet-fields";
 
@@ -13,8 +13,8 @@ export async function getAccountSettings(db: Db, accountId: string) {
     where: { id: accountId },
     include: {
       plan: true,
-      apiKeys: { orderBy: { createdAt: "desc" }, select: { id: true, prefix: true, active: true, lastUsedAt: true, createdAt: true } },
-      users: { orderBy: { email: "asc" }, select: { id: true, email: true, role: true, createdAt: true } },
+      apiKeys: { orderBy: { createdAt: "desc" }, select: { id: true, prefix: true, name: true, active: true, expiresAt: true, lastUsedAt: true, createdAt: true } },
+      users: { orderBy: { email: "asc" }, select: { id: true, email: true, role: true, createdAt: true, lockedUntil: true } },
       pools: { orderBy: { name: "asc" }, select: { id: true, name: true, _count: { select: { pets: true } } } },
       _count: { select: { pets: true } },
     },
@@ -27,8 +27,18 @@ export async function getAccountSettings(db: Db, accountId: string) {
     pets: account._count.pets,
     searchPoolName: account.searchPoolName,
     petFields: account.petFields,
-    keys: account.apiKeys.map((k) => ({ ...k, lastUsedAt: k.lastUsedAt?.toISOString() ?? null, createdAt: k.createdAt.toISOString() })),
-    users: account.users.map((u) => ({ ...u, createdAt: u.createdAt.toISOString() })),
+    keys: account.apiKeys.map((k) => ({
+      ...k,
+      expired: isExpired(k),
+      expiresAt: k.expiresAt?.toISOString() ?? null,
+      lastUsedAt: k.lastUsedAt?.toISOString() ?? null,
+      createdAt: k.createdAt.toISOString(),
+    })),
+    users: account.users.map((u) => ({
+      ...u,
+      createdAt: u.createdAt.toISOString(),
+      lockedUntil: u.lockedUntil && u.lockedUntil.getTime() > Date.now() ? u.lockedUntil.toISOString() : null,
+    })),
     pools: account.pools.map((p) => ({ name: p.name, pets: p._count.pets })),
   };
 }
@@ -43,15 +53,34 @@ function audit(ctx: AccountActionContext, action: string, target: string | null,
   return recordAudit(ctx.db, { kind: "user", userId: ctx.user.id, email: ctx.user.email }, { action, accountId: ctx.accountId, target, data });
 }
 
-/** A new key beside the existing ones; the key itself is returned once and never stored. */
+/** Expiry choices offered for a new key, in days; absent = never. */
+export const KEY_EXPIRY_DAYS = [30, 90, 365] as const;
+
+const newKeyInput = z.object({
+  name: z.string().trim().max(MAX_KEY_NAME_LENGTH, `at most ${MAX_KEY_NAME_LENGTH} characters`).optional().default(""),
+  expiresInDays: z.coerce
+    .number()
+    .int()
+    .refine((d) => (KEY_EXPIRY_DAYS as readonly number[]).includes(d), `must be one of ${KEY_EXPIRY_DAYS.join(", ")} days, or never`)
+    .nullable()
+    .optional()
+    .default(null),
+});
+
+function keyOptions(input: z.infer<typeof newKeyInput>) {
+  return { name: input.name, expiresAt: input.expiresInDays === null ? null : new Date(Date.now() + input.expiresInDays * 86_400_000) };
+}
+
+/** A new key beside the existing ones, with a name and an optional expiry; the key itself is returned once and never stored. */
 export const issueKeyAction = accountAction({
   capability: "account:manage",
-  input: z.object({}),
-  async run(ctx) {
-    const { apiKey, keyId } = await issueApiKey(ctx.db, ctx.accountId).catch((error) => {
+  input: newKeyInput,
+  async run(ctx, input) {
+    const options = keyOptions(input);
+    const { apiKey, keyId } = await issueApiKey(ctx.db, ctx.accountId, options).catch((error) => {
       throw error instanceof KeyLimitError ? new DashboardError(`At most ${MAX_ACTIVE_KEYS_PER_ACCOUNT} active keys: deactivate one first.`) : error;
     });
-    await audit(ctx, "key.issue", keyId);
+    await audit(ctx, "key.issue", keyId, { name: options.name, expiresAt: options.expiresAt?.toISOString() ?? null });
     return { apiKey };
   },
 });
@@ -59,10 +88,11 @@ export const issueKeyAction = accountAction({
 /** Every active key stops working; one new key, shown once. */
 export const reissueKeyAction = accountAction({
   capability: "account:manage",
-  input: z.object({}),
-  async run(ctx) {
-    const { apiKey, keyId } = await reissueApiKey(ctx.db, ctx.accountId);
-    await audit(ctx, "key.reissue", keyId);
+  input: newKeyInput,
+  async run(ctx, input) {
+    const options = keyOptions(input);
+    const { apiKey, keyId } = await reissueApiKey(ctx.db, ctx.accountId, options);
+    await audit(ctx, "key.reissue", keyId, { name: options.name, expiresAt: options.expiresAt?.toISOString() ?? null });
     return { apiKey };
   },
 });
@@ -119,6 +149,32 @@ export const removeTeamMemberAction = accountAction({
   },
 });
 
+/** The owner sets a member's password (they sign in with it and change it); lifts a lockout, ends their sessions. */
+export const resetMemberPasswordAction = accountAction({
+  capability: "account:manage",
+  input: z.object({
+    userId: z.string().min(1).max(100),
+    password: z.string().min(MIN_PASSWORD_LENGTH, `must be at least ${MIN_PASSWORD_LENGTH} characters`).max(200),
+  }),
+  async run(ctx, input) {
+    if (input.userId === ctx.user.id) throw new DashboardError("Change your own password on your account page.");
+    if (!(await setPassword(ctx.db, { id: input.userId, accountId: ctx.accountId }, input.password))) throw new DashboardError("This user does not exist.");
+    await audit(ctx, "user.password-reset", input.userId);
+    return { userId: input.userId };
+  },
+});
+
+/** Lifts a member's sign-in lockout (5 failures) before its 15 minutes are over. */
+export const unlockMemberAction = accountAction({
+  capability: "account:manage",
+  input: z.object({ userId: z.string().min(1).max(100) }),
+  async run(ctx, input) {
+    if (!(await unlockUser(ctx.db, { id: input.userId, accountId: ctx.accountId }))) throw new DashboardError("This user does not exist.");
+    await audit(ctx, "user.unlock", input.userId);
+    return { userId: input.userId };
+  },
+});
+
 export const selectSearchPoolAction = accountAction({
   capability: "account:manage",
   input: z.object({ pool: z.string().min(1).max(200) }),
@@ -147,13 +203,3 @@ export const setPetFieldsAction = accountAction({
     return { fields: input.fields };
   },
 });
-
-export async function listAuditLog(db: Db, accountId: string | null, take = 100) {
-  const rows = await db.auditLog.findMany({
-    where: accountId ? { accountId } : {},
-    orderBy: { createdAt: "desc" },
-    take,
-    select: { id: true, actor: true, action: true, target: true, accountId: true, data: true, createdAt: true },
-  });
-  return rows.map((r) => ({ ...r, createdAt: r.createdAt.toISOString(), data: JSON.stringify(r.data ?? {}) }));
-}

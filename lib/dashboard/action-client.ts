@@ -51,7 +51,13 @@ export interface OperatorAction<S extends z.ZodType, T> extends ActionBase<S> {
   run(ctx: OperatorActionContext, input: z.infer<S>): Promise<T>;
 }
 
-export type DashboardAction<S extends z.ZodType, T> = AccountAction<S, T> | OperatorAction<S, T>;
+/** For the signed-in user themself, whatever their role and account (their own password). */
+export interface UserAction<S extends z.ZodType, T> extends ActionBase<S> {
+  scope: "user";
+  run(ctx: OperatorActionContext, input: z.infer<S>): Promise<T>;
+}
+
+export type DashboardAction<S extends z.ZodType, T> = AccountAction<S, T> | OperatorAction<S, T> | UserAction<S, T>;
 
 export function accountAction<S extends z.ZodType, T>(action: Omit<AccountAction<S, T>, "scope">): AccountAction<S, T> {
   return { ...action, scope: "account" };
@@ -59,6 +65,10 @@ export function accountAction<S extends z.ZodType, T>(action: Omit<AccountAction
 
 export function operatorAction<S extends z.ZodType, T>(action: Omit<OperatorAction<S, T>, "scope">): OperatorAction<S, T> {
   return { ...action, scope: "operator" };
+}
+
+export function userAction<S extends z.ZodType, T>(action: Omit<UserAction<S, T>, "scope">): UserAction<S, T> {
+  return { ...action, scope: "user" };
 }
 
 const NOT_ALLOWED = "You are not allowed to do this.";

@@ -10,7 +10,17 @@ import { InProcessJobQueue, setJobQueue } from "@/lib/jobs/job-queue";
 import type { SessionUser } from "@/lib/auth/session";
 import { appearanceJpeg, noseCapture } from "@/lib/test-support/nose-images";
 import { invokeAction, type DashboardAction } from "./action-client";
-import { addTeamMemberAction, changeRoleAction, deactivateKeyAction, issueKeyAction, removeTeamMemberAction, selectSearchPoolAction } from "./account";
+import {
+  addTeamMemberAction,
+  changeRoleAction,
+  deactivateKeyAction,
+  issueKeyAction,
+  removeTeamMemberAction,
+  resetMemberPasswordAction,
+  selectSearchPoolAction,
+  unlockMemberAction,
+} from "./account";
+import { listAuditLog, auditQuerySchema } from "./audit";
 import { createCaptureSessionAction, getJobProgress, jobProgressAction, startCaptureJobAction, uploadCaptureImageAction } from "./capture";
 import { readImageForUser } from "./images";
 import { getJobDetail, listJobs, jobListQuerySchema } from "./jobs";
@@ -126,6 +136,8 @@ describe("dashboard actions with another account's ids", () => {
       [deactivateKeyAction as never, { keyId: b.keyId }],
       [changeRoleAction as never, { userId: b.memberId, role: "owner" }],
       [removeTeamMemberAction as never, { userId: b.memberId }],
+      [resetMemberPasswordAction as never, { userId: b.memberId, password: "taken-over-password" }],
+      [unlockMemberAction as never, { userId: b.memberId }],
       [updatePetAction as never, { petId: b.petId, metadata: "{}", breed: "x" }],
     ];
     for (const [action, input] of ownerCases) await expectRefused(action, a.owner, input);
@@ -155,6 +167,11 @@ describe("dashboard actions with another account's ids", () => {
     await expect(getJobProgress(db, a.accountId, b.jobId)).rejects.toThrow("does not exist");
     const usage = await getUsageReport(db, a.accountId);
     expect(usage.failureToEnrol).toEqual({ failed: 1, finished: 1, rate: 1 }); // A's own failed job only
+    await db.auditLog.create({ data: { accountId: b.accountId, actor: "someone@b.test", action: "pet.update", target: b.petId } });
+    const audit = await listAuditLog(db, a.accountId, auditQuerySchema.parse({ who: "someone@b.test" }));
+    expect(audit.total).toBe(0);
+    expect((await listAuditLog(db, b.accountId, auditQuerySchema.parse({ who: "someone@b.test" }))).total).toBe(1);
+    expect((await listAuditLog(db, null, auditQuerySchema.parse({ who: "someone@b.test" }))).rows[0].accountId).toBe(b.accountId); // operators
   });
 
   it("usage counts only the account's own calls, summed per day and key", async () => {
@@ -236,6 +253,34 @@ describe("roles are checked on the server", () => {
     for (let i = 0; i < MAX_ACTIVE_KEYS_PER_ACCOUNT + 2; i++) results.push(await invokeAction(issueKeyAction, db, user, {}));
     expect(results.filter((r) => r.ok)).toHaveLength(MAX_ACTIVE_KEYS_PER_ACCOUNT);
     expect(await db.apiKey.count({ where: { accountId: account.id, active: true } })).toBe(MAX_ACTIVE_KEYS_PER_ACCOUNT);
+  });
+
+  it("an owner's reset sets only the new hash, lifts a lockout and ends the member's sessions; an expired key leaves the cap", async () => {
+    await db.user.update({ where: { id: b.memberId }, data: { failedSignIns: 5, lockedUntil: new Date(Date.now() + 900_000) } });
+    const before = await db.user.findUniqueOrThrow({ where: { id: b.memberId } });
+    expect((await invokeAction(unlockMemberAction, db, b.owner, { userId: b.memberId })).ok).toBe(true);
+    expect(await db.user.findUniqueOrThrow({ where: { id: b.memberId } })).toMatchObject({ failedSignIns: 0, lockedUntil: null, passwordHash: before.passwordHash });
+    const short = await invokeAction(resetMemberPasswordAction, db, b.owner, { userId: b.memberId, password: "short" });
+    expect(short.ok).toBe(false);
+    expect((await invokeAction(resetMemberPasswordAction, db, b.owner, { userId: b.memberId, password: "a-new-long-password" })).ok).toBe(true);
+    const after = await db.user.findUniqueOrThrow({ where: { id: b.memberId } });
+    expect(after.passwordHash).not.toBe(before.passwordHash);
+    expect(after.passwordHash).toMatch(/^\$argon2id\$/);
+    expect(after.sessionVersion).toBe(before.sessionVersion + 1);
+    const logged = await db.auditLog.findMany({ where: { accountId: b.accountId, target: b.memberId } });
+    expect(logged.map((e) => e.action).sort()).toEqual(["user.password-reset", "user.unlock"]);
+    expect(JSON.stringify(logged)).not.toContain("a-new-long-password");
+
+    const account = await db.account.create({ data: { name: "expiring keys", plan: { connect: { name: "standard" } } } });
+    const owner = await db.user.create({ data: { email: "owner@expiring.test", passwordHash: "x", role: "owner", accountId: account.id } });
+    const user: SessionUser = { id: owner.id, email: owner.email, role: "owner", accountId: account.id };
+    for (let i = 0; i < MAX_ACTIVE_KEYS_PER_ACCOUNT; i++) expect((await invokeAction(issueKeyAction, db, user, { name: `k${i}`, expiresInDays: 30 })).ok).toBe(true);
+    expect((await invokeAction(issueKeyAction, db, user, {})).ok).toBe(false);
+    await db.apiKey.updateMany({ where: { accountId: account.id, name: "k0" }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    expect((await invokeAction(issueKeyAction, db, user, { name: "after expiry" })).ok).toBe(true);
+    expect((await invokeAction(issueKeyAction, db, user, { expiresInDays: 7 })).ok).toBe(false); // 7 is not an offered expiry
+    const named = await db.apiKey.findFirstOrThrow({ where: { accountId: account.id, name: "k1" } });
+    expect(named.expiresAt!.getTime()).toBeGreaterThan(Date.now() + 29 * 86_400_000);
   });
 
   it("records who did what in the audit log", async () => {

@@ -43,6 +43,7 @@ function petJobStartEndpoint(
     successStatus: 202,
     response: jobStartedSchema,
     errors: ["NoSuchPetException", ...SESSION_ERRORS, "SpeciesMismatchError", ownError],
+    audit: { action: "job.start", target: (_input, data) => (data as { jobId: string }).jobId, data: ({ params }) => ({ operation: operationId, petId: params.petId }) },
     handle: ({ params, body }, { db, accountId }) => start(db, accountId, params.petId, body.sessionId),
   });
 }
@@ -67,6 +68,7 @@ export const jobEndpoints = [
     successStatus: 202,
     response: jobStartedSchema,
     errors: ["IdentificationPlanSelectionRequiredError", "IdentificationNotInPlanError", ...SESSION_ERRORS, "NoSuchSearchPoolError"],
+    audit: { action: "job.start", target: (_input, data) => (data as { jobId: string }).jobId, data: () => ({ operation: "identifyPet" }) },
     handle: ({ body }, { db, account }) => startIdentification(db, account, body.sessionId),
   }),
   defineEndpoint({

@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { newCuid } from "@/lib/db/ids";
 import type { Db } from "@/lib/db/connect";
 import { ApiError, validationError } from "@/lib/api/errors";
 import { claimSessionOrThrow, getStartableSessionOrThrow } from "@/lib/capture-sessions/sessions";
@@ -38,7 +38,7 @@ export async function startFingerprintAddition(db: Db, accountId: string, petId:
     // Conditional on no running addition; concurrent starts serialise on the pet row (20007). The pet
     // row is locked before the job row is inserted: the insert's foreign-key lock on the pet taken
     // first would deadlock two concurrent starts in PostgreSQL.
-    const jobId = randomUUID();
+    const jobId = newCuid(); // the same form as every other job id (Prisma cuid)
     const { count } = await tx.pet.updateMany({ where: { id: petId, activeAdditionJobId: null }, data: { activeAdditionJobId: jobId } });
     if (count !== 1) throw new ApiError("PetAlreadyHasFingerprintAdditionJobException");
     await tx.job.create({ data: { id: jobId, accountId, kind: "FINGERPRINT_ADDITION", petId, sessionId } });

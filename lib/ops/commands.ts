@@ -136,13 +136,15 @@ export const OPS_COMMANDS: Record<string, { usage: string; run: Command }> = {
   "account:suspend": { usage: "account:suspend ID", run: setSuspended(true) },
   "account:reinstate": { usage: "account:reinstate ID", run: setSuspended(false) },
   "key:issue": {
-    usage: "key:issue ID   (ID = account id; one more key, the others keep working)",
-    run: async (db, { positional }) => {
+    usage: "key:issue ID [--name N] [--expires ISO-DATE]   (ID = account id; one more key, the others keep working)",
+    run: async (db, { positional, flags }) => {
       const accountId = required(positional[0], "ID");
       await getAccountOrThrow(db, accountId);
-      const { apiKey } = await issueApiKey(db, accountId);
-      await audit(db, "key.issue", accountId);
-      return { accountId, apiKey };
+      const expiresAt = flags.expires === undefined ? null : new Date(flags.expires);
+      if (expiresAt && Number.isNaN(expiresAt.getTime())) throw new OpsUsageError("--expires must be a date, e.g. 2027-01-31T00:00:00Z");
+      const { apiKey } = await issueApiKey(db, accountId, { name: flags.name, expiresAt });
+      await audit(db, "key.issue", accountId, { name: flags.name ?? "", expiresAt: expiresAt?.toISOString() ?? null });
+      return { accountId, apiKey, expiresAt: expiresAt?.toISOString() ?? null };
     },
   },
   "key:reissue": {

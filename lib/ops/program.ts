@@ -44,7 +44,12 @@ function describe(program: Command): void {
     .argument("<plan|none>", "plan name, or none");
   program.command("account:suspend").description("suspend an account: every API call answers 403 10010").argument("<id>", "account id");
   program.command("account:reinstate").description("reinstate a suspended account").argument("<id>", "account id");
-  program.command("key:issue").description("issue one more API key for an account (printed once); its other keys keep working").argument("<id>", "account id");
+  program
+    .command("key:issue")
+    .description("issue one more API key for an account (printed once); its other keys keep working")
+    .argument("<id>", "account id")
+    .option("--name <name>", "what the key is for, shown in the dashboard")
+    .option("--expires <iso-date>", "when the key stops working (401 10000 afterwards); default: never");
   program.command("key:reissue").description("issue a new API key; every older key of the account stops working").argument("<id>", "account id");
   program.command("key:deactivate").description("deactivate every API key of an account").argument("<id>", "account id");
   program

@@ -18,6 +18,7 @@ export const petEndpoints = [
     successStatus: 201,
     response: idDataSchema,
     errors: ["PetLimitExceededError"],
+    audit: { action: "pet.create", target: (_input, data) => (data as { id: string }).id, data: ({ body }) => ({ species: body.species }) },
     handle: ({ body }, { db, accountId, account }) => createPet(db, accountId, body, account.plan?.petLimit ?? null),
   }),
   defineEndpoint({
@@ -60,6 +61,7 @@ export const petEndpoints = [
     successStatus: 200,
     response: z.object({ isSuccessful: z.boolean() }),
     errors: ["NoSuchPetException"],
+    audit: { action: "pet.update", target: ({ params }) => params.petId, data: ({ body }) => ({ changed: Object.keys(body).sort().join(", ") }) },
     handle: async ({ params, body }, { db, accountId }) => {
       await updatePet(db, accountId, params.petId, body);
       // Acknowledged once no process can answer the old view from memory (read-your-writes).
@@ -76,6 +78,7 @@ export const petEndpoints = [
     params: petIdParamsSchema,
     successStatus: 204,
     errors: ["NoSuchPetException"],
+    audit: { action: "pet.delete", target: ({ params }) => params.petId },
     handle: async ({ params }, { db, accountId }) => {
       await deletePet(db, accountId, params.petId);
       await awaitCacheInvalidation();

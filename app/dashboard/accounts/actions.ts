@@ -1,11 +1,24 @@
 "use server";
 
 import { revalidatePath } from "next/cache";
-import { setAccountSuspendedAction } from "@/lib/dashboard/operator";
+import { createAccountAction, createUserAction, setAccountPlanAction, setAccountSuspendedAction } from "@/lib/dashboard/operator";
 import { runAction } from "@/lib/dashboard/run-action";
 
+async function andRefresh<T extends { ok: boolean }>(result: Promise<T>): Promise<T> {
+  const answer = await result;
+  if (answer.ok) revalidatePath("/dashboard/accounts");
+  return answer;
+}
+
 export async function setAccountSuspended(input: unknown) {
-  const result = await runAction(setAccountSuspendedAction, input);
-  if (result.ok) revalidatePath("/dashboard/accounts");
-  return result;
+  return andRefresh(runAction(setAccountSuspendedAction, input));
+}
+export async function createAccount(input: unknown) {
+  return andRefresh(runAction(createAccountAction, input));
+}
+export async function setAccountPlan(input: unknown) {
+  return andRefresh(runAction(setAccountPlanAction, input));
+}
+export async function createUser(input: unknown) {
+  return andRefresh(runAction(createUserAction, input));
 }

@@ -8,6 +8,8 @@ import {
   issueKeyAction,
   reissueKeyAction,
   removeTeamMemberAction,
+  resetMemberPasswordAction,
+  unlockMemberAction,
   selectSearchPoolAction,
   setPetFieldsAction,
 } from "@/lib/dashboard/account";
@@ -19,11 +21,17 @@ async function andRefresh<T extends { ok: boolean }>(result: Promise<T>): Promis
   return answer;
 }
 
-export async function issueKey() {
-  return andRefresh(runAction(issueKeyAction, {}));
+export async function issueKey(input: unknown) {
+  return andRefresh(runAction(issueKeyAction, input));
 }
-export async function reissueKey() {
-  return andRefresh(runAction(reissueKeyAction, {}));
+export async function reissueKey(input: unknown) {
+  return andRefresh(runAction(reissueKeyAction, input));
+}
+export async function resetMemberPassword(input: unknown) {
+  return andRefresh(runAction(resetMemberPasswordAction, input));
+}
+export async function unlockMember(input: unknown) {
+  return andRefresh(runAction(unlockMemberAction, input));
 }
 export async function deactivateKey(input: unknown) {
   return andRefresh(runAction(deactivateKeyAction, input));
