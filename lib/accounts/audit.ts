@@ -1,8 +1,11 @@
 import type { Db } from "@/lib/db/connect";
 import type { Prisma } from "@/lib/generated/prisma/client";
 
-/** Who did it: the ops CLI, or a dashboard user (by id, with the e-mail kept as the readable actor). */
-export type AuditActor = { kind: "operator-cli" } | { kind: "user"; userId: string; email: string };
+/**
+ * Who did it: the ops CLI, a dashboard user (by id, with the e-mail kept as the readable actor), or the service itself
+ * (`name`: what in it, e.g. "registration" for a registration job's findings).
+ */
+export type AuditActor = { kind: "operator-cli" } | { kind: "user"; userId: string; email: string } | { kind: "service"; name: string };
 
 export interface AuditEntry {
   action: string;
@@ -15,7 +18,7 @@ export interface AuditEntry {
 export async function recordAudit(db: Pick<Db, "auditLog">, actor: AuditActor, entry: AuditEntry): Promise<void> {
   await db.auditLog.create({
     data: {
-      actor: actor.kind === "user" ? actor.email : "operator-cli",
+      actor: actor.kind === "user" ? actor.email : actor.kind === "service" ? `service:${actor.name}` : "operator-cli",
       userId: actor.kind === "user" ? actor.userId : null,
       action: entry.action,
       accountId: entry.accountId,

@@ -2,7 +2,7 @@ import type { IdentificationOutcome } from "@/lib/biometrics";
 import type { Db } from "@/lib/db/connect";
 import { getEngine, type Engine } from "@/lib/jobs/engine-port";
 import { enrolledLightTemplatesByPet, enrolledSearchKeysByPet, enrolledTemplatesByPet } from "@/lib/jobs/templates";
-import { logInfo } from "@/lib/log";
+import { logError, logInfo } from "@/lib/log";
 
 /** The engine's gallery calls (lib/biometrics/index.ts): galleries live in its worker threads. */
 export type GalleryEngine = Pick<Engine, "galleryUpsertPets" | "galleryDrop" | "galleryStats" | "identifyInGallery">;
@@ -83,6 +83,55 @@ export class GalleryManager {
 
   private forget(scope: GalleryScope): void {
     this.accounts.get(scope.accountId)?.scopes.delete(galleryKey(scope));
+  }
+
+  /**
+   * Loads, one after the other, the galleries searches will need: for each account and species with enrolled pets,
+   * the default pool (what registrations check new prints against) and the named pool the account searches, if any. Called at start-up without
+   * being awaited, so galleries are ready before traffic rather than loaded in the first caller's request; a search
+   * that arrives meanwhile waits for its own account's load only (the account lock), never for the others'.
+   */
+  async preload(): Promise<{ galleries: number; ms: number }> {
+    const started = Date.now();
+    let scopes: GalleryScope[];
+    try {
+      scopes = await this.scopesInUse();
+    } catch (error) {
+      logError("gallery-preload-failed", error);
+      return { galleries: 0, ms: Date.now() - started };
+    }
+    for (const scope of scopes) {
+      try {
+        await this.prepare(scope);
+      } catch (error) {
+        // The first identification loads it again; one account's failure does not stop the others'.
+        logError("gallery-preload-failed", error, { gallery: galleryKey(scope) });
+      }
+    }
+    const ms = Date.now() - started;
+    logInfo("galleries-preloaded", { galleries: scopes.length, ms });
+    return { galleries: scopes.length, ms };
+  }
+
+  private async scopesInUse(): Promise<GalleryScope[]> {
+    const enrolled = await this.db.pet.groupBy({ by: ["accountId", "species"], where: { fingerprints: { some: { usable: true } } } });
+    const accounts = await this.db.account.findMany({
+      where: { id: { in: [...new Set(enrolled.map((e) => e.accountId))] } },
+      select: { id: true, searchPoolName: true },
+    });
+    const pools = await this.db.searchPool.findMany({
+      where: { OR: accounts.filter((a) => a.searchPoolName).map((a) => ({ accountId: a.id, name: a.searchPoolName! })) },
+      select: { id: true, accountId: true },
+    });
+    const named = new Map(pools.map((pool) => [pool.accountId, pool.id]));
+    // Registrations check new prints against the whole account (the default pool); identifications search the
+    // account's named pool when it has one.
+    return enrolled.flatMap((e) => {
+      const pool = named.get(e.accountId);
+      const scopes: GalleryScope[] = [{ accountId: e.accountId, poolId: null, species: e.species }];
+      if (pool) scopes.push({ accountId: e.accountId, poolId: pool, species: e.species });
+      return scopes;
+    });
   }
 
   /** Frees every gallery of this process (they are loaded again when next searched). */
@@ -173,6 +222,8 @@ export class GalleryManager {
       pets += byPet.size;
       after = batch[batch.length - 1].id;
     }
+    // A gallery with no pets yet is a loaded one (every shard created), not one loaded again at each search.
+    if (pets === 0) await engine.galleryUpsertPets(key, []);
     await this.db.galleryChange.deleteMany({ where: { createdAt: { lt: new Date(Date.now() - CHANGE_RETENTION_MS) } } });
     logInfo("gallery-loaded", { gallery: key, pets, ms: Date.now() - started });
   }
