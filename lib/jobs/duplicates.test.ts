@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { OpenDatabase } from "@/lib/db/connect";
+import { jobNoseMatches, petNoseMatches } from "@/lib/dashboard/duplicate-noses";
 import { getGalleryManager } from "@/lib/galleries/gallery-manager";
 import { getEngine, shutdownEngine } from "@/lib/jobs/engine-port";
 import { noseCapture } from "@/lib/test-support/nose-images";
@@ -83,7 +84,15 @@ describe("duplicates caught at registration", () => {
     expect(duplicates.map((d) => d.petId)).toEqual([rex.petId]);
     expect(duplicates[0].score).toBeGreaterThanOrEqual(DECISION_THRESHOLD);
     expect(again.audit).toHaveLength(1);
-    expect(again.audit[0]).toMatchObject({ actor: "service:registration", data: { jobId: again.job.id, matches: duplicates } });
+    expect(again.audit[0]).toMatchObject({ actor: "service:registration", data: { jobId: again.job.id, matches: duplicates, matchedPetIds: [rex.petId] } });
+    // Support sees it on the job page and on both pets' pages; the different dog shows nothing.
+    expect(await jobNoseMatches(open.prisma, accountId, again.job)).toMatchObject([{ petId: rex.petId, score: duplicates[0].score }]);
+    expect(await petNoseMatches(open.prisma, accountId, again.petId)).toMatchObject([{ petId: rex.petId, jobId: again.job.id }]);
+    expect(await petNoseMatches(open.prisma, accountId, rex.petId)).toMatchObject([{ petId: again.petId, jobId: again.job.id }]);
+    expect(await petNoseMatches(open.prisma, accountId, max.petId)).toEqual([]);
+    // Another account sees none of it.
+    const other = await open.prisma.account.create({ data: { name: "Other clinic" } });
+    expect(await petNoseMatches(open.prisma, other.id, rex.petId)).toEqual([]);
     // The new pet is enrolled all the same.
     expect(await open.prisma.fingerprintImage.count({ where: { petId: again.petId } })).toBeGreaterThanOrEqual(3);
   }, 300_000);

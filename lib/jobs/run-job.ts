@@ -144,7 +144,7 @@ async function finishJob(db: Db, job: JobRow, outcome: Outcome): Promise<void> {
           action: "pet.duplicate-prints",
           accountId: job.accountId,
           target: job.petId,
-          data: { jobId: job.id, matches: duplicates },
+          data: { jobId: job.id, matches: duplicates, matchedPetIds: duplicates.map((d) => d.petId) },
         });
       }
       // Only the usable images join the pet's enrolled set; the rest stay with the session.
