@@ -153,6 +153,7 @@ function identificationSection(results: GallerySizeResult[], poolTemplates: numb
         r.kind === "enrolled" ? pct(r.found) : `**${pct(r.rank1)}**${delta}`,
         pct(r.deep),
         `${ms(r.fastMs)} / ${r.deep > 0 ? ms(r.deepMs) : "–"}`,
+        ms(r.cpuMs),
         `${r.shortlisted.toFixed(0)} / ${r.reranked.toFixed(0)} / ${r.compared.toFixed(0)}`,
       ];
     }),
@@ -168,7 +169,7 @@ function identificationSection(results: GallerySizeResult[], poolTemplates: numb
     `### 1:N through identifyInGallery (${described}; distractors mixed from ${poolTemplates} templates of other noses)`,
     "",
     table(
-      ["enrolled pets", "probes", "p50 / p95 / max", "rank-1", "found (enrolled) / matching nobody (unknown)", "deep pass", "median fast pass / deep pass", "shortlisted / lightly compared / fully compared"],
+      ["enrolled pets", "probes", "p50 / p95 / max", "rank-1", "found (enrolled) / matching nobody (unknown)", "deep pass", "median fast pass / deep pass", "median CPU time (all threads)", "shortlisted / lightly compared / fully compared"],
       rows,
     ),
     "",

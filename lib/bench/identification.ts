@@ -6,7 +6,7 @@ import { getEngine } from "@/lib/jobs/engine-port";
 import { captureFileName, generateDataset, MANIFEST_FILE, subjectDirName } from "@/lib/synth/dataset";
 import type { DifficultyName } from "@/lib/synth/parameters";
 import { Rng } from "@/lib/synth/prng";
-import { quantile } from "./stats";
+import { cpuMsSince, quantile } from "./stats";
 
 // 1:N at gallery sizes far beyond what can be enrolled through the API on one machine in minutes.
 // Every template comes from the engine's enrolment path (analyseImage on a synthetic JPEG), and every
@@ -61,6 +61,8 @@ export interface ProbeRow {
   /** Medians of the cascade's phases (ms), timed from the loader calls: fast first stage + its full matching, deep pass. */
   fastMs: number;
   deepMs: number;
+  /** Median CPU time of a search, every thread of the process (not stretched by other processes' load). */
+  cpuMs: number;
 }
 
 export interface GallerySizeResult {
@@ -260,13 +262,15 @@ export async function benchIdentification(options: IdentificationBenchOptions): 
 
   const search = async (probe: Uint8Array[]) => {
     loads = [];
+    const cpu = process.cpuUsage();
     const t0 = performance.now();
     const outcome = await engine.identifyInGallery(key, probe, loadTemplates, loadLightTemplates);
     const total = performance.now() - t0;
+    const cpuMs = cpuMsSince(cpu);
     const deep = outcome.details.reranked > 0 || loads.length > 1;
     // The fast pass ends where the deep pass asks for its light templates (or at the end).
     const fastEnd = deep && loads.length > 1 ? loads[1] - t0 : total;
-    return { outcome, total, deep, fastMs: fastEnd, deepMs: total - fastEnd };
+    return { outcome, total, deep, fastMs: fastEnd, deepMs: total - fastEnd, cpuMs };
   };
   const row = (setting: DifficultyName, kind: ProbeRow["kind"], searches: Awaited<ReturnType<typeof search>>[], right: boolean[], found: boolean[]): ProbeRow => {
     const mean = (f: (s: (typeof searches)[number]) => number) => searches.reduce((sum, s) => sum + f(s), 0) / Math.max(1, searches.length);
@@ -286,6 +290,7 @@ export async function benchIdentification(options: IdentificationBenchOptions): 
       compared: mean((s) => s.outcome.details.compared),
       fastMs: quantile(searches.map((s) => s.fastMs), 0.5),
       deepMs: quantile(searches.filter((s) => s.deep).map((s) => s.deepMs), 0.5) || 0,
+      cpuMs: quantile(searches.map((s) => s.cpuMs), 0.5),
     };
   };
 
