@@ -179,10 +179,10 @@ function identificationSection(results: GallerySizeResult[], poolTemplates: numb
 
 function galleryLoadSection(g: GalleryLoadResult): string {
   return [
-    `### 1:N end to end on PostgreSQL (the gallery manager of a worker; same pets and probes as above)`,
+    `### 1:N end to end on PostgreSQL (the gallery manager of a worker; the first probe setting's enrolled pets and probes, distractors as above; rows as a registration writes them)`,
     "",
     table(
-      ["enrolled pets", "image rows: templates / search keys", "gallery load from the database (search keys)", "identify p50 / p95 (shortlist's templates read from the database)", "rank-1", "identify right after another process enrolled a pet"],
+      ["enrolled pets", "image rows: templates / search keys", "start-up preload from the database (search keys)", "identify p50 / p95 (shortlist's templates read from the database)", "rank-1", "identify right after another process enrolled a pet"],
       [[num(g.pets), `${num(g.templateRows)}: ${mib(g.templateBytes)} / ${mib(g.searchKeyBytes)}`, `${ms(g.loadMs)} (${num(g.pets / (g.loadMs / 1000))} pets/s)`, `${ms(g.p50)} / ${ms(g.p95)}`, pct(g.rank1), ms(g.afterChangeMs)]],
     ),
   ].join("\n");

@@ -35,7 +35,7 @@ export interface IdentificationBenchOptions {
   /** Generator settings of the probe sets (a row each, enrolled and unknown). */
   settings: DifficultyName[];
   distractorSubjects: number;
-  /** The distractor pool's setting (and the gallery-load bench's subjects'). */
+  /** The distractor pool's setting. */
   difficulty: DifficultyName;
   cacheDir: string;
   log: (line: string) => void;
@@ -167,9 +167,9 @@ async function preparePool(options: Omit<IdentificationBenchOptions, "sizes">): 
   return pool.filter((t): t is Uint8Array => t !== null);
 }
 
-/** `genuine` subjects of `difficulty` (enrolled with captures 0–4, probed with 5–7) and the distractor pool. */
+/** The first probe setting's enrolled subjects (enrolled with captures 0–4, probed with 5–7) and the distractor pool. */
 export async function prepareTemplates(options: Omit<IdentificationBenchOptions, "sizes">): Promise<BenchTemplates> {
-  const set = await prepareProbeSet(options.difficulty, { ...options, strangers: 0 });
+  const set = await prepareProbeSet(options.settings[0] ?? options.difficulty, options);
   return { subjects: set.enrolled, pool: await preparePool(options) };
 }
 

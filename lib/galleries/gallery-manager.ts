@@ -197,9 +197,9 @@ export class GalleryManager {
     const engine = await this.engine();
     const key = galleryKey(scope);
     await engine.galleryDrop(key);
-    let after: string | undefined;
-    let pets = 0;
-    for (;;) {
+    // One batch read from the database while the engine threads take the previous one: the load runs at the pace of
+    // the slower of the two, not of their sum.
+    const readBatch = async (after: string | undefined) => {
       const batch = await this.db.pet.findMany({
         where: {
           accountId: scope.accountId,
@@ -212,16 +212,26 @@ export class GalleryManager {
         orderBy: { id: "asc" },
         take: LOAD_BATCH_PETS,
       });
-      if (batch.length === 0) break;
-      const byPet = await enrolledSearchKeysByPet(
-        this.db,
-        scope.accountId,
-        batch.map((p) => p.id),
-      );
-      await engine.galleryUpsertPets(key, [...byPet].map(([petId, templates]) => ({ petId, templates })));
-      pets += byPet.size;
-      after = batch[batch.length - 1].id;
+      if (batch.length === 0) return null;
+      const byPet = await enrolledSearchKeysByPet(this.db, scope.accountId, batch.map((p) => p.id));
+      return { last: batch[batch.length - 1].id, pets: [...byPet].map(([petId, templates]) => ({ petId, templates })) };
+    };
+    let pets = 0;
+    let adding: Promise<void> = Promise.resolve();
+    try {
+      for (let batch = await readBatch(undefined); batch; ) {
+        const current = batch;
+        await adding;
+        adding = engine.galleryUpsertPets(key, current.pets);
+        // Handled here so a failure while the next batch is read is not reported as unhandled; awaited below.
+        adding.catch(() => undefined);
+        pets += current.pets.length;
+        batch = await readBatch(current.last);
+      }
+    } finally {
+      await adding.catch(() => undefined);
     }
+    await adding;
     // A gallery with no pets yet is a loaded one (every shard created), not one loaded again at each search.
     if (pets === 0) await engine.galleryUpsertPets(key, []);
     await this.db.galleryChange.deleteMany({ where: { createdAt: { lt: new Date(Date.now() - CHANGE_RETENTION_MS) } } });
