@@ -110,7 +110,28 @@ export class GalleryManager {
     }
     const ms = Date.now() - started;
     logInfo("galleries-preloaded", { galleries: scopes.length, ms });
+    // Images enrolled before registrations wrote their light templates get them now, ahead of the deep passes that read them.
+    for (const accountId of new Set(scopes.map((scope) => scope.accountId))) {
+      try {
+        await this.backfillLightTemplates(accountId);
+      } catch (error) {
+        logError("light-template-backfill-failed", error, { accountId });
+      }
+    }
     return { galleries: scopes.length, ms };
+  }
+
+  /** Cuts and stores the light templates enrolled images lack (enrolledLightTemplatesByPet fills them), a batch at a time. */
+  private async backfillLightTemplates(accountId: string): Promise<void> {
+    const where = { accountId, usable: true, petId: { not: null }, lightTemplate: null };
+    let left = await this.db.fingerprintImage.count({ where });
+    while (left > 0) {
+      const rows = await this.db.fingerprintImage.findMany({ where, select: { petId: true }, take: LOAD_BATCH_PETS });
+      if (rows.length === 0) break;
+      await enrolledLightTemplatesByPet(this.db, accountId, [...new Set(rows.map((row) => row.petId!))]);
+      // Bounded by the count at the start, whatever a row that cannot be cut does.
+      left -= rows.length;
+    }
   }
 
   private async scopesInUse(): Promise<GalleryScope[]> {

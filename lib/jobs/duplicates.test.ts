@@ -97,11 +97,15 @@ describe("duplicates caught at registration", () => {
     expect(await open.prisma.fingerprintImage.count({ where: { petId: again.petId } })).toBeGreaterThanOrEqual(3);
   }, 300_000);
 
-  it("preloads the galleries searches will need", async () => {
+  it("preloads the galleries searches will need, and fills light templates older enrolments lack", async () => {
     const manager = getGalleryManager(open.prisma);
     await manager.dropAll();
+    // Images enrolled before registrations wrote light templates.
+    const { count } = await open.prisma.fingerprintImage.updateMany({ where: { accountId, petId: { not: null } }, data: { lightTemplate: null } });
+    expect(count).toBeGreaterThan(0);
     expect(await manager.preload()).toMatchObject({ galleries: 1 });
     const { galleryStats } = await getEngine();
     expect(await galleryStats(`${accountId}/*/DOG`)).toMatchObject({ loaded: true, pets: 3 });
+    expect(await open.prisma.fingerprintImage.count({ where: { accountId, petId: { not: null }, usable: true, lightTemplate: null } })).toBe(0);
   }, 120_000);
 });
