@@ -131,10 +131,18 @@ function jobSection(figures: { mode: string; jobs: JobFigures }[]): string {
     ],
     [`identification, ${jobs.identification.galleryPets} pets (${mode})`, `${ms(jobs.identification.p50)} / ${ms(jobs.identification.p95)}`, "", ""],
   ]);
+  const stall = figures.map(({ mode, jobs }) => {
+    const u = jobs.underLoad;
+    return [mode, `${u.identifications}`, `${ms(u.enrolled.p50)} / ${ms(u.enrolled.p95)}`, `${ms(u.unknown.p50)} / ${ms(u.unknown.p95)}`, `${u.get.calls}`, `${ms(u.get.p50)} / **${ms(u.get.p99)}** / ${ms(u.get.max)}`, `${u.get.failed}`];
+  });
   return [
     `### Jobs end to end (start → SUCCESS seen by a client polling every 50 ms; ${figures[0]?.jobs.jobs ?? 0} jobs each, one at a time)`,
     "",
     table(["job", "p50 / p95", "reference: engine verifyPet alone, same captures", "p50 ratio"], rows),
+    "",
+    "### No stall: two clients identifying at once (an enrolled pet; an animal nobody enrolled), a third reading a pet every 25 ms",
+    "",
+    table(["mode", "identifications", "enrolled p50 / p95", "unknown p50 / p95", "pet GETs meanwhile", "GET p50 / p99 / max", "failed GETs (resets, errors)"], stall),
   ].join("\n");
 }
 
