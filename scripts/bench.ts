@@ -1,6 +1,6 @@
 /**
  * npm run bench [-- --only api,uploads,jobs,identification,gallery --pets 1000,10000,100000 --db-pets 1000 --genuine 50
- *   --distractor-subjects 300 --connections 16 --seconds 10 --jobs 20 --uploads 60 --no-build --write]
+ *   --strangers 20 --settings hard,real --distractor-subjects 300 --connections 16 --seconds 10 --jobs 20 --uploads 60 --no-build --write]
  * Service figures beside their references, measured in one run on this machine: API throughput and
  * latency (autocannon, a separate process) vs a bare Node http server answering the same JSON, in
  * PostgreSQL and PGlite mode; uploads vs sharp decoding the same images; job latency seen by a polling
@@ -13,7 +13,8 @@ import path from "node:path";
 import { parseScriptArgs } from "./script-cli";
 import { WARMUP_SECONDS, type LoadResult } from "@/lib/bench/api-load";
 import { benchGalleryLoad, type GalleryLoadResult } from "@/lib/bench/gallery-load";
-import { benchIdentification, type GallerySizeResult } from "@/lib/bench/identification";
+import { benchIdentification, type GallerySizeResult, type ProbeRow } from "@/lib/bench/identification";
+import type { DifficultyName } from "@/lib/synth/parameters";
 import { benchApi, benchJobs, benchUploads, type ApiFigures, type JobFigures, type UploadFigures } from "@/lib/bench/service";
 import { mib, ms, num, pct, table } from "@/lib/bench/stats";
 import { shutdownEngine } from "@/lib/jobs/engine-port";
@@ -29,6 +30,8 @@ const { values } = parseScriptArgs({
     "db-pets": { type: "string", default: "1000" },
     genuine: { type: "string", default: "50" },
     "distractor-subjects": { type: "string", default: "300" },
+    settings: { type: "string", default: "hard,real" },
+    strangers: { type: "string", default: "20" },
     connections: { type: "string", default: "16" },
     seconds: { type: "string", default: "10" },
     jobs: { type: "string", default: "20" },
@@ -128,41 +131,66 @@ function jobSection(figures: { mode: string; jobs: JobFigures }[]): string {
     ],
     [`identification, ${jobs.identification.galleryPets} pets (${mode})`, `${ms(jobs.identification.p50)} / ${ms(jobs.identification.p95)}`, "", ""],
   ]);
+  const stall = figures.map(({ mode, jobs }) => {
+    const u = jobs.underLoad;
+    return [mode, `${u.identifications}`, `${ms(u.enrolled.p50)} / ${ms(u.enrolled.p95)}`, `${ms(u.unknown.p50)} / ${ms(u.unknown.p95)}`, `${u.get.calls}`, `${ms(u.get.p50)} / **${ms(u.get.p99)}** / ${ms(u.get.max)}`, `${u.get.failed}`];
+  });
   return [
     `### Jobs end to end (start → SUCCESS seen by a client polling every 50 ms; ${figures[0]?.jobs.jobs ?? 0} jobs each, one at a time)`,
     "",
     table(["job", "p50 / p95", "reference: engine verifyPet alone, same captures", "p50 ratio"], rows),
+    "",
+    "### No stall: two clients identifying at once (an enrolled pet; an animal nobody enrolled), a third reading a pet every 25 ms",
+    "",
+    table(["mode", "identifications", "enrolled p50 / p95", "unknown p50 / p95", "pet GETs meanwhile", "GET p50 / p99 / max", "failed GETs (resets, errors)"], stall),
   ].join("\n");
 }
 
-function identificationSection(results: GallerySizeResult[], poolTemplates: number, subjects: number): string {
+function identificationSection(results: GallerySizeResult[], poolTemplates: number, sets: { setting: DifficultyName; enrolled: number; strangers: number }[]): string {
   const base = results[0];
+  const label = (r: ProbeRow) => (r.kind === "enrolled" ? `enrolled, ${r.setting} setting` : `unknown animals, ${r.setting} setting`);
+  const rows = results.flatMap((result) =>
+    result.rows.map((r, i) => {
+      const ref = base.rows[i];
+      const delta = result === base ? "" : ` (${r.rank1 >= ref.rank1 ? "=" : "−"}${Math.abs((r.rank1 - ref.rank1) * 100).toFixed(0)} pt)`;
+      return [
+        num(result.pets),
+        `${label(r)} (${r.probes})`,
+        `${ms(r.p50)} / **${ms(r.p95)}** / ${ms(r.max)}`,
+        r.kind === "enrolled" ? `${pct(r.rank1)}${delta}` : "–",
+        r.kind === "enrolled" ? pct(r.found) : `**${pct(r.rank1)}**${delta}`,
+        pct(r.deep),
+        `${ms(r.fastMs)} / ${r.deep > 0 ? ms(r.deepMs) : "–"}`,
+        ms(r.cpuMs),
+        `${r.shortlisted.toFixed(0)} / ${r.reranked.toFixed(0)} / ${r.compared.toFixed(0)}`,
+      ];
+    }),
+  );
+  const memory = results.map((r) => [
+    num(r.pets),
+    `${(r.galleryBytes / r.pets).toFixed(0)} B (${mib(r.galleryBytes)})`,
+    `${(r.rssBytes / r.pets / 1024).toFixed(1)} KiB (${mib(r.rssBytes)})`,
+    `${num(r.upsertPerSecond)} pets/s`,
+  ]);
+  const described = sets.map((s) => `${s.setting}: ${s.enrolled} enrolled subjects probed with 3 new captures, ${s.strangers} never enrolled`).join("; ");
   return [
-    `### 1:N through identifyInGallery (${subjects} genuine probes of 3 images; distractors mixed from ${poolTemplates} templates of other noses)`,
+    `### 1:N through identifyInGallery (${described}; distractors mixed from ${poolTemplates} templates of other noses)`,
     "",
     table(
-      ["enrolled pets", "p50 / p95", "rank-1", "found at all", "shortlisted / compared", "unknown animal p50 / p95 (matching nobody)", "gallery bytes per pet", "RSS growth per pet", "gallery load"],
-      results.map((r) => [
-        num(r.pets),
-        `${ms(r.p50)} / ${ms(r.p95)}`,
-        `${pct(r.rank1)}${r === base ? "" : ` (${r.rank1 >= base.rank1 ? "=" : "−"}${Math.abs((r.rank1 - base.rank1) * 100).toFixed(0)} pt)`}`,
-        pct(r.found),
-        `${r.shortlisted.toFixed(0)} / ${r.compared.toFixed(0)}`,
-        `${ms(r.strangerP50)} / ${ms(r.strangerP95)} (${pct(r.strangersRejected)})`,
-        `${(r.galleryBytes / r.pets).toFixed(0)} B (${mib(r.galleryBytes)})`,
-        `${(r.rssBytes / r.pets / 1024).toFixed(1)} KiB (${mib(r.rssBytes)})`,
-        `${num(r.upsertPerSecond)} pets/s`,
-      ]),
+      ["enrolled pets", "probes", "p50 / p95 / max", "rank-1", "found (enrolled) / matching nobody (unknown)", "deep pass", "median fast pass / deep pass", "median CPU time (all threads)", "shortlisted / lightly compared / fully compared"],
+      rows,
     ),
+    "",
+    table(["enrolled pets", "gallery bytes per pet", "RSS growth per pet", "gallery load (search keys into the engine)"], memory),
   ].join("\n");
 }
 
 function galleryLoadSection(g: GalleryLoadResult): string {
   return [
-    `### 1:N end to end on PostgreSQL (the gallery manager of a worker; same pets and probes as above)`,
+    `### 1:N end to end on PostgreSQL (the gallery manager of a worker; the first probe setting's enrolled pets and probes, distractors as above; rows as a registration writes them)`,
     "",
     table(
-      ["enrolled pets", "image rows: templates / search keys", "gallery load from the database (search keys)", "identify p50 / p95 (shortlist's templates read from the database)", "rank-1", "identify right after another process enrolled a pet"],
+      ["enrolled pets", "image rows: templates / search keys", "start-up preload from the database (search keys)", "identify p50 / p95 (shortlist's templates read from the database)", "rank-1", "identify right after another process enrolled a pet"],
       [[num(g.pets), `${num(g.templateRows)}: ${mib(g.templateBytes)} / ${mib(g.searchKeyBytes)}`, `${ms(g.loadMs)} (${num(g.pets / (g.loadMs / 1000))} pets/s)`, `${ms(g.p50)} / ${ms(g.p95)}`, pct(g.rank1), ms(g.afterChangeMs)]],
     ),
   ].join("\n");
@@ -231,12 +259,14 @@ async function main(): Promise<void> {
     genuine: Number(values.genuine),
     distractorSubjects: Number(values["distractor-subjects"]),
     difficulty: "normal" as const,
+    strangers: Number(values.strangers),
+    settings: values.settings.split(",") as DifficultyName[],
     cacheDir: path.join(os.tmpdir(), "rhinarium-bench-cache"),
     log,
   };
   if (only.has("identification")) {
-    const { results, poolTemplates, subjects } = await benchIdentification({ ...dataset, sizes: values.pets.split(",").map(Number) });
-    sections.identification.push(identificationSection(results, poolTemplates, subjects));
+    const { results, poolTemplates, sets } = await benchIdentification({ ...dataset, sizes: values.pets.split(",").map(Number) });
+    sections.identification.push(identificationSection(results, poolTemplates, sets));
   }
   if (only.has("gallery")) {
     sections.gallery.push(galleryLoadSection(await benchGalleryLoad(Number(values["db-pets"]), dataset)));

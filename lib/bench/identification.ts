@@ -6,49 +6,71 @@ import { getEngine } from "@/lib/jobs/engine-port";
 import { captureFileName, generateDataset, MANIFEST_FILE, subjectDirName } from "@/lib/synth/dataset";
 import type { DifficultyName } from "@/lib/synth/parameters";
 import { Rng } from "@/lib/synth/prng";
-import { quantile } from "./stats";
+import { cpuMsSince, quantile } from "./stats";
 
 // 1:N at gallery sizes far beyond what can be enrolled through the API on one machine in minutes.
 // Every template comes from the engine's enrolment path (analyseImage on a synthetic JPEG), and every
 // search goes through identifyInGallery exactly as the gallery manager calls it. What is synthetic:
-// - genuine pets: `genuine` synthetic subjects, enrolled with captures 0–4, probed with captures 5–7;
+// - enrolled animals: for each probe setting (`settings`: the hard setting, the reality-matched one…), `genuine`
+//   synthetic subjects enrolled with captures 0–4 and probed with captures 5–7 (extracted as 1:N probes are);
+// - unknown animals: `strangers` more subjects of each setting, never enrolled, probed with captures 5–7;
 // - distractor pets: each enrolled with ENROL_IMAGES templates drawn at random from a pool of images of
-//   other subjects (one capture of each of `distractorSubjects` subjects, and its mirror image, which
-//   to the matcher is another nose). A distractor is thus a mix of several noses; none is a probe's.
+//   other subjects (one capture of each of `distractorSubjects` subjects of `difficulty`, and its mirror image,
+//   which to the matcher is another nose). A distractor is thus a mix of several noses; none is a probe's.
 // - loadTemplates answers from memory instead of PostgreSQL (the database cost of the shortlist is the
 //   same at every gallery size and is measured end to end by the identification job figures).
 
 const ENROL_CAPTURES = [0, 1, 2, 3, 4];
 const PROBE_CAPTURES = [5, 6, 7];
 const ENROL_IMAGES = 5;
-/** Genuine pets searched as unknown animals (taken out of the gallery for their search) at each size. */
-const STRANGER_PROBES = 20;
+/** The seed of every probe setting's subjects (the settings render different noses from it). */
+const PROBE_SET_SEED = 5151;
 
 export interface IdentificationBenchOptions {
   sizes: number[];
+  /** Enrolled subjects per probe setting. */
   genuine: number;
+  /** Unknown animals (never enrolled) per probe setting. */
+  strangers: number;
+  /** Generator settings of the probe sets (a row each, enrolled and unknown). */
+  settings: DifficultyName[];
   distractorSubjects: number;
+  /** The distractor pool's setting. */
   difficulty: DifficultyName;
   cacheDir: string;
   log: (line: string) => void;
 }
 
-export interface GallerySizeResult {
-  pets: number;
+/** One row: a probe set's searches at one gallery size. */
+export interface ProbeRow {
+  setting: DifficultyName;
+  kind: "enrolled" | "unknown";
+  probes: number;
   p50: number;
   p95: number;
+  max: number;
+  /** Enrolled: the probe's pet first; unknown: nobody returned (the right answer). */
   rank1: number;
-  /** Probes whose pet is anywhere among the candidates. */
+  /** Enrolled: the probe's pet anywhere among the candidates. */
   found: number;
+  /** Searches that needed the deep pass. */
+  deep: number;
+  shortlisted: number;
+  reranked: number;
+  compared: number;
+  /** Medians of the cascade's phases (ms), timed from the loader calls: fast first stage + its full matching, deep pass. */
+  fastMs: number;
+  deepMs: number;
+  /** Median CPU time of a search, every thread of the process (not stretched by other processes' load). */
+  cpuMs: number;
+}
+
+export interface GallerySizeResult {
+  pets: number;
+  rows: ProbeRow[];
   galleryBytes: number;
   rssBytes: number;
   upsertPerSecond: number;
-  shortlisted: number;
-  compared: number;
-  /** Latency of an unknown animal's search (STRANGER_PROBES of them), and the share that matched nobody. */
-  strangerP50: number;
-  strangerP95: number;
-  strangersRejected: number;
 }
 
 interface Subject {
@@ -130,38 +152,25 @@ export interface BenchTemplates {
   pool: Uint8Array[];
 }
 
-export async function prepareTemplates(options: Omit<IdentificationBenchOptions, "sizes">): Promise<BenchTemplates> {
+/** The templates distractor pets are mixed from: one capture of each distractor subject, and its mirror image. */
+async function preparePool(options: Omit<IdentificationBenchOptions, "sizes">): Promise<Uint8Array[]> {
   const { ENGINE_VERSION } = await getEngine();
   fs.mkdirSync(options.cacheDir, { recursive: true });
-  const genuineDir = path.join(options.cacheDir, `genuine-${options.difficulty}-${options.genuine}`);
   const poolDir = path.join(options.cacheDir, `distractors-${options.difficulty}-${options.distractorSubjects}`);
-  options.log(`identification: rendering ${options.genuine} genuine subjects x 8 captures and ${options.distractorSubjects} distractor subjects (cached in ${options.cacheDir})`);
-  await dataset(genuineDir, options.genuine, 8, 5151, options.difficulty);
+  options.log(`identification: rendering ${options.distractorSubjects} distractor subjects (cached in ${options.cacheDir})`);
   await dataset(poolDir, options.distractorSubjects, 1, 6262, options.difficulty);
-
-  const genuineFiles = Array.from({ length: options.genuine }, (_, s) =>
-    Array.from({ length: 8 }, (_, c) => path.join(genuineDir, subjectDirName(s, options.genuine), captureFileName(c, 8))),
-  ).flat();
-  options.log(`identification: extracting templates (engine version ${ENGINE_VERSION})`);
-  const genuine = await templatesOf(
-    path.join(options.cacheDir, `${path.basename(genuineDir)}-v${ENGINE_VERSION}.bin`),
-    () => genuineFiles.map((f) => fs.promises.readFile(f)),
-    (i) => PROBE_CAPTURES.includes(i % 8),
-  );
-  const subjects: Subject[] = Array.from({ length: options.genuine }, (_, s) => ({
-    enrol: ENROL_CAPTURES.map((c) => genuine[s * 8 + c]).filter((t): t is Uint8Array => t !== null),
-    probe: PROBE_CAPTURES.map((c) => genuine[s * 8 + c]).filter((t): t is Uint8Array => t !== null),
-  }));
-
   const poolFiles = Array.from({ length: options.distractorSubjects }, (_, s) => path.join(poolDir, subjectDirName(s, options.distractorSubjects), captureFileName(0, 1)));
   const pool = await templatesOf(path.join(options.cacheDir, `${path.basename(poolDir)}-v${ENGINE_VERSION}.bin`), () => [
     ...poolFiles.map((f) => fs.promises.readFile(f)),
     ...poolFiles.map((f) => sharp(f).flop().jpeg({ quality: 92 }).toBuffer()),
   ], () => false);
-  return {
-    subjects: subjects.filter((s) => s.enrol.length >= 3 && s.probe.length >= 2),
-    pool: pool.filter((t): t is Uint8Array => t !== null),
-  };
+  return pool.filter((t): t is Uint8Array => t !== null);
+}
+
+/** The first probe setting's enrolled subjects (enrolled with captures 0–4, probed with 5–7) and the distractor pool. */
+export async function prepareTemplates(options: Omit<IdentificationBenchOptions, "sizes">): Promise<BenchTemplates> {
+  const set = await prepareProbeSet(options.settings[0] ?? options.difficulty, options);
+  return { subjects: set.enrolled, pool: await preparePool(options) };
 }
 
 /** Distractor pet number `n`'s templates: ENROL_IMAGES drawn from the pool, the same for the same seed. */
@@ -171,9 +180,43 @@ export function distractorMix(rng: Rng, poolSize: number): Uint16Array {
   return mix;
 }
 
+
+interface ProbeSet {
+  setting: DifficultyName;
+  /** Enrolled subjects (pet ids `${setting}-g${i}`) with at least 3 enrolment and 2 probe templates. */
+  enrolled: Subject[];
+  /** Never enrolled: probes only. */
+  strangers: Uint8Array[][];
+}
+
+/** A setting's enrolled subjects and unknown animals, rendered and extracted once (cached per engine version). */
+async function prepareProbeSet(setting: DifficultyName, options: Omit<IdentificationBenchOptions, "sizes">): Promise<ProbeSet> {
+  const { ENGINE_VERSION } = await getEngine();
+  const subjects = options.genuine + options.strangers;
+  const dir = path.join(options.cacheDir, `probes-${setting}-${subjects}-s${PROBE_SET_SEED}`);
+  options.log(`identification: rendering ${subjects} subjects x 8 captures, ${setting} setting`);
+  await dataset(dir, subjects, 8, PROBE_SET_SEED, setting);
+  const files = Array.from({ length: subjects }, (_, s) => Array.from({ length: 8 }, (_, c) => path.join(dir, subjectDirName(s, subjects), captureFileName(c, 8)))).flat();
+  const templates = await templatesOf(
+    path.join(options.cacheDir, `${path.basename(dir)}-v${ENGINE_VERSION}.bin`),
+    () => files.map((f) => fs.promises.readFile(f)),
+    (i) => PROBE_CAPTURES.includes(i % 8),
+  );
+  const of = (s: number, captures: number[]) => captures.map((c) => templates[s * 8 + c]).filter((t): t is Uint8Array => t !== null);
+  const enrolled = Array.from({ length: options.genuine }, (_, s) => ({ enrol: of(s, ENROL_CAPTURES), probe: of(s, PROBE_CAPTURES) }));
+  const strangers = Array.from({ length: options.strangers }, (_, i) => of(options.genuine + i, PROBE_CAPTURES));
+  return {
+    setting,
+    enrolled: enrolled.filter((s) => s.enrol.length >= 3 && s.probe.length >= 2),
+    strangers: strangers.filter((probe) => probe.length >= 2),
+  };
+}
+
 /** Grows one gallery through the sizes (each gallery holds the previous one) and searches it at each. */
-export async function benchIdentification(options: IdentificationBenchOptions): Promise<{ results: GallerySizeResult[]; poolTemplates: number; subjects: number }> {
-  const { subjects: usable, pool } = await prepareTemplates(options);
+export async function benchIdentification(options: IdentificationBenchOptions): Promise<{ results: GallerySizeResult[]; poolTemplates: number; sets: { setting: DifficultyName; enrolled: number; strangers: number }[] }> {
+  const pool = await preparePool(options);
+  const sets: ProbeSet[] = [];
+  for (const setting of options.settings) sets.push(await prepareProbeSet(setting, options));
   const engine = await getEngine();
   const key = `bench/${process.pid}`;
   await engine.galleryDrop(key);
@@ -191,18 +234,65 @@ export async function benchIdentification(options: IdentificationBenchOptions): 
   const lightOf = cutOnce(engine.lightTemplateOf);
   const rng = new Rng(777);
   const distractors = new Map<string, Uint16Array>();
+  const genuine = new Map<string, Uint8Array[]>();
+  for (const set of sets) set.enrolled.forEach((subject, i) => genuine.set(`${set.setting}-g${i}`, subject.enrol));
+  const genuineIds = [...genuine.keys()];
   const templatesOfPet = (petId: string): Uint8Array[] => {
     const mix = distractors.get(petId);
-    if (mix) return [...mix].map((i) => pool[i]);
-    return usable[Number(petId.slice(1))].enrol;
+    return mix ? [...mix].map((i) => pool[i]) : (genuine.get(petId) ?? []);
   };
-  const loadTemplates = async (petIds: string[]) => petIds.map((petId) => ({ petId, templates: templatesOfPet(petId) }));
-  const loadLightTemplates = async (petIds: string[]) => petIds.map((petId) => ({ petId, templates: templatesOfPet(petId).map(lightOf) }));
+  // Each search's phases, from when the engine asks for templates: the fast pass's full templates, the deep pass's
+  // light ones, then its promoted pets' full templates.
+  let loads: number[] = [];
+  const loadTemplates = async (petIds: string[]) => {
+    loads.push(performance.now());
+    return petIds.map((petId) => ({ petId, templates: templatesOfPet(petId) }));
+  };
+  const loadLightTemplates = async (petIds: string[]) => {
+    loads.push(performance.now());
+    return petIds.map((petId) => ({ petId, templates: templatesOfPet(petId).map(lightOf) }));
+  };
 
   // Warm the engine threads (code, SIMD kernel) before measuring anything.
-  await engine.galleryUpsertPet(key, "g0", usable[0].enrol.map(searchKeyOf));
-  await engine.identifyInGallery(key, usable[0].probe, loadTemplates, loadLightTemplates);
+  const warm = sets[0].enrolled[0];
+  await engine.galleryUpsertPet(key, "warm", warm.enrol.map(searchKeyOf));
+  await engine.identifyInGallery(key, warm.probe, loadTemplates, loadLightTemplates);
+  await engine.galleryRemovePet(key, "warm");
   const rssBefore = process.memoryUsage().rss;
+
+  const search = async (probe: Uint8Array[]) => {
+    loads = [];
+    const cpu = process.cpuUsage();
+    const t0 = performance.now();
+    const outcome = await engine.identifyInGallery(key, probe, loadTemplates, loadLightTemplates);
+    const total = performance.now() - t0;
+    const cpuMs = cpuMsSince(cpu);
+    const deep = outcome.details.reranked > 0 || loads.length > 1;
+    // The fast pass ends where the deep pass asks for its light templates (or at the end).
+    const fastEnd = deep && loads.length > 1 ? loads[1] - t0 : total;
+    return { outcome, total, deep, fastMs: fastEnd, deepMs: total - fastEnd, cpuMs };
+  };
+  const row = (setting: DifficultyName, kind: ProbeRow["kind"], searches: Awaited<ReturnType<typeof search>>[], right: boolean[], found: boolean[]): ProbeRow => {
+    const mean = (f: (s: (typeof searches)[number]) => number) => searches.reduce((sum, s) => sum + f(s), 0) / Math.max(1, searches.length);
+    const latencies = searches.map((s) => s.total);
+    return {
+      setting,
+      kind,
+      probes: searches.length,
+      p50: quantile(latencies, 0.5),
+      p95: quantile(latencies, 0.95),
+      max: Math.max(...latencies),
+      rank1: right.filter(Boolean).length / Math.max(1, right.length),
+      found: found.filter(Boolean).length / Math.max(1, found.length),
+      deep: searches.filter((s) => s.deep).length / Math.max(1, searches.length),
+      shortlisted: mean((s) => s.outcome.details.shortlisted),
+      reranked: mean((s) => s.outcome.details.reranked),
+      compared: mean((s) => s.outcome.details.compared),
+      fastMs: quantile(searches.map((s) => s.fastMs), 0.5),
+      deepMs: quantile(searches.filter((s) => s.deep).map((s) => s.deepMs), 0.5) || 0,
+      cpuMs: quantile(searches.map((s) => s.cpuMs), 0.5),
+    };
+  };
 
   const results: GallerySizeResult[] = [];
   let pets = 0;
@@ -212,8 +302,8 @@ export async function benchIdentification(options: IdentificationBenchOptions): 
     const batch: { petId: string; templates: Uint8Array[] }[] = [];
     for (; pets < size; pets++) {
       let petId: string;
-      if (pets < usable.length) {
-        petId = `g${pets}`;
+      if (pets < genuineIds.length) {
+        petId = genuineIds[pets];
       } else {
         petId = `d${pets}`;
         distractors.set(petId, distractorMix(rng, pool.length));
@@ -227,50 +317,32 @@ export async function benchIdentification(options: IdentificationBenchOptions): 
     const stats = await engine.galleryStats(key);
     const rssBytes = process.memoryUsage().rss - rssBefore;
 
-    const latencies: number[] = [];
-    let rank1 = 0;
-    let found = 0;
-    let shortlisted = 0;
-    let compared = 0;
-    for (let s = 0; s < usable.length; s++) {
-      const t0 = performance.now();
-      const outcome = await engine.identifyInGallery(key, usable[s].probe, loadTemplates, loadLightTemplates);
-      latencies.push(performance.now() - t0);
-      if (outcome.candidates[0]?.petId === `g${s}`) rank1++;
-      if (outcome.candidates.some((c) => c.petId === `g${s}`)) found++;
-      shortlisted += outcome.details.shortlisted;
-      compared += outcome.details.compared;
+    const rows: ProbeRow[] = [];
+    for (const set of sets) {
+      const searches: Awaited<ReturnType<typeof search>>[] = [];
+      const right: boolean[] = [];
+      const found: boolean[] = [];
+      for (let s = 0; s < set.enrolled.length; s++) {
+        const petId = `${set.setting}-g${s}`;
+        const done = await search(set.enrolled[s].probe);
+        searches.push(done);
+        right.push(done.outcome.candidates[0]?.petId === petId);
+        found.push(done.outcome.candidates.some((c) => c.petId === petId));
+      }
+      rows.push(row(set.setting, "enrolled", searches, right, found));
+      const unknown: Awaited<ReturnType<typeof search>>[] = [];
+      for (const probe of set.strangers) unknown.push(await search(probe));
+      const nobody = unknown.map((s) => s.outcome.candidates.length === 0);
+      rows.push(row(set.setting, "unknown", unknown, nobody, nobody));
     }
-    // Unknown animals: a genuine pet's probe with that pet taken out of the gallery (a real nose nobody enrolled),
-    // which runs the cascade's deep pass (docs/engine.md, format 8). The pet is put back afterwards.
-    const strangerLatencies: number[] = [];
-    let strangersRejected = 0;
-    for (let s = 0; s < Math.min(STRANGER_PROBES, usable.length); s++) {
-      await engine.galleryRemovePet(key, `g${s}`);
-      const t0 = performance.now();
-      const outcome = await engine.identifyInGallery(key, usable[s].probe, loadTemplates, loadLightTemplates);
-      strangerLatencies.push(performance.now() - t0);
-      if (outcome.candidates.length === 0) strangersRejected++;
-      await engine.galleryUpsertPets(key, [{ petId: `g${s}`, templates: templatesOfPet(`g${s}`).map(searchKeyOf) }]);
-    }
-    const result: GallerySizeResult = {
-      pets: stats.pets,
-      p50: quantile(latencies, 0.5),
-      p95: quantile(latencies, 0.95),
-      rank1: rank1 / usable.length,
-      found: found / usable.length,
-      galleryBytes: stats.bytes,
-      rssBytes,
-      upsertPerSecond,
-      shortlisted: shortlisted / usable.length,
-      compared: compared / usable.length,
-      strangerP50: quantile(strangerLatencies, 0.5),
-      strangerP95: quantile(strangerLatencies, 0.95),
-      strangersRejected: strangersRejected / strangerLatencies.length,
-    };
+    const result: GallerySizeResult = { pets: stats.pets, rows, galleryBytes: stats.bytes, rssBytes, upsertPerSecond };
     options.log(`identification: ${JSON.stringify(result)}`);
     results.push(result);
   }
   await engine.galleryDrop(key);
-  return { results, poolTemplates: pool.length, subjects: usable.length };
+  return {
+    results,
+    poolTemplates: pool.length,
+    sets: sets.map((set) => ({ setting: set.setting, enrolled: set.enrolled.length, strangers: set.strangers.length })),
+  };
 }

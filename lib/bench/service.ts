@@ -7,6 +7,7 @@ import { openDatabase } from "@/lib/db/connect";
 import { readEnv } from "@/lib/env";
 import { getEngine } from "@/lib/jobs/engine-port";
 import { getPetOrThrow } from "@/lib/pets/pets";
+import { startLatencyProbe } from "@/lib/test-support/latency-probe";
 import { noseCapture } from "@/lib/test-support/nose-images";
 import { apiClient, probeSession, registerPet } from "@/lib/test-support/scale";
 import { ops, type TestServer } from "@/lib/test-support/server";
@@ -141,6 +142,14 @@ export interface JobFigures {
   identification: { p50: number; p95: number; galleryPets: number };
   /** The engine's verifyPet alone on the same templates, in this process. */
   engineVerification: { p50: number; p95: number };
+  /** Two clients identifying at once (an enrolled pet, an animal nobody enrolled) while a third reads a pet. */
+  underLoad: {
+    identifications: number;
+    enrolled: { p50: number; p95: number };
+    unknown: { p50: number; p95: number };
+    /** GET /v2/pets/{id} every 25 ms meanwhile: latencies of the answered ones, and the calls that failed. */
+    get: { calls: number; p50: number; p99: number; max: number; failed: number };
+  };
 }
 
 /** Start → SUCCESS seen by a client polling every 50 ms, one job at a time. */
@@ -164,6 +173,25 @@ export async function benchJobs(server: TestServer, jobs: number): Promise<JobFi
     identification.push(performance.now() - t0);
     if (i.status !== "SUCCESS") throw new Error(`identification job ended ${i.status}`);
   }
+  // No stall: two clients identify at once, one an enrolled pet and one an animal nobody enrolled (a stray's deep
+  // pass), while a third client (its own process) reads a pet; a connection reset counts as a failed call.
+  const sessions = async (seed: number) => Array.from({ length: jobs }, () => probeSession(client, seed, "PET_IDENTIFICATION"));
+  const known = await Promise.all(await sessions(801));
+  const stray = await Promise.all(await sessions(899));
+  const probe = await startLatencyProbe(`${server.baseUrl}/v2/pets/${pets[0]}`, { "x-service-api-key": account.apiKey as string });
+  const identifyAll = async (list: string[]) => {
+    const latencies: number[] = [];
+    for (const session of list) {
+      const t0 = performance.now();
+      const done = await polling.waitForIdentification((await polling.identifyPet(session)).jobId);
+      latencies.push(performance.now() - t0);
+      if (done.status !== "SUCCESS") throw new Error(`identification job ended ${done.status}`);
+    }
+    return latencies;
+  };
+  const [knownLatencies, strayLatencies] = await Promise.all([identifyAll(known), identifyAll(stray)]);
+  const reads = await probe.stop();
+  const answered = reads.filter((latency) => latency >= 0);
   // The engine alone, on templates of the same captures.
   const engine = await getEngine();
   const templates = async (seed: number, captures: number[]) =>
@@ -181,5 +209,11 @@ export async function benchJobs(server: TestServer, jobs: number): Promise<JobFi
     verification: { p50: quantile(verification, 0.5), p95: quantile(verification, 0.95) },
     identification: { p50: quantile(identification, 0.5), p95: quantile(identification, 0.95), galleryPets: pets.length },
     engineVerification: { p50: quantile(engineSamples, 0.5), p95: quantile(engineSamples, 0.95) },
+    underLoad: {
+      identifications: known.length + stray.length,
+      enrolled: { p50: quantile(knownLatencies, 0.5), p95: quantile(knownLatencies, 0.95) },
+      unknown: { p50: quantile(strayLatencies, 0.5), p95: quantile(strayLatencies, 0.95) },
+      get: { calls: reads.length, p50: quantile(answered, 0.5), p99: quantile(answered, 0.99), max: Math.max(0, ...answered), failed: reads.length - answered.length },
+    },
   };
 }

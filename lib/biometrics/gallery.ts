@@ -27,6 +27,11 @@ export class Gallery {
     this.index.upsert(petId, keys);
   }
 
+  /** Adds or replaces many pets at once (faster than one by one: InvertedIndex.upsertMany). */
+  upsertMany(pets: readonly { petId: string; keys: readonly SearchKey[] }[]): void {
+    this.index.upsertMany(pets);
+  }
+
   remove(petId: string): boolean {
     return this.index.remove(petId);
   }
@@ -66,7 +71,7 @@ const galleries = new Map<string, Gallery>();
 export function galleryUpsertPets(key: string, pets: { petId: string; templates: Uint8Array[] }[]): void {
   let gallery = galleries.get(key);
   if (!gallery) galleries.set(key, (gallery = new Gallery()));
-  for (const pet of pets) gallery.upsert(pet.petId, pet.templates.map(searchKeyFrom));
+  gallery.upsertMany(pets.map((pet) => ({ petId: pet.petId, keys: pet.templates.map(searchKeyFrom) })));
 }
 
 export function galleryRemovePet(key: string, petId: string): boolean {

@@ -39,6 +39,36 @@ function probeOf(key: SearchKey, turn = 0, flips = 2): ProbeLookups {
 }
 
 describe("inverted index", () => {
+  it("builds by batches (upsertMany) the index one-by-one upserts build, replacements and removals included", () => {
+    const one = new InvertedIndex();
+    const many = new InvertedIndex();
+    const keys = (p: number, v = 0) => [randomKey(p * 10 + 1 + v, 120), randomKey(p * 10 + 2 + v, 120), randomKey(p * 10 + 3 + v, 120)];
+    const batch = Array.from({ length: 300 }, (_, p) => ({ petId: `pet-${p}`, keys: keys(p) }));
+    for (const pet of batch) one.upsert(pet.petId, pet.keys);
+    many.upsertMany(batch.slice(0, 150));
+    many.upsertMany(batch.slice(150));
+    // Replacements and removals (no images), in one batch.
+    const changes = [
+      { petId: "pet-3", keys: keys(3, 5) },
+      { petId: "pet-7", keys: keys(7, 6) },
+      { petId: "pet-9", keys: [] },
+      { petId: "pet-new", keys: keys(900) },
+    ];
+    for (const pet of changes) one.upsert(pet.petId, pet.keys);
+    many.upsertMany(changes);
+    expect(many.size).toBe(one.size);
+    expect(many.has("pet-9")).toBe(false);
+    for (const probe of [keys(3, 5)[1], keys(7, 6)[0], keys(9)[0], keys(900)[2], keys(120)[0], keys(299)[1]]) {
+      expect(many.search([probeOf(probe, 30)], 10)).toEqual(one.search([probeOf(probe, 30)], 10));
+    }
+    // A pet listed twice in one batch keeps its last images.
+    many.upsertMany([{ petId: "pet-11", keys: keys(11, 5) }, { petId: "pet-11", keys: keys(11, 6) }]);
+    expect(many.search([probeOf(keys(11, 6)[0], 30)], 1)[0].petId).toBe("pet-11");
+    expect(many.search([probeOf(keys(11, 5)[0], 30)], 1)[0]?.petId).not.toBe("pet-11");
+    one.dispose();
+    many.dispose();
+  });
+
   it("ranks the pet whose images the probe sees first, whatever the rotation", () => {
     const index = new InvertedIndex();
     for (let p = 0; p < 50; p++) index.upsert(`pet-${p}`, [randomKey(p * 10 + 1), randomKey(p * 10 + 2)]);

@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { Db } from "@/lib/db/connect";
 import type { Prisma } from "@/lib/generated/prisma/client";
 import { getEngine } from "@/lib/jobs/engine-port";
+import { jobNoseMatches } from "./duplicate-noses";
 import { jobOutcome, searchedPool } from "./job-outcome";
 import { qualityOf } from "./pets";
 import { petLabel } from "./pet-fields";
@@ -124,6 +125,7 @@ export async function getJobDetail(db: Db, accountId: string, jobId: string) {
       return { petId: c.petId, score: c.score, label: pet ? petLabel(pet) : null };
     }),
     pool: job.kind === "IDENTIFICATION" ? searchedPool(job.details) : null,
+    noseMatches: await jobNoseMatches(db, accountId, job),
     sessionId: job.sessionId,
     attempts: job.attempts,
     createdAt: job.createdAt.toISOString(),

@@ -7,6 +7,7 @@ import { breedSchema, metadataSchema, speciesSchema } from "@/lib/pets/schemas";
 import { getEngine } from "@/lib/jobs/engine-port";
 import { accountAction, type AccountActionContext } from "./action-client";
 import { jobOutcome } from "./job-outcome";
+import { petNoseMatches } from "./duplicate-noses";
 import { changedPetFields } from "./pet-fields";
 import type { PetListQuery, PetRow } from "./pet-list-query";
 
@@ -64,10 +65,10 @@ export function qualityOf(row: { usable: boolean; quality: unknown }): ImageQual
   };
 }
 
-/** The pet page: details, enrolled nose images with quality, appearance photos, recent jobs. */
+/** The pet page: details, enrolled nose images with quality, appearance photos, recent jobs, other pets with matching noses. */
 export async function getPetDetail(db: Db, accountId: string, petId: string) {
   const pet = await getPetOrThrow(db, accountId, petId);
-  const [fingerprints, appearances, jobs] = await Promise.all([
+  const [fingerprints, appearances, jobs, noseMatches] = await Promise.all([
     db.fingerprintImage.findMany({ where: { accountId, petId }, select: { id: true, usable: true, quality: true }, orderBy: { createdAt: "asc" } }),
     db.appearanceImage.findMany({ where: { accountId, petId }, select: { id: true }, orderBy: { createdAt: "asc" } }),
     db.job.findMany({
@@ -76,10 +77,12 @@ export async function getPetDetail(db: Db, accountId: string, petId: string) {
       orderBy: { createdAt: "desc" },
       take: 10,
     }),
+    petNoseMatches(db, accountId, petId),
   ]);
   const { DECISION_THRESHOLD } = await getEngine();
   return {
     pet,
+    noseMatches,
     fingerprints: fingerprints.map((f) => ({ id: f.id, ...qualityOf(f) })),
     appearances,
     jobs: jobs.map((j) => ({ id: j.id, kind: j.kind, outcome: jobOutcome(j, DECISION_THRESHOLD), createdAt: j.createdAt.toISOString() })),

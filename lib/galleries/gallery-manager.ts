@@ -2,7 +2,7 @@ import type { IdentificationOutcome } from "@/lib/biometrics";
 import type { Db } from "@/lib/db/connect";
 import { getEngine, type Engine } from "@/lib/jobs/engine-port";
 import { enrolledLightTemplatesByPet, enrolledSearchKeysByPet, enrolledTemplatesByPet } from "@/lib/jobs/templates";
-import { logInfo } from "@/lib/log";
+import { logError, logInfo } from "@/lib/log";
 
 /** The engine's gallery calls (lib/biometrics/index.ts): galleries live in its worker threads. */
 export type GalleryEngine = Pick<Engine, "galleryUpsertPets" | "galleryDrop" | "galleryStats" | "identifyInGallery">;
@@ -85,6 +85,76 @@ export class GalleryManager {
     this.accounts.get(scope.accountId)?.scopes.delete(galleryKey(scope));
   }
 
+  /**
+   * Loads, one after the other, the galleries searches will need: for each account and species with enrolled pets,
+   * the default pool (what registrations check new prints against) and the named pool the account searches, if any. Called at start-up without
+   * being awaited, so galleries are ready before traffic rather than loaded in the first caller's request; a search
+   * that arrives meanwhile waits for its own account's load only (the account lock), never for the others'.
+   */
+  async preload(): Promise<{ galleries: number; ms: number }> {
+    const started = Date.now();
+    let scopes: GalleryScope[];
+    try {
+      scopes = await this.scopesInUse();
+    } catch (error) {
+      logError("gallery-preload-failed", error);
+      return { galleries: 0, ms: Date.now() - started };
+    }
+    for (const scope of scopes) {
+      try {
+        await this.prepare(scope);
+      } catch (error) {
+        // The first identification loads it again; one account's failure does not stop the others'.
+        logError("gallery-preload-failed", error, { gallery: galleryKey(scope) });
+      }
+    }
+    const ms = Date.now() - started;
+    logInfo("galleries-preloaded", { galleries: scopes.length, ms });
+    // Images enrolled before registrations wrote their light templates get them now, ahead of the deep passes that read them.
+    for (const accountId of new Set(scopes.map((scope) => scope.accountId))) {
+      try {
+        await this.backfillLightTemplates(accountId);
+      } catch (error) {
+        logError("light-template-backfill-failed", error, { accountId });
+      }
+    }
+    return { galleries: scopes.length, ms };
+  }
+
+  /** Cuts and stores the light templates enrolled images lack (enrolledLightTemplatesByPet fills them), a batch at a time. */
+  private async backfillLightTemplates(accountId: string): Promise<void> {
+    const where = { accountId, usable: true, petId: { not: null }, lightTemplate: null };
+    let left = await this.db.fingerprintImage.count({ where });
+    while (left > 0) {
+      const rows = await this.db.fingerprintImage.findMany({ where, select: { petId: true }, take: LOAD_BATCH_PETS });
+      if (rows.length === 0) break;
+      await enrolledLightTemplatesByPet(this.db, accountId, [...new Set(rows.map((row) => row.petId!))]);
+      // Bounded by the count at the start, whatever a row that cannot be cut does.
+      left -= rows.length;
+    }
+  }
+
+  private async scopesInUse(): Promise<GalleryScope[]> {
+    const enrolled = await this.db.pet.groupBy({ by: ["accountId", "species"], where: { fingerprints: { some: { usable: true } } } });
+    const accounts = await this.db.account.findMany({
+      where: { id: { in: [...new Set(enrolled.map((e) => e.accountId))] } },
+      select: { id: true, searchPoolName: true },
+    });
+    const pools = await this.db.searchPool.findMany({
+      where: { OR: accounts.filter((a) => a.searchPoolName).map((a) => ({ accountId: a.id, name: a.searchPoolName! })) },
+      select: { id: true, accountId: true },
+    });
+    const named = new Map(pools.map((pool) => [pool.accountId, pool.id]));
+    // Registrations check new prints against the whole account (the default pool); identifications search the
+    // account's named pool when it has one.
+    return enrolled.flatMap((e) => {
+      const pool = named.get(e.accountId);
+      const scopes: GalleryScope[] = [{ accountId: e.accountId, poolId: null, species: e.species }];
+      if (pool) scopes.push({ accountId: e.accountId, poolId: pool, species: e.species });
+      return scopes;
+    });
+  }
+
   /** Frees every gallery of this process (they are loaded again when next searched). */
   async dropAll(): Promise<void> {
     const engine = await this.engine();
@@ -148,9 +218,9 @@ export class GalleryManager {
     const engine = await this.engine();
     const key = galleryKey(scope);
     await engine.galleryDrop(key);
-    let after: string | undefined;
-    let pets = 0;
-    for (;;) {
+    // One batch read from the database while the engine threads take the previous one: the load runs at the pace of
+    // the slower of the two, not of their sum.
+    const readBatch = async (after: string | undefined) => {
       const batch = await this.db.pet.findMany({
         where: {
           accountId: scope.accountId,
@@ -163,16 +233,28 @@ export class GalleryManager {
         orderBy: { id: "asc" },
         take: LOAD_BATCH_PETS,
       });
-      if (batch.length === 0) break;
-      const byPet = await enrolledSearchKeysByPet(
-        this.db,
-        scope.accountId,
-        batch.map((p) => p.id),
-      );
-      await engine.galleryUpsertPets(key, [...byPet].map(([petId, templates]) => ({ petId, templates })));
-      pets += byPet.size;
-      after = batch[batch.length - 1].id;
+      if (batch.length === 0) return null;
+      const byPet = await enrolledSearchKeysByPet(this.db, scope.accountId, batch.map((p) => p.id));
+      return { last: batch[batch.length - 1].id, pets: [...byPet].map(([petId, templates]) => ({ petId, templates })) };
+    };
+    let pets = 0;
+    let adding: Promise<void> = Promise.resolve();
+    try {
+      for (let batch = await readBatch(undefined); batch; ) {
+        const current = batch;
+        await adding;
+        adding = engine.galleryUpsertPets(key, current.pets);
+        // Handled here so a failure while the next batch is read is not reported as unhandled; awaited below.
+        adding.catch(() => undefined);
+        pets += current.pets.length;
+        batch = await readBatch(current.last);
+      }
+    } finally {
+      await adding.catch(() => undefined);
     }
+    await adding;
+    // A gallery with no pets yet is a loaded one (every shard created), not one loaded again at each search.
+    if (pets === 0) await engine.galleryUpsertPets(key, []);
     await this.db.galleryChange.deleteMany({ where: { createdAt: { lt: new Date(Date.now() - CHANGE_RETENTION_MS) } } });
     logInfo("gallery-loaded", { gallery: key, pets, ms: Date.now() - started });
   }

@@ -5,7 +5,9 @@ import type { QualityReport } from "@/lib/biometrics";
 import { recordGalleryChanges } from "@/lib/galleries/gallery-changes";
 import { getGalleryManager } from "@/lib/galleries/gallery-manager";
 import { getEngine } from "./engine-port";
-import { currentTemplates, extractionFor, imageSelect, usableTemplates, type ImageRow } from "./templates";
+import { recordAudit } from "@/lib/accounts/audit";
+import { logError } from "@/lib/log";
+import { currentTemplates, extractionFor, imageSelect, usableTemplates, writeEnrolmentCuts, type ImageRow } from "./templates";
 
 type Json = Prisma.InputJsonValue;
 
@@ -50,8 +52,29 @@ async function runFingerprintAddition(db: Db, job: JobRow): Promise<Outcome> {
   const { MIN_USABLE_ENROL_IMAGES } = await getEngine();
   const images = await sessionImages(db, job);
   if (usableTemplates(images).length < MIN_USABLE_ENROL_IMAGES) return tooFewUsable(images, MIN_USABLE_ENROL_IMAGES, "enrolment");
+  // Everything a gallery reads of an enrolled image is written now, not on the first search.
+  await writeEnrolmentCuts(db, images);
+  let duplicates: { petId: string; score: number }[];
+  try {
+    duplicates = await registeredDuplicates(db, job, usableTemplates(images));
+  } catch (error) {
+    if (isDatabaseUnavailable(error)) throw error;
+    // The check is the service's own; its failure does not fail the clinic's registration. Support sees it.
+    logError("duplicate-check-failed", error, { jobId: job.id });
+    return { status: "SUCCESS", details: { duplicateCheck: "FAILED" } };
+  }
   // Enrolment happens in finishJob, in the same transaction that marks the job SUCCESS.
-  return { status: "SUCCESS" };
+  return { status: "SUCCESS", ...(duplicates.length > 0 ? { details: { duplicates } } : {}) };
+}
+
+/**
+ * Other pets of the account (any search pool, same species) whose enrolled prints match this registration's at or
+ * above the decision threshold, best first: the same animal registered twice. The registration still succeeds (the
+ * API has no field for it); the match is kept on the job and in the audit log for support (finishJob).
+ */
+async function registeredDuplicates(db: Db, job: JobRow, templates: Uint8Array[]): Promise<{ petId: string; score: number }[]> {
+  const outcome = await getGalleryManager(db).identify({ accountId: job.accountId, poolId: null, species: job.session.species }, templates);
+  return outcome.candidates.filter((c) => c.petId !== job.petId).map((c) => ({ petId: c.petId, score: c.score }));
 }
 
 async function runVerification(db: Db, job: JobRow): Promise<Outcome> {
@@ -115,6 +138,15 @@ async function finishJob(db: Db, job: JobRow, outcome: Outcome): Promise<void> {
     });
     if (count === 0 || job.kind !== "FINGERPRINT_ADDITION" || !job.petId) return;
     if (outcome.status === "SUCCESS") {
+      const duplicates = (outcome.details as { duplicates?: { petId: string; score: number }[] } | undefined)?.duplicates ?? [];
+      if (duplicates.length > 0) {
+        await recordAudit(tx, { kind: "service", name: "registration" }, {
+          action: "pet.duplicate-prints",
+          accountId: job.accountId,
+          target: job.petId,
+          data: { jobId: job.id, matches: duplicates, matchedPetIds: duplicates.map((d) => d.petId) },
+        });
+      }
       // Only the usable images join the pet's enrolled set; the rest stay with the session.
       await tx.fingerprintImage.updateMany({ where: { sessionId: job.sessionId, usable: true }, data: { petId: job.petId } });
       await tx.appearanceImage.updateMany({ where: { sessionId: job.sessionId }, data: { petId: job.petId } });

@@ -55,6 +55,22 @@ export function usableTemplates(images: ImageRow[]): Uint8Array[] {
 }
 
 /**
+ * Writes the parts of a registration's usable images that 1:N reads (the search key galleries load, the light template
+ * a deep pass compares), cut from their templates, so that no search has to cut and store them.
+ */
+export async function writeEnrolmentCuts(db: Db, images: ImageRow[]): Promise<void> {
+  const { searchKeyOfTemplate, lightTemplateOf } = await getEngine();
+  for (const image of images) {
+    if (!image.usable || !image.template) continue;
+    const template = new Uint8Array(image.template);
+    await db.fingerprintImage.update({
+      where: { id: image.id },
+      data: { searchKey: Buffer.from(searchKeyOfTemplate(template)), lightTemplate: Buffer.from(lightTemplateOf(template)) },
+    });
+  }
+}
+
+/**
  * The 1:N search keys of these pets' enrolled, usable images, by pet: what galleries hold, a few KB
  * per image instead of the whole template.
  */

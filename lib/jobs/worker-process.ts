@@ -1,6 +1,7 @@
 import { openOwnedDatabase } from "@/lib/db";
 import { readEnv } from "@/lib/env";
 import { logError, logInfo } from "@/lib/log";
+import { getGalleryManager } from "@/lib/galleries/gallery-manager";
 import { startJobWorker } from "./bullmq-queue";
 import { shutdownEngine } from "./engine-port";
 
@@ -19,6 +20,8 @@ export async function runWorkerProcess(): Promise<void> {
   const db = await openOwnedDatabase(env, "server");
   const worker = startJobWorker(db.prisma, env);
   logInfo("worker-started", { pid: process.pid });
+  // The 1:N galleries load in the background, ahead of the first identification this worker is handed.
+  void getGalleryManager(db.prisma).preload();
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;

@@ -3,6 +3,7 @@ import { flushApiCalls } from "@/lib/api/metering";
 import { closeDb, getDb } from "@/lib/db";
 import { releaseOwnerLock } from "@/lib/db/owner-lock";
 import { readEnv } from "@/lib/env";
+import { getGalleryManager } from "@/lib/galleries/gallery-manager";
 import { BullJobQueue } from "@/lib/jobs/bullmq-queue";
 import { DeferredJobQueue, InProcessJobQueue, resumePendingJobs, setJobQueue } from "@/lib/jobs/job-queue";
 import { shutdownEngine } from "@/lib/jobs/engine-port";
@@ -18,7 +19,8 @@ const IDEMPOTENCY_SWEEP_MS = 3600_000;
 
 /**
  * Server start-up (called from instrumentation.ts): open the database (migrations, default plans),
- * start the job queue and resume what a crash left PENDING, remove image files a crash orphaned,
+ * start the job queue and resume what a crash left PENDING (and, when this process runs jobs, load its 1:N galleries
+ * in the background), remove image files a crash orphaned,
  * open the loopback ops port, and close it all on SIGTERM/SIGINT.
  */
 export function startServer(): Promise<void> {
@@ -36,7 +38,11 @@ export function startServer(): Promise<void> {
     const runsJobs = env.JOB_RUNNER === "embedded" && !env.REDIS_URL;
     const queue = env.REDIS_URL ? new BullJobQueue(env) : runsJobs ? new InProcessJobQueue(db) : new DeferredJobQueue();
     setJobQueue(queue);
-    if (runsJobs) await resumePendingJobs(db, queue);
+    if (runsJobs) {
+      await resumePendingJobs(db, queue);
+      // The 1:N galleries load in the background, ahead of the first identification (never awaited here).
+      void getGalleryManager(db).preload();
+    }
     const stopSweeps = await startOrphanSweeps(db, !env.DATABASE_URL);
     const idempotencySweeps = setInterval(() => void sweepIdempotencyKeys(db).catch((error) => logError("idempotency-sweep-failed", error)), IDEMPOTENCY_SWEEP_MS);
     idempotencySweeps.unref();

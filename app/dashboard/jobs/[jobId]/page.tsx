@@ -66,6 +66,18 @@ export default async function JobPage({ params }: { params: Promise<{ jobId: str
         <Card title="Result">
           <div data-testid="job-result-summary" className="space-y-2 text-sm">
             {job.kind === "FINGERPRINT_ADDITION" && <p>The session's usable nose images were enrolled: the pet can now be verified and identified.</p>}
+            {job.noseMatches.length > 0 && (
+              <div data-testid="job-nose-matches" className="rounded border border-amber-300 bg-amber-50 p-2 text-amber-900">
+                <p className="font-medium">These noses match {job.noseMatches.length === 1 ? "another registered pet" : "other registered pets"} of the account: the same animal registered twice?</p>
+                <ul className="list-disc pl-5">
+                  {job.noseMatches.map((m) => (
+                    <li key={m.petId}>
+                      {m.label ? <Link href={`/dashboard/pets/${m.petId}`} className="underline">{m.label}</Link> : <span className="font-mono">{m.petId} (deleted)</span>} · score {m.score.toFixed(1)}
+                    </li>
+                  ))}
+                </ul>
+              </div>
+            )}
             {job.verification && (
               <p>
                 <strong className={job.verification.isVerified ? "text-emerald-800" : "text-red-700"}>{job.verification.isVerified ? "Verified" : "Not verified"}</strong>: score{" "}

@@ -22,7 +22,7 @@ export default async function PetPage({ params }: { params: Promise<{ petId: str
     if (error instanceof ApiError) notFound();
     throw error;
   });
-  const { pet, fingerprints, appearances, jobs } = detail;
+  const { pet, fingerprints, appearances, jobs, noseMatches } = detail;
   const writable = can(user.role, "pets:write");
   const petFields = await getPetFields(await getDb(), user.accountId);
   return (
@@ -84,6 +84,21 @@ export default async function PetPage({ params }: { params: Promise<{ petId: str
         )}
       </Card>
       <PetEditor pet={{ id: pet.id, breed: pet.breed, metadata: pet.metadata }} petFields={petFields} readOnly={!writable} />
+      {noseMatches.length > 0 && (
+        <Card title="Matching noses">
+          <div data-testid="pet-nose-matches" className="space-y-1 text-sm text-amber-900">
+            <p>Registrations found these noses match {noseMatches.length === 1 ? "another registered pet" : "other registered pets"} of the account: the same animal registered twice?</p>
+            <ul className="list-disc pl-5">
+              {noseMatches.map((m) => (
+                <li key={m.petId}>
+                  {m.label ? <Link href={`/dashboard/pets/${m.petId}`} className="underline">{m.label}</Link> : <span className="font-mono">{m.petId} (deleted)</span>} · score {m.score.toFixed(1)} ·{" "}
+                  <Link href={`/dashboard/jobs/${m.jobId}`} className="underline">registration</Link>
+                </li>
+              ))}
+            </ul>
+          </div>
+        </Card>
+      )}
       <Card title="Recent jobs">
         {jobs.length === 0 ? (
           <p className="text-sm text-slate-600">No jobs yet.</p>

@@ -1,0 +1,111 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { OpenDatabase } from "@/lib/db/connect";
+import { jobNoseMatches, petNoseMatches } from "@/lib/dashboard/duplicate-noses";
+import { getGalleryManager } from "@/lib/galleries/gallery-manager";
+import { getEngine, shutdownEngine } from "@/lib/jobs/engine-port";
+import { noseCapture } from "@/lib/test-support/nose-images";
+import { openTestDatabase } from "@/lib/test-support/database";
+import { runJob } from "./run-job";
+
+// A registration whose prints match another enrolled pet of the account succeeds (the API has no field for it) but
+// records the match on the job and in the audit log; everything 1:N reads of its images is written at enrolment.
+
+let open: OpenDatabase;
+let close: () => Promise<void>;
+let accountId: string;
+
+beforeAll(async () => {
+  ({ open, close } = await openTestDatabase("pglite", "duplicates"));
+  accountId = (await open.prisma.account.create({ data: { name: "Duplicates clinic" } })).id;
+}, 120_000);
+
+afterAll(async () => {
+  await shutdownEngine();
+  await close?.();
+});
+
+/** A new pet and a registration job for it of synthetic dog `seed`'s `captures`, run to its end. */
+async function register(seed: number, captures: number[]) {
+  const db = open.prisma;
+  const engine = await getEngine();
+  const pet = await db.pet.create({ data: { accountId, species: "DOG" } });
+  const session = await db.captureSession.create({
+    data: { accountId, species: "DOG", purpose: "PET_PROFILE_REGISTRATION", petId: pet.id, expiresAt: new Date(Date.now() + 3_600_000), usedAt: new Date() },
+  });
+  for (const capture of captures) {
+    const analysis = await engine.analyseImage(await noseCapture(seed, capture));
+    if (!analysis.ok || !analysis.template) throw new Error(`capture ${capture} of ${seed} gave no template`);
+    await db.fingerprintImage.create({
+      data: {
+        accountId,
+        sessionId: session.id,
+        filePath: `images/${accountId}/${session.id}/fingerprint-${capture}.jpg`,
+        byteSize: 1,
+        usable: analysis.quality.usable,
+        quality: JSON.parse(JSON.stringify(analysis.quality)),
+        template: Buffer.from(analysis.template),
+        engineVersion: engine.ENGINE_VERSION,
+      },
+    });
+  }
+  const job = await db.job.create({ data: { accountId, kind: "FINGERPRINT_ADDITION", petId: pet.id, sessionId: session.id } });
+  await db.pet.update({ where: { id: pet.id }, data: { activeAdditionJobId: job.id } });
+  await runJob(db, job.id);
+  const done = await db.job.findUniqueOrThrow({ where: { id: job.id } });
+  const audit = await db.auditLog.findMany({ where: { accountId, action: "pet.duplicate-prints", target: pet.id } });
+  return { petId: pet.id, job: done, audit };
+}
+
+describe("duplicates caught at registration", () => {
+  it("flags the same dog registered twice, not different dogs, and writes what galleries read at enrolment", async () => {
+    const { DECISION_THRESHOLD } = await getEngine();
+    const rex = await register(601, [0, 1, 2, 3, 4]);
+    expect(rex.job.status).toBe("SUCCESS");
+    expect(rex.job.details).toBeNull();
+    expect(rex.audit).toEqual([]);
+    // Search key and light template are in the rows before any search reads them.
+    const images = await open.prisma.fingerprintImage.findMany({ where: { petId: rex.petId }, select: { searchKey: true, lightTemplate: true } });
+    expect(images.length).toBeGreaterThanOrEqual(3);
+    for (const image of images) {
+      expect(image.searchKey?.byteLength).toBeGreaterThan(0);
+      expect(image.lightTemplate?.byteLength).toBeGreaterThan(0);
+    }
+
+    // A different dog: no match.
+    const max = await register(602, [0, 1, 2, 3, 4]);
+    expect(max.job.status).toBe("SUCCESS");
+    expect(max.job.details).toBeNull();
+    expect(max.audit).toEqual([]);
+
+    // Rex again, from new photos, as a new pet: registered, and the match recorded.
+    const again = await register(601, [5, 6, 7, 8, 9]);
+    expect(again.job.status).toBe("SUCCESS");
+    const duplicates = (again.job.details as { duplicates: { petId: string; score: number }[] }).duplicates;
+    expect(duplicates.map((d) => d.petId)).toEqual([rex.petId]);
+    expect(duplicates[0].score).toBeGreaterThanOrEqual(DECISION_THRESHOLD);
+    expect(again.audit).toHaveLength(1);
+    expect(again.audit[0]).toMatchObject({ actor: "service:registration", data: { jobId: again.job.id, matches: duplicates, matchedPetIds: [rex.petId] } });
+    // Support sees it on the job page and on both pets' pages; the different dog shows nothing.
+    expect(await jobNoseMatches(open.prisma, accountId, again.job)).toMatchObject([{ petId: rex.petId, score: duplicates[0].score }]);
+    expect(await petNoseMatches(open.prisma, accountId, again.petId)).toMatchObject([{ petId: rex.petId, jobId: again.job.id }]);
+    expect(await petNoseMatches(open.prisma, accountId, rex.petId)).toMatchObject([{ petId: again.petId, jobId: again.job.id }]);
+    expect(await petNoseMatches(open.prisma, accountId, max.petId)).toEqual([]);
+    // Another account sees none of it.
+    const other = await open.prisma.account.create({ data: { name: "Other clinic" } });
+    expect(await petNoseMatches(open.prisma, other.id, rex.petId)).toEqual([]);
+    // The new pet is enrolled all the same.
+    expect(await open.prisma.fingerprintImage.count({ where: { petId: again.petId } })).toBeGreaterThanOrEqual(3);
+  }, 300_000);
+
+  it("preloads the galleries searches will need, and fills light templates older enrolments lack", async () => {
+    const manager = getGalleryManager(open.prisma);
+    await manager.dropAll();
+    // Images enrolled before registrations wrote light templates.
+    const { count } = await open.prisma.fingerprintImage.updateMany({ where: { accountId, petId: { not: null } }, data: { lightTemplate: null } });
+    expect(count).toBeGreaterThan(0);
+    expect(await manager.preload()).toMatchObject({ galleries: 1 });
+    const { galleryStats } = await getEngine();
+    expect(await galleryStats(`${accountId}/*/DOG`)).toMatchObject({ loaded: true, pets: 3 });
+    expect(await open.prisma.fingerprintImage.count({ where: { accountId, petId: { not: null }, usable: true, lightTemplate: null } })).toBe(0);
+  }, 120_000);
+});
