@@ -32,6 +32,7 @@ const { positionals, values } = parseScriptArgs({
 const root = positionals[0];
 if (!root) throw new Error("usage: eval:pairs DIR [--impostor-pairs N] [--peer] [--cache FILE]");
 const impostorPairs = Number(values["impostor-pairs"]);
+if (!Number.isInteger(impostorPairs) || impostorPairs < 1) throw new Error(`--impostor-pairs must be a positive integer, got "${values["impostor-pairs"]}"`);
 const log = (message: string) => process.stderr.write(`${message}\n`);
 const percent = (value: number) => `${(value * 100).toFixed(2)} %`;
 
