@@ -6,6 +6,9 @@
  * pairs scoring 0, genuine pairs accepted at the decision threshold, the impostors' largest score and the unusable
  * images; with --peer, OpenCV SIFT + ratio test + RANSAC (scripts/peer/) on the same pairs beside it. --cache keeps
  * the templates in FILE (reused while the template format is the same), so matcher changes re-score quickly.
+ * --usable-thresholds 50,40,30: the same pairs again with each quality threshold in place of QUALITY_USABLE_THRESHOLD
+ * (an image refused today is described anyway, and counts when its quality reaches the threshold and it has
+ * QUALITY_MIN_KEYPOINTS keypoints): what the quality gate costs and saves.
  */
 import fs from "node:fs";
 import os from "node:os";
@@ -17,7 +20,14 @@ import { readLabelledDataset } from "../lib/biometrics/evaluation/dataset";
 import { runSiftPeer } from "../lib/biometrics/evaluation/sift-peer";
 import { compareTemplates } from "../lib/biometrics/pair-matcher";
 import { pairScore } from "../lib/biometrics/scoring";
-import { deserializeTemplate, templateVersionOf, type NoseTemplate } from "../lib/biometrics/template";
+import { deserializeTemplate, templateVersionOf, KEYPOINT_FIELDS, type NoseTemplate } from "../lib/biometrics/template";
+import { decodeNoseImage } from "../lib/biometrics/decode";
+import { normaliseContrast } from "../lib/biometrics/enhance";
+import { keypointGenericness } from "../lib/biometrics/distinctiveness";
+import { descriptorFrame, extractLocalFeatures } from "../lib/biometrics/features";
+import { extractNoseImage } from "../lib/biometrics/extract";
+import { MATCHED_SETS, QUALITY_MIN_KEYPOINTS, TEMPLATE_VERSION } from "../lib/biometrics/parameters";
+import { computeSearchKey } from "../lib/biometrics/search-key";
 
 const { positionals, values } = parseScriptArgs({
   name: "eval:pairs",
@@ -27,6 +37,7 @@ const { positionals, values } = parseScriptArgs({
     "impostor-pairs": { type: "string", default: "20000" },
     peer: { type: "boolean" },
     cache: { type: "string" },
+    "usable-thresholds": { type: "string" },
   },
 });
 const root = positionals[0];
@@ -105,6 +116,28 @@ function report(name: string, pairs: readonly Pair[], scores: readonly number[],
   );
 }
 
+/** The template extraction would make of an image whatever its quality, and that quality (extract.ts without the gate). */
+async function describeAnyway(file: string): Promise<{ template: NoseTemplate; quality: number; keypoints: number }> {
+  const jpeg = fs.readFileSync(file);
+  const extraction = await extractNoseImage(jpeg);
+  if (!extraction.ok) throw new Error(`${file}: ${extraction.rejection.message}`);
+  const { image } = await decodeNoseImage(jpeg);
+  const { keypoints, descriptors } = extractLocalFeatures(normaliseContrast(image), image, MATCHED_SETS);
+  const packed = new Float32Array(keypoints.length * KEYPOINT_FIELDS);
+  keypoints.forEach((k, i) => packed.set([k.x, k.y, k.sigma], i * KEYPOINT_FIELDS));
+  const template: NoseTemplate = {
+    version: TEMPLATE_VERSION,
+    width: image.width,
+    height: image.height,
+    quality: extraction.quality.score,
+    keypoints: packed,
+    descriptors,
+    genericness: keypointGenericness(descriptorFrame(descriptors, keypoints.length, 0)),
+    searchKey: computeSearchKey(keypoints.length, descriptors),
+  };
+  return { template, quality: extraction.quality.score, keypoints: keypoints.length };
+}
+
 async function main(): Promise<void> {
   const subjects = readLabelledDataset(root);
   const images = subjects.flatMap((s) => s.images);
@@ -129,6 +162,32 @@ async function main(): Promise<void> {
   report("Rhinarium raw similarity", pairs, similarities, "at 0");
   const genuineScores = scores.filter((_, k) => pairs[k].genuine);
   console.log(`genuine pairs accepted at ${DECISION_THRESHOLD}: ${percent(genuineScores.filter((s) => s >= DECISION_THRESHOLD).length / genuineScores.length)}`);
+  if (values["usable-thresholds"]) {
+    const refused = templates.flatMap((t, i) => (t === null ? [i] : []));
+    const described = new Map<number, Awaited<ReturnType<typeof describeAnyway>>>();
+    for (const i of refused) {
+      try {
+        described.set(i, await describeAnyway(path.join(root, images[i])));
+      } catch (error) {
+        log(String(error));
+      }
+    }
+    for (const threshold of values["usable-thresholds"].split(",").map(Number)) {
+      const counted = templates.map((t, i) => {
+        const d = described.get(i);
+        return t ?? (d && d.quality >= threshold && d.keypoints >= QUALITY_MIN_KEYPOINTS ? d.template : null);
+      });
+      // Only pairs that hold a refused image can change.
+      const gated = pairs.map(({ a, b }, k) => {
+        if (templates[a] && templates[b]) return scores[k];
+        const ta = counted[a];
+        const tb = counted[b];
+        return ta && tb ? pairScore(compareTemplates(ta, tb).similarity) : 0;
+      });
+      console.log(`usable from quality ${threshold}: ${counted.filter((t) => t === null).length} unusable images`);
+      report(`  Rhinarium score, usable from ${threshold}`, pairs, gated, "scoring 0");
+    }
+  }
   if (values.peer) {
     const csv = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "pairs-")), "pairs.csv");
     fs.writeFileSync(csv, `a,b\n${pairs.map((p) => `${images[p.a]},${images[p.b]}`).join("\n")}\n`);
