@@ -23,8 +23,12 @@ import { cpuMsSince, quantile } from "./stats";
 const ENROL_CAPTURES = [0, 1, 2, 3, 4];
 const PROBE_CAPTURES = [5, 6, 7];
 const ENROL_IMAGES = 5;
-/** The seed of every probe setting's subjects (the settings render different noses from it). */
-const PROBE_SET_SEED = 5151;
+/**
+ * The seed of each probe setting's subjects. A subject's nose depends on the seed alone, not on the
+ * setting (lib/synth/dataset.ts subjectSeed): with one seed for every setting, subject i of the real
+ * setting would be the same animal as subject i of the hard setting, enrolled in the same gallery.
+ */
+const PROBE_SET_SEEDS: Record<DifficultyName, number> = { normal: 5050, hard: 5151, real: 5252 };
 
 export interface IdentificationBenchOptions {
   sizes: number[];
@@ -193,9 +197,10 @@ interface ProbeSet {
 async function prepareProbeSet(setting: DifficultyName, options: Omit<IdentificationBenchOptions, "sizes">): Promise<ProbeSet> {
   const { ENGINE_VERSION } = await getEngine();
   const subjects = options.genuine + options.strangers;
-  const dir = path.join(options.cacheDir, `probes-${setting}-${subjects}-s${PROBE_SET_SEED}`);
+  const seed = PROBE_SET_SEEDS[setting];
+  const dir = path.join(options.cacheDir, `probes-${setting}-${subjects}-s${seed}`);
   options.log(`identification: rendering ${subjects} subjects x 8 captures, ${setting} setting`);
-  await dataset(dir, subjects, 8, PROBE_SET_SEED, setting);
+  await dataset(dir, subjects, 8, seed, setting);
   const files = Array.from({ length: subjects }, (_, s) => Array.from({ length: 8 }, (_, c) => path.join(dir, subjectDirName(s, subjects), captureFileName(c, 8)))).flat();
   const templates = await templatesOf(
     path.join(options.cacheDir, `${path.basename(dir)}-v${ENGINE_VERSION}.bin`),
