@@ -136,6 +136,7 @@ test("verifies the pet: verified, with the score on a gauge", async () => {
   await expect(page.getByTestId("job-progress").or(page.getByTestId("verification-result"))).toBeVisible();
   await expect(page.getByTestId("verification-verdict")).toHaveText("Verified", { timeout: 60_000 });
   await expect(page.getByRole("img", { name: /^Score \d+(\.\d)? of 100, threshold 40$/ })).toBeVisible();
+  await expect(page.getByTestId("verification-result")).toContainText("a score of 40 means about 1 false match in 10,000");
   await screenshot(page, "capture-verify");
 });
 

@@ -59,7 +59,7 @@ export function JobResult({ progress, startedAt, petId }: { progress: JobProgres
               {progress.isVerified ? "Verified" : "Not verified"}
             </p>
             <p className="text-sm text-slate-600">
-              Score {progress.score.toFixed(1)} (threshold {progress.threshold}: a score of 40 means about 1 false match in 10,000)
+              Score {progress.score.toFixed(1)} (threshold {progress.threshold}: a score of {progress.threshold} means about 1 false match in {progress.thresholdOdds.toLocaleString("en")})
             </p>
             {petId && (
               <Link href={`/dashboard/pets/${petId}`} className="text-sm text-teal-800 underline">

@@ -24,7 +24,7 @@ export {
   QUALITY_USABLE_THRESHOLD,
 } from "./parameters";
 export { explainQualityFailure, type FailureExplanation } from "./failure-advice";
-export { DECISION_THRESHOLD } from "./scoring";
+export { DECISION_THRESHOLD, scoreToFmr } from "./scoring";
 export { GalleryNotLoadedError } from "./gallery-not-loaded";
 export { lightTemplateOf, searchKeyOfTemplate, templateVersionOf } from "./template";
 

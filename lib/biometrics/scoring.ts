@@ -11,6 +11,11 @@ export const SCORE_PER_DECADE = 10;
 /** The default decision threshold: FMR ≤ 0.01 %. */
 export const DECISION_THRESHOLD = 40;
 
+/** The false-match rate a score stands for: 40 → 0.0001 (one in 10,000). */
+export function scoreToFmr(score: number): number {
+  return 10 ** (-score / SCORE_PER_DECADE);
+}
+
 export function fmrToScore(fmr: number): number {
   if (fmr >= 1) return 0;
   return Math.min(100, Math.max(0, -SCORE_PER_DECADE * Math.log10(fmr)));

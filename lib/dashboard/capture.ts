@@ -90,7 +90,17 @@ export type JobProgress =
   | { status: "PENDING" }
   | { status: "FAILED"; summary: string | null }
   | { status: "SUCCESS"; kind: "FINGERPRINT_ADDITION"; petId: string }
-  | { status: "SUCCESS"; kind: "VERIFICATION"; isVerified: boolean; score: number; threshold: number; probeImageIds: string[]; enrolledImageIds: string[] }
+  | {
+      status: "SUCCESS";
+      kind: "VERIFICATION";
+      isVerified: boolean;
+      score: number;
+      threshold: number;
+      /** What the threshold means: about one false match in this many comparisons of different pets. */
+      thresholdOdds: number;
+      probeImageIds: string[];
+      enrolledImageIds: string[];
+    }
   | {
       status: "SUCCESS";
       kind: "IDENTIFICATION";
@@ -108,7 +118,7 @@ export async function getJobProgress(db: Db, accountId: string, jobId: string): 
     select: { kind: true, petId: true, sessionId: true, failureReason: true, details: true, session: { select: { species: true } } },
   });
   if (!job) throw new DashboardError("This job does not exist.");
-  const { DECISION_THRESHOLD } = await getEngine();
+  const { DECISION_THRESHOLD, scoreToFmr } = await getEngine();
   if (job.kind === "FINGERPRINT_ADDITION") {
     const view = await viewFingerprintAdditionJob(db, accountId, jobId);
     if (view.status === "SUCCESS") return { status: "SUCCESS", kind: job.kind, petId: job.petId! };
@@ -128,6 +138,7 @@ export async function getJobProgress(db: Db, accountId: string, jobId: string): 
         isVerified: view.isVerified!,
         score: view.score!,
         threshold: DECISION_THRESHOLD,
+        thresholdOdds: Math.round(1 / scoreToFmr(DECISION_THRESHOLD)),
         probeImageIds: probe.map((i) => i.id),
         enrolledImageIds: enrolled.map((i) => i.id),
       };

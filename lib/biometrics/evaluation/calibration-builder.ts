@@ -1,4 +1,5 @@
 import type { CalibrationTable } from "../calibration";
+import { TEMPLATE_VERSION } from "../parameters";
 import { rawToFmr } from "../scoring";
 
 /** The tail used to extrapolate: impostor comparisons this rare or rarer. */
@@ -29,7 +30,7 @@ export function buildCalibrationTable(impostorRaw: readonly number[], measuredOn
     const sxy = fitted.reduce((s, p) => s + (p.raw - meanX) * (Math.log10(p.fmr) - meanY), 0);
     if (sxx > 0) slope = Math.min(STEEPEST_ALLOWED_TAIL_SLOPE, sxy / sxx);
   }
-  return { points, tailSlope: Math.round(slope * 1e4) / 1e4, impostorComparisons: total, measuredOn };
+  return { points, tailSlope: Math.round(slope * 1e4) / 1e4, impostorComparisons: total, measuredOn, templateVersion: TEMPLATE_VERSION };
 }
 
 /**
@@ -46,5 +47,6 @@ export function combineCalibrationTables(tables: readonly CalibrationTable[], me
     tailSlope: Math.max(...tables.map((t) => t.tailSlope)),
     impostorComparisons: tables.reduce((sum, t) => sum + t.impostorComparisons, 0),
     measuredOn,
+    templateVersion: TEMPLATE_VERSION,
   };
 }

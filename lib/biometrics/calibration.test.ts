@@ -1,0 +1,34 @@
+import { describe, expect, it } from "vitest";
+import { PAIR_CALIBRATION, SESSION_CALIBRATION } from "./calibration";
+import { buildCalibrationTable } from "./evaluation/calibration-builder";
+import { TEMPLATE_VERSION } from "./parameters";
+import { DECISION_THRESHOLD, fmrToScore, scoreToFmr } from "./scoring";
+
+// The generated calibration (npm run calibrate) belongs to one template version: scores are false-match
+// rates only for the templates whose impostors were measured.
+
+describe("the calibration tables", () => {
+  it("were measured on today's template version (change TEMPLATE_VERSION, run npm run calibrate)", () => {
+    for (const table of [SESSION_CALIBRATION, PAIR_CALIBRATION]) expect(table.templateVersion).toBe(TEMPLATE_VERSION);
+  });
+
+  it("map higher similarity to a rarer false match, with a falling tail", () => {
+    for (const table of [SESSION_CALIBRATION, PAIR_CALIBRATION]) {
+      for (let i = 1; i < table.points.length; i++) {
+        expect(table.points[i].raw).toBeGreaterThan(table.points[i - 1].raw);
+        expect(table.points[i].fmr).toBeLessThanOrEqual(table.points[i - 1].fmr);
+      }
+      expect(table.tailSlope).toBeLessThan(0);
+    }
+  });
+
+  it("read as false-match rates: 20 is 1 %, 40 is one in 10,000", () => {
+    expect(scoreToFmr(20)).toBeCloseTo(0.01, 10);
+    expect(Math.round(1 / scoreToFmr(DECISION_THRESHOLD))).toBe(10_000);
+    expect(fmrToScore(scoreToFmr(33.3))).toBeCloseTo(33.3, 10);
+  });
+
+  it("are stamped by the builder with the template version they are built under", () => {
+    expect(buildCalibrationTable([0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0], "test").templateVersion).toBe(TEMPLATE_VERSION);
+  });
+});
