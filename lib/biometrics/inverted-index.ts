@@ -169,18 +169,7 @@ export class InvertedIndex {
   private appendRun(word: number, order: Int32Array, from: number, to: number, rows: Int32Array, signatures: Uint32Array, angles: Uint8Array): void {
     let k = from;
     while (k < to) {
-      let block = this.tails[word];
-      let views = kernelViews();
-      if (block === 0 || countOf(views, block) === capacityOf(views, block)) {
-        const capacity = block === 0 ? FIRST_BLOCK : Math.min(LAST_BLOCK, capacityOf(views, block) * 2);
-        const next = kernelHeap.alloc(blockBytes(capacity));
-        this.blockBytes += blockBytes(capacity);
-        views = kernelViews();
-        views.u16[(next + CAPACITY_FIELD) >>> 1] = capacity;
-        if (block === 0) this.heads[word] = next;
-        else views.i32[block >>> 2] = next;
-        this.tails[word] = block = next;
-      }
+      const { block, views } = this.tailWithRoom(word);
       const capacity = capacityOf(views, block);
       let count = countOf(views, block);
       const { u32, i32, u8 } = views;
@@ -318,19 +307,24 @@ export class InvertedIndex {
     return Float32Array.from(this.lengths, (length) => Math.log(total / (length + 1)) ** 2);
   }
 
+  /** The word's tail block with room for one more posting (a new block, twice the last one's size, when full), and the memory views valid after it. */
+  private tailWithRoom(word: number): { block: number; views: ReturnType<typeof kernelViews> } {
+    const block = this.tails[word];
+    const views = kernelViews();
+    if (block !== 0 && countOf(views, block) < capacityOf(views, block)) return { block, views };
+    const capacity = block === 0 ? FIRST_BLOCK : Math.min(LAST_BLOCK, capacityOf(views, block) * 2);
+    const next = kernelHeap.alloc(blockBytes(capacity));
+    this.blockBytes += blockBytes(capacity);
+    const grown = kernelViews();
+    grown.u16[(next + CAPACITY_FIELD) >>> 1] = capacity;
+    if (block === 0) this.heads[word] = next;
+    else grown.i32[block >>> 2] = next;
+    this.tails[word] = next;
+    return { block: next, views: grown };
+  }
+
   private push(word: number, row: number, low: number, high: number, angle: number): void {
-    let block = this.tails[word];
-    let views = kernelViews();
-    if (block === 0 || countOf(views, block) === capacityOf(views, block)) {
-      const capacity = block === 0 ? FIRST_BLOCK : Math.min(LAST_BLOCK, capacityOf(views, block) * 2);
-      const next = kernelHeap.alloc(blockBytes(capacity));
-      this.blockBytes += blockBytes(capacity);
-      views = kernelViews();
-      views.u16[(next + CAPACITY_FIELD) >>> 1] = capacity;
-      if (block === 0) this.heads[word] = next;
-      else views.i32[block >>> 2] = next;
-      this.tails[word] = block = next;
-    }
+    const { block, views } = this.tailWithRoom(word);
     const count = countOf(views, block);
     const capacity = capacityOf(views, block);
     views.u32[signatureAt(block, count)] = low;
