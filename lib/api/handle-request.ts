@@ -21,24 +21,20 @@ export const API_KEY_HEADER = "x-service-api-key";
 /** The first retry delay suggested with a 503 (the client's own backoff then takes over). */
 const UNAVAILABLE_RETRY_AFTER_SECONDS = 1;
 
-// One limiter per process, kept on globalThis like the database client.
-const state = globalThis as unknown as { __rhinariumRateLimiter?: ReturnType<typeof createRateLimiter>; __rhinariumKeyLookupLimiter?: ReturnType<typeof createRateLimiter> };
+type RateLimiter = ReturnType<typeof createRateLimiter>;
+// The process's limiters, kept on globalThis like the database client: API calls per key, and key
+// lookups that miss the key cache per client address (see API_KEY_LOOKUPS_PER_SECOND).
+const state = globalThis as unknown as { __rhinariumRateLimiters?: { calls: RateLimiter; keyLookups: RateLimiter } };
 
-function rateLimiter() {
-  if (!state.__rhinariumRateLimiter) {
+function rateLimiters() {
+  if (!state.__rhinariumRateLimiters) {
     const env = readEnv();
-    state.__rhinariumRateLimiter = createRateLimiter({ perSecond: env.API_RATE_LIMIT_PER_SECOND, burst: env.API_RATE_LIMIT_BURST });
+    state.__rhinariumRateLimiters = {
+      calls: createRateLimiter({ perSecond: env.API_RATE_LIMIT_PER_SECOND, burst: env.API_RATE_LIMIT_BURST }),
+      keyLookups: createRateLimiter({ perSecond: env.API_KEY_LOOKUPS_PER_SECOND, burst: env.API_KEY_LOOKUP_BURST }),
+    };
   }
-  return state.__rhinariumRateLimiter;
-}
-
-/** Key lookups that miss the cache, per client address (see API_KEY_LOOKUPS_PER_SECOND). */
-function keyLookupLimiter() {
-  if (!state.__rhinariumKeyLookupLimiter) {
-    const env = readEnv();
-    state.__rhinariumKeyLookupLimiter = createRateLimiter({ perSecond: env.API_KEY_LOOKUPS_PER_SECOND, burst: env.API_KEY_LOOKUP_BURST });
-  }
-  return state.__rhinariumKeyLookupLimiter;
+  return state.__rhinariumRateLimiters;
 }
 
 /**
@@ -186,14 +182,14 @@ export async function handleApiRequest(req: ApiRequest, router: ReturnType<typeo
     const keys = serverApiKeyCache();
     const known = keys.cached(presented);
     if (known === undefined) {
-      const lookup = keyLookupLimiter().take(req.client ?? "in-process");
+      const lookup = rateLimiters().keyLookups.take(req.client ?? "in-process");
       if (!lookup.allowed) throw new ApiError("RateLimitExceededError", undefined, lookup.retryAfterSeconds);
     }
     const key = known !== undefined ? known : await keys.find(db, presented);
     if (!key) throw new ApiError("InvalidApiKeyException");
     caller = key;
     touchApiKey(db, key)?.catch((error) => logError("api-key-touch-failed", error));
-    const rate = rateLimiter().take(key.id);
+    const rate = rateLimiters().calls.take(key.id);
     if (!rate.allowed) throw new ApiError("RateLimitExceededError", undefined, rate.retryAfterSeconds);
     if (key.account.suspended) throw new ApiError("AccountApiAccessSuspended");
     // Authenticated before the 404 so that an unauthenticated caller cannot map the surface.

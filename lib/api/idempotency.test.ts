@@ -20,9 +20,8 @@ afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup();
 });
 
-let opened = 0;
 async function open(mode: "pglite" | "postgres"): Promise<OpenDatabase> {
-  const { open: db, close } = await openTestDatabase(mode, `idempotency${opened++}`);
+  const { open: db, close } = await openTestDatabase(mode, "idempotency");
   cleanups.push(close);
   return db;
 }

@@ -10,9 +10,8 @@ afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup();
 });
 
-let opened = 0;
 async function open(mode: "pglite" | "postgres"): Promise<OpenDatabase> {
-  const { open: db, close } = await openTestDatabase(mode, `listpets${opened++}`);
+  const { open: db, close } = await openTestDatabase(mode, "listpets");
   cleanups.push(close);
   return db;
 }

@@ -6,13 +6,16 @@ import type { OpenDatabase } from "@/lib/db/connect";
 import { readEnv } from "@/lib/env";
 import { adminSql, ensurePostgres, PG_ADMIN_URL } from "./server";
 
+/** Databases opened by this process so far: each gets a name of its own, even under one label. */
+let opened = 0;
+
 /**
- * A migrated database of its own for a test file, in either mode: PGlite in a temporary folder, or a
- * PostgreSQL database named after the label and process. `close` removes it.
+ * A migrated database of its own for a test, in either mode: PGlite in a temporary folder, or a
+ * PostgreSQL database named after the label, process and count. `close` removes it.
  */
 export async function openTestDatabase(mode: "pglite" | "postgres", label: string): Promise<{ open: OpenDatabase; close(): Promise<void> }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `rhinarium-${label}-`));
-  const databaseName = `rhinarium_${label}_${process.pid}`;
+  const databaseName = `rhinarium_${label}_${process.pid}_${opened++}`;
   let databaseUrl = "";
   if (mode === "postgres") {
     await ensurePostgres();
