@@ -19,6 +19,9 @@ const nextConfig: NextConfig = {
     "pg",
     "@node-rs/argon2",
     "tsx",
+    // Loggers and metrics keep one instance per process, loaded from node_modules.
+    "pino",
+    "prom-client",
   ],
   poweredByHeader: false,
   experimental: {

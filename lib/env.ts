@@ -46,6 +46,12 @@ const envSchema = z.object({
   // Comma-separated addresses of reverse proxies in front of the server: only a request whose socket
   // comes from one of these has its X-Forwarded-For believed (sign-in limits are per client address).
   TRUSTED_PROXIES: z.string().default(""),
+  // GET /metrics (Prometheus) asks for "Authorization: Bearer <this>"; unset, it answers loopback clients only.
+  METRICS_TOKEN: z
+    .string()
+    .min(16, "must be at least 16 characters")
+    .optional()
+    .or(z.literal("").transform(() => undefined)),
   ORPHAN_IMAGE_GRACE_SECONDS: z.coerce.number().int().min(0).default(600),
 });
 

@@ -43,6 +43,28 @@ function hardeningSuite(mode: "pglite" | "postgres") {
     expect(ready.headers.get("cache-control")).toBe("no-store");
   });
 
+  it("serves Prometheus metrics to this machine: latency by the contract's route, engine and queue gauges; every answer names its request id", async () => {
+    const base = world.server.baseUrl;
+    const missing = await fetch(`${base}/v2/pets/no-such-pet`, { headers: { "x-service-api-key": apiKey } });
+    expect(missing.status).toBe(404);
+    expect(missing.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+    const page = await fetch(`${base}/sign-in`, { headers: { "x-request-id": "clinic-app.7" } });
+    expect(page.headers.get("x-request-id")).toBe("clinic-app.7");
+    await page.text();
+    await missing.text();
+    await new Promise((r) => setTimeout(r, 50)); // the access line is written when the answer's socket write closes
+    const res = await fetch(`${base}/metrics`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toMatch(/^text\/plain; version=0\.0\.4/);
+    const text = await res.text();
+    expect(text).toMatch(/rhinarium_http_request_duration_seconds_count\{method="GET",route="\/v2\/pets\/\{petId\}",status="404"\} [1-9]/);
+    expect(text).toMatch(/rhinarium_http_request_duration_seconds_count\{method="GET",route="dashboard",status="\d{3}"\} [1-9]/);
+    expect(text).toMatch(/rhinarium_engine_tasks\{state="queued"\} \d+/);
+    expect(text).toMatch(/rhinarium_jobs_pending/);
+    expect(text).toMatch(/rhinarium_nodejs_eventloop_lag_seconds \d/);
+    expect(text).not.toContain(apiKey);
+  });
+
   it("answers 4xx, never 500, to '*' targets, a malformed auth path and NULs in dashboard URLs", async () => {
     const base = world.server.baseUrl;
     expect(await rawStatus(base, "OPTIONS * HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")).toBe(400);

@@ -82,7 +82,7 @@ describe("usage metering buffer", () => {
   });
 
   it("logs a failed write and never throws to the caller", async () => {
-    const errors = vi.spyOn(console, "error").mockImplementation(() => {});
+    const errors = vi.spyOn(process.stderr, "write").mockImplementation(() => true);
     const buffer = createUsageBuffer(() => Promise.reject(new Error("database gone")), { maxGroups: 10, flushMs: 1000 });
     buffer.add(call(200));
     await expect(buffer.flush()).resolves.toBeUndefined();

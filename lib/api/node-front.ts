@@ -4,13 +4,15 @@ import { gzip } from "node:zlib";
 import { readEnv } from "@/lib/env";
 import { discardRest } from "@/lib/http/discard-body";
 import { admitNextRequest, clientAddress, trustedProxiesOf } from "@/lib/http/front-guard";
+import { observeRequest } from "@/lib/http/request-log";
 import { API_SECURITY_HEADERS } from "@/lib/http/security-headers";
 import { healthAnswer, HEALTH_PATHS } from "@/lib/server/health";
+import { METRICS_PATH, metricsAnswer } from "@/lib/server/metrics-endpoint";
 import { logError } from "@/lib/log";
 import { errorAnswer } from "./errors";
 import type { ApiAnswer, ApiRequest } from "./exchange";
 import { malformedPathAnswer, nulTargetAnswer } from "./malformed-path";
-import { handleV2Request } from "./v2";
+import { handleV2Request, v2RouteOf } from "./v2";
 
 // The /v2 API served from plain Node `http`, in front of Next (scripts/server.mjs): the same one
 // wrapper (lib/api/handle-request.ts) behind Node's request and response instead of Next's router,
@@ -172,30 +174,35 @@ function send(res: ServerResponse, status: number, headers: Record<string, strin
  * The front over one wrapper: answers a claimed /v2 request (see claimsApiRequest) with `handle`'s
  * answer. Never throws.
  */
-export function apiFront(handle: (request: ApiRequest) => Promise<ApiAnswer>) {
-  return async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    try {
-      if (pathOf(req.url ?? "/") === DOCS_PATH) return void send(res, 308, { ...FRONT_HEADERS, location: API_REFERENCE_PATH, "content-length": 0 }, null, discardRest(req));
-      const malformed = malformedPathAnswer(pathOf(req.url ?? "/"));
-      if (malformed) return await writeAnswer(res, malformed);
-      const { request, hasBody } = apiRequest(req);
-      const answer = await handle(request);
-      const written = writeAnswer(res, answer, hasBody ? discardRest(req) : undefined, req.headers["accept-encoding"]);
-      if (written) await written;
-    } catch (error) {
-      // The wrapper answers every error itself; this is a failure of the adapter (a header Node refuses).
-      logError("api-front-failed", error, { method: req.method });
-      if (res.headersSent) res.destroy();
-      else {
-        const failed = errorAnswer("InternalServerError");
-        await writeAnswer(res, { ...failed, headers: { ...failed.headers, connection: "close" } });
-      }
-    }
+export function apiFront(handle: (request: ApiRequest) => Promise<ApiAnswer>, routeOf: (method: string, path: string) => string = () => "/v2") {
+  return function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = pathOf(req.url ?? "/");
+    return observeRequest(req, res, () => (path === DOCS_PATH ? DOCS_PATH : routeOf(req.method ?? "GET", path)), () => answerApi(req, res, handle));
   };
 }
 
+async function answerApi(req: IncomingMessage, res: ServerResponse, handle: (request: ApiRequest) => Promise<ApiAnswer>): Promise<void> {
+  try {
+    if (pathOf(req.url ?? "/") === DOCS_PATH) return void send(res, 308, { ...FRONT_HEADERS, location: API_REFERENCE_PATH, "content-length": 0 }, null, discardRest(req));
+    const malformed = malformedPathAnswer(pathOf(req.url ?? "/"));
+    if (malformed) return await writeAnswer(res, malformed);
+    const { request, hasBody } = apiRequest(req);
+    const answer = await handle(request);
+    const written = writeAnswer(res, answer, hasBody ? discardRest(req) : undefined, req.headers["accept-encoding"]);
+    if (written) await written;
+  } catch (error) {
+    // The wrapper answers every error itself; this is a failure of the adapter (a header Node refuses).
+    logError("api-front-failed", error, { method: req.method });
+    if (res.headersSent) res.destroy();
+    else {
+      const failed = errorAnswer("InternalServerError");
+      await writeAnswer(res, { ...failed, headers: { ...failed.headers, connection: "close" } });
+    }
+  }
+}
+
 /** Answers one claimed /v2 request through the API's wrapper. Never throws. */
-export const serveApiRequest = apiFront(handleV2Request);
+export const serveApiRequest = apiFront(handleV2Request, v2RouteOf);
 
 export interface ApiFront {
   claims(target: string): boolean;
@@ -220,23 +227,39 @@ function configureServer(server: Server): void {
 
 /** The health endpoints (no key), then Next for what the door admits. Never throws. */
 export function otherRequests(trustedProxies: ReadonlySet<string>) {
-  return async function serveOther(req: IncomingMessage, res: ServerResponse, next: (req: IncomingMessage, res: ServerResponse) => unknown): Promise<void> {
-    try {
-      const path = pathOf(req.url ?? "/");
-      if (HEALTH_PATHS.has(path) && (req.method === "GET" || req.method === "HEAD")) {
-        const { status, body } = await healthAnswer(path);
-        return void send(res, status, { ...FRONT_HEADERS, "content-type": "application/json" }, req.method === "HEAD" ? null : JSON.stringify(body));
-      }
-      const refused = nulTargetAnswer(req.url ?? "");
-      if (refused) return await writeAnswer(res, refused, discardRest(req));
-      const admitted = await admitNextRequest(req, res, trustedProxies);
-      if (admitted) await next(admitted, res);
-    } catch (error) {
-      logError("front-door-failed", error, { method: req.method });
-      if (!res.headersSent) send(res, 500, { "content-type": "text/plain", connection: "close" }, "Internal error");
-      else res.destroy();
-    }
+  return function serveOther(req: IncomingMessage, res: ServerResponse, next: (req: IncomingMessage, res: ServerResponse) => unknown): Promise<void> {
+    const path = pathOf(req.url ?? "/");
+    const own = HEALTH_PATHS.has(path) || path === METRICS_PATH;
+    // Pages and assets share one label: their paths name pets and files, too many for a metric.
+    return observeRequest(req, res, () => (own ? path : "dashboard"), () => answerOther(req, res, path, next, trustedProxies));
   };
+}
+
+async function answerOther(
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+  next: (req: IncomingMessage, res: ServerResponse) => unknown,
+  trustedProxies: ReadonlySet<string>,
+): Promise<void> {
+  try {
+    if (HEALTH_PATHS.has(path) && (req.method === "GET" || req.method === "HEAD")) {
+      const { status, body } = await healthAnswer(path);
+      return void send(res, status, { ...FRONT_HEADERS, "content-type": "application/json" }, req.method === "HEAD" ? null : JSON.stringify(body));
+    }
+    if (path === METRICS_PATH && (req.method === "GET" || req.method === "HEAD")) {
+      const { status, contentType, body } = await metricsAnswer(req);
+      return void send(res, status, { ...FRONT_HEADERS, "content-type": contentType, "cache-control": "no-store" }, req.method === "HEAD" ? null : body);
+    }
+    const refused = nulTargetAnswer(req.url ?? "");
+    if (refused) return await writeAnswer(res, refused, discardRest(req));
+    const admitted = await admitNextRequest(req, res, trustedProxies);
+    if (admitted) await next(admitted, res);
+  } catch (error) {
+    logError("front-door-failed", error, { method: req.method });
+    if (!res.headersSent) send(res, 500, { "content-type": "text/plain", connection: "close" }, "Internal error");
+    else res.destroy();
+  }
 }
 
 /**

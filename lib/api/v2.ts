@@ -11,6 +11,11 @@ export const v2Endpoints = [...petEndpoints, ...captureSessionEndpoints, ...uplo
 
 const router = createRouter(v2Endpoints);
 
+/** The contract's path template a /v2 request names (its metrics label), or "unmatched". */
+export function v2RouteOf(method: string, pathname: string): string {
+  return router.match(method, pathname)?.endpoint.path ?? "unmatched";
+}
+
 export function handleV2Request(req: ApiRequest): Promise<ApiAnswer> {
   return handleApiRequest(req, router);
 }

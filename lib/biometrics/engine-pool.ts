@@ -75,6 +75,11 @@ export class EnginePool {
     return this.enqueue(this.sticky[slot], op, args);
   }
 
+  /** Tasks a worker is running now. */
+  get running(): number {
+    return this.slots.filter((w) => w?.running).length;
+  }
+
   /** Tasks waiting for a worker (not yet running). */
   get queued(): number {
     return this.shared.length + this.sticky.reduce((sum, queue) => sum + queue.length, 0);

@@ -35,6 +35,11 @@ function enginePool(): EnginePool {
   return pool;
 }
 
+/** The worker pool's load now (zeros before its first task): threads, tasks running and tasks waiting. */
+export function engineLoad(): { workers: number; running: number; queued: number } {
+  return pool ? { workers: pool.size, running: pool.running, queued: pool.queued } : { workers: 0, running: 0, queued: 0 };
+}
+
 /** How many worker threads the engine runs (one per core unless ENGINE_WORKERS says otherwise). */
 export function engineThreads(): number {
   return enginePool().size;

@@ -3,6 +3,7 @@ import type { OpenDatabase } from "@/lib/db/connect";
 import { jobNoseMatches, petNoseMatches } from "@/lib/dashboard/duplicate-noses";
 import { getGalleryManager } from "@/lib/galleries/gallery-manager";
 import { getEngine, shutdownEngine } from "@/lib/jobs/engine-port";
+import { metrics } from "@/lib/metrics";
 import { noseCapture } from "@/lib/test-support/nose-images";
 import { openTestDatabase } from "@/lib/test-support/database";
 import { runJob } from "./run-job";
@@ -59,6 +60,9 @@ async function register(seed: number, captures: number[]) {
 describe("duplicates caught at registration", () => {
   it("flags the same dog registered twice, not different dogs, and writes what galleries read at enrolment", async () => {
     const { DECISION_THRESHOLD } = await getEngine();
+    const timed = async () =>
+      (await metrics().jobSeconds.get()).values.find((v) => v.metricName?.endsWith("_count") && v.labels.kind === "FINGERPRINT_ADDITION" && v.labels.status === "SUCCESS")?.value ?? 0;
+    const timedBefore = await timed();
     const rex = await register(601, [0, 1, 2, 3, 4]);
     expect(rex.job.status).toBe("SUCCESS");
     expect(rex.job.details).toBeNull();
@@ -95,6 +99,8 @@ describe("duplicates caught at registration", () => {
     expect(await petNoseMatches(open.prisma, other.id, rex.petId)).toEqual([]);
     // The new pet is enrolled all the same.
     expect(await open.prisma.fingerprintImage.count({ where: { petId: again.petId } })).toBeGreaterThanOrEqual(3);
+    // Each finished job is timed for /metrics by its kind and final status.
+    expect(await timed()).toBe(timedBefore + 3);
   }, 300_000);
 
   it("preloads the galleries searches will need, and fills light templates older enrolments lack", async () => {

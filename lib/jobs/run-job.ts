@@ -7,6 +7,7 @@ import { getGalleryManager } from "@/lib/galleries/gallery-manager";
 import { getEngine } from "./engine-port";
 import { recordAudit } from "@/lib/accounts/audit";
 import { logError } from "@/lib/log";
+import { metrics } from "@/lib/metrics";
 import { currentTemplates, extractionFor, imageSelect, usableTemplates, writeEnrolmentCuts, type ImageRow } from "./templates";
 
 type Json = Prisma.InputJsonValue;
@@ -171,6 +172,7 @@ export async function runJob(db: Db, jobId: string): Promise<void> {
   if (!job || job.status !== "PENDING") return;
   const { count } = await db.job.updateMany({ where: { id: jobId, status: "PENDING" }, data: { attempts: { increment: 1 }, startedAt: new Date() } });
   if (count === 0) return; // finished or deleted (with its pet) meanwhile
+  const started = performance.now();
   let outcome: Outcome;
   try {
     outcome = await runners[job.kind](db, job);
@@ -184,4 +186,5 @@ export async function runJob(db: Db, jobId: string): Promise<void> {
     if ((error as { code?: string }).code === "P2025") return; // deleted with its pet meanwhile
     throw error;
   });
+  metrics().jobSeconds.observe({ kind: job.kind, status: outcome.status }, (performance.now() - started) / 1000);
 }

@@ -10,6 +10,7 @@ import { shutdownEngine } from "@/lib/jobs/engine-port";
 import { sweepIdempotencyKeys } from "@/lib/api/idempotency";
 import { logError, logInfo } from "@/lib/log";
 import { startOpsServer } from "@/lib/ops/ops-server";
+import { registerServerGauges } from "@/lib/server/server-gauges";
 import { serverPetViewCache } from "@/lib/pets/pet-view-cache";
 import { startOrphanSweeps } from "@/lib/storage/orphan-sweep";
 
@@ -43,6 +44,7 @@ export function startServer(): Promise<void> {
       // The 1:N galleries load in the background, ahead of the first identification (never awaited here).
       void getGalleryManager(db).preload();
     }
+    registerServerGauges(db);
     const stopSweeps = await startOrphanSweeps(db, !env.DATABASE_URL);
     const idempotencySweeps = setInterval(() => void sweepIdempotencyKeys(db).catch((error) => logError("idempotency-sweep-failed", error)), IDEMPOTENCY_SWEEP_MS);
     idempotencySweeps.unref();
