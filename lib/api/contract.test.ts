@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { RhinariumClient } from "@/lib/client";
+import { RhinariumClient } from "@rhinarium/sdk";
 import { appearanceJpeg, blurredNoseCapture, flatJpeg, noseCapture } from "@/lib/test-support/nose-images";
 import { adminSql, buildOnce, ensurePostgres, ops, opsWithInput, PG_ADMIN_URL, startServer, type TestServer } from "@/lib/test-support/server";
 

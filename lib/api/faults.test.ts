@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { RhinariumClient } from "@/lib/client";
+import { RhinariumClient } from "@rhinarium/sdk";
 import { apiCaller, codeOf, imageFilesOnDisk, modeServer, type ModeServer } from "@/lib/test-support/api";
 import { appearanceJpeg, noseCapture, prng } from "@/lib/test-support/nose-images";
 import { adminSql, buildOnce, ensurePostgres, freePort, ops, PG_ADMIN_URL, startServer, type TestServer } from "@/lib/test-support/server";

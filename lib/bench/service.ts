@@ -1,6 +1,6 @@
 import os from "node:os";
 import sharp from "sharp";
-import type { RhinariumClient } from "@/lib/client";
+import type { RhinariumClient } from "@rhinarium/sdk";
 import { createApiKeyCache } from "@/lib/accounts/api-key-cache";
 import { flushApiCalls, recordApiCall } from "@/lib/api/metering";
 import { openDatabase } from "@/lib/db/connect";

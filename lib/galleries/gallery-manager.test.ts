@@ -2,7 +2,7 @@ import fs from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase, type OpenDatabase } from "@/lib/db/connect";
 import { readEnv } from "@/lib/env";
-import type { RhinariumClient } from "@/lib/client";
+import type { RhinariumClient } from "@rhinarium/sdk";
 import { getEngine, shutdownEngine } from "@/lib/jobs/engine-port";
 import { noseCapture } from "@/lib/test-support/nose-images";
 import { apiClient, createTestDatabase, probeSession, registerPet, type TestDatabase } from "@/lib/test-support/scale";

@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { ListObjectsV2Command, S3Client } from "@aws-sdk/client-s3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RhinariumClient } from "@/lib/client";
+import type { RhinariumClient } from "@rhinarium/sdk";
 import { openDatabase, type OpenDatabase } from "@/lib/db/connect";
 import { readEnv } from "@/lib/env";
 import { startMoto, type MotoServer } from "@/lib/test-support/moto";

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import sharp from "sharp";
-import { RhinariumClient } from "@/lib/client";
+import { RhinariumClient } from "@rhinarium/sdk";
 import { startProgress } from "@/lib/progress";
 import { captureFileName, generateDataset, subjectDirName } from "@/lib/synth/dataset";
 

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { Redis } from "ioredis";
-import { RhinariumClient } from "@/lib/client";
+import { RhinariumClient } from "@rhinarium/sdk";
 import { adminSql, ensurePostgres, PG_ADMIN_URL } from "./server";
 import { appearanceJpeg, noseCapture } from "./nose-images";
 

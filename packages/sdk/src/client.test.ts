@@ -1,21 +1,23 @@
 import { describe, expect, it } from "vitest";
 import { JobWaitTimeoutError, RhinariumApiError, RhinariumClient } from "./index";
 
+type FetchFn = (request: Request) => Promise<Response>;
+
 function fakeFetch(responses: (() => Response)[]) {
-  const calls: { url: string; init?: RequestInit }[] = [];
-  const fetchFn = (async (url: string, init?: RequestInit) => {
-    calls.push({ url, init });
+  const calls: Request[] = [];
+  const fetchFn: FetchFn = async (request) => {
+    calls.push(request);
     const next = responses.shift();
     if (!next) throw new Error("no more responses");
     return next();
-  }) as typeof fetch;
+  };
   return { fetchFn, calls };
 }
 
 const ok = (data: unknown, status = 200) => () => Response.json({ success: true, data }, { status });
 const err = (status: number, code: string) => () => Response.json({ errors: [{ code }] }, { status });
 
-function client(fetchFn: typeof fetch, extra: Partial<ConstructorParameters<typeof RhinariumClient>[0]> = {}) {
+function client(fetchFn: FetchFn, extra: Partial<ConstructorParameters<typeof RhinariumClient>[0]> = {}) {
   return new RhinariumClient({ baseUrl: "http://api.test/", apiKey: "k", fetch: fetchFn, initialBackoffMs: 1, maxBackoffMs: 4, pollIntervalMs: 1, ...extra });
 }
 
@@ -24,7 +26,8 @@ describe("RhinariumClient", () => {
     const { fetchFn, calls } = fakeFetch([ok({ id: "p1" }, 201)]);
     expect(await client(fetchFn).createPet({ species: "DOG" })).toEqual({ id: "p1" });
     expect(calls[0].url).toBe("http://api.test/v2/pets");
-    expect((calls[0].init!.headers as Record<string, string>)["x-service-api-key"]).toBe("k");
+    expect(calls[0].headers.get("x-service-api-key")).toBe("k");
+    expect(await calls[0].json()).toEqual({ species: "DOG" });
   });
 
   it("sends one Idempotency-Key over all retries of a create, and another for the next create", async () => {
@@ -33,7 +36,7 @@ describe("RhinariumClient", () => {
     await c.createPet({ species: "DOG" });
     await c.createPet({ species: "DOG" });
     await c.listPets();
-    const keys = calls.map((call) => (call.init!.headers as Record<string, string>)["idempotency-key"]);
+    const keys = calls.map((call) => call.headers.get("idempotency-key") ?? undefined);
     expect(keys[0]).toMatch(/^[0-9a-f-]{36}$/);
     expect(keys[1]).toBe(keys[0]);
     expect(keys[2]).not.toBe(keys[0]);
@@ -87,11 +90,27 @@ describe("RhinariumClient", () => {
   });
 
   it("defaults to the contract's recommended polling (2–3 s, at most 60 s and 20–30 polls)", () => {
-    const c = new RhinariumClient({ baseUrl: "http://x", apiKey: "k" }) as unknown as { opts: { pollIntervalMs: number; maxWaitMs: number; maxPolls: number } };
-    expect(c.opts.pollIntervalMs).toBeGreaterThanOrEqual(2000);
-    expect(c.opts.pollIntervalMs).toBeLessThanOrEqual(3000);
-    expect(c.opts.maxWaitMs).toBe(60_000);
-    expect(c.opts.maxPolls).toBeGreaterThanOrEqual(20);
-    expect(c.opts.maxPolls).toBeLessThanOrEqual(30);
+    const c = new RhinariumClient({ baseUrl: "http://x", apiKey: "k" }) as unknown as { settings: { pollIntervalMs: number; maxWaitMs: number; maxPolls: number } };
+    expect(c.settings.pollIntervalMs).toBeGreaterThanOrEqual(2000);
+    expect(c.settings.pollIntervalMs).toBeLessThanOrEqual(3000);
+    expect(c.settings.maxWaitMs).toBe(60_000);
+    expect(c.settings.maxPolls).toBeGreaterThanOrEqual(20);
+    expect(c.settings.maxPolls).toBeLessThanOrEqual(30);
+  });
+
+  it("uploads an image as multipart with the session in the query, the boundary set by fetch", async () => {
+    const { fetchFn, calls } = fakeFetch([ok({ id: "f1" }, 201)]);
+    expect(await client(fetchFn).uploadFingerprint("s 1", new Uint8Array([0xff, 0xd8, 0xff]))).toEqual({ id: "f1" });
+    expect(calls[0].url).toBe("http://api.test/v2/fingerprints:upload?sessionId=s%201");
+    expect(calls[0].headers.get("content-type")).toMatch(/^multipart\/form-data; boundary=/);
+    expect(calls[0].headers.get("idempotency-key")).toBeNull();
+    const file = (await calls[0].formData()).get("file") as File;
+    expect(new Uint8Array(await file.arrayBuffer())).toEqual(new Uint8Array([0xff, 0xd8, 0xff]));
+  });
+
+  it("waits for any kind of job by name, on that kind's path", async () => {
+    const { fetchFn, calls } = fakeFetch([ok({ status: "PENDING" }), ok({ status: "SUCCESS", candidates: [] })]);
+    expect(await client(fetchFn).waitForJob("identification", "j/1")).toEqual({ status: "SUCCESS", candidates: [] });
+    expect(calls.map((c) => c.url)).toEqual(["http://api.test/v2/identification-jobs/j%2F1", "http://api.test/v2/identification-jobs/j%2F1"]);
   });
 });
