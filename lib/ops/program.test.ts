@@ -53,12 +53,10 @@ describe("the ops command line", () => {
 
   it("answers --help at once through npm's entry point without opening a database", async () => {
     const dataDir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "rhinarium-ops-help-")), "data");
-    const started = Date.now();
     const { stdout } = await run(process.execPath, [path.join(root, "scripts/ops.mjs"), "--help"], { cwd: root, env: { ...process.env, DATA_DIR: dataDir } });
     expect(stdout).toContain("user:create");
+    // No database was opened (opening one creates DATA_DIR/db and migrates it): what --help costs is tsx's start-up.
     expect(fs.existsSync(dataDir)).toBe(false);
-    // tsx's start-up is most of it; opening and migrating a database took ~6 s.
-    expect(Date.now() - started).toBeLessThan(5_000);
     const refused = await run(process.execPath, [path.join(root, "scripts/ops.mjs"), "user:create", "--email", "a@b.test", "--role", "staff"], {
       cwd: root,
       env: { ...process.env, DATA_DIR: dataDir },
