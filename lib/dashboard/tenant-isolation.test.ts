@@ -159,7 +159,7 @@ describe("dashboard actions with another account's ids", () => {
     const pets = await listPetsPage(db, a.accountId, petListQuerySchema.parse({ q: b.petId }));
     expect(pets).toEqual({ rows: [], total: 0 });
     expect((await listPetsPage(db, b.accountId, petListQuerySchema.parse({ q: b.petId }))).total).toBe(1);
-    await expect(getPetDetail(db, a.accountId, b.petId)).rejects.toThrow("NoSuchPetException");
+    await expect(getPetDetail(db, a.accountId, b.petId)).rejects.toMatchObject({ failure: "PetNotFound" });
     expect(await getJobDetail(db, a.accountId, b.jobId)).toBeNull();
     expect((await getJobDetail(db, b.accountId, b.jobId))?.failure?.summary).toBe("secret summary");
     const jobs = await listJobs(db, a.accountId, jobListQuerySchema.parse({ petId: b.petId }));

@@ -91,7 +91,7 @@ describe("pet view cache", () => {
     expect(await metadataOf(a.id)).toBe("1"); // from memory
     // Serialised once per entry: the same text object answers again from memory.
     expect(await getPetViewJsonOrThrow(cache, p, a.id, pet.id)).toBe(await getPetViewJsonOrThrow(cache, p, a.id, pet.id));
-    await expect(getPetViewJsonOrThrow(cache, p, b.id, pet.id)).rejects.toMatchObject({ errorName: "NoSuchPetException" });
+    await expect(getPetViewJsonOrThrow(cache, p, b.id, pet.id)).rejects.toMatchObject({ failure: "PetNotFound" });
     applyPetViewChange(cache, pet.id);
     expect(await metadataOf(a.id)).toBe("2");
     applyPetViewChange(cache, PET_VIEW_FLUSH);

@@ -1,5 +1,5 @@
-import { ApiError } from "@/lib/api/errors";
-import { JsonText } from "@/lib/api/exchange";
+import { DomainError } from "@/lib/domain-errors";
+import { JsonText } from "@/lib/json-text";
 import type { Db } from "@/lib/db";
 import { listeningCache, type NotifiedCache } from "@/lib/db/notified-cache";
 import { findPetView } from "./pets";
@@ -32,7 +32,7 @@ export interface CachedPetView {
 }
 
 /**
- * The pet view through `cache` as JSON text, for GET /v2/pets/{petId}, or NoSuchPetException (20000).
+ * The pet view through `cache` as JSON text, for GET /v2/pets/{petId}, or PetNotFound (20000 on the wire).
  * Serialised once per cached entry, not on every read (an entry never changes; a change replaces it).
  */
 export async function getPetViewJsonOrThrow(cache: NotifiedCache<CachedPetView>, db: Db, accountId: string, petId: string): Promise<JsonText> {
@@ -44,7 +44,7 @@ export async function getPetViewJsonOrThrow(cache: NotifiedCache<CachedPetView>,
     },
     (hit) => hit.accountId === accountId,
   );
-  if (!cached) throw new ApiError("NoSuchPetException");
+  if (!cached) throw new DomainError("PetNotFound");
   return jsonOf(cached);
 }
 
