@@ -2,6 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ensureDefaultPlans } from "@/lib/accounts/plans";
 import { openOwnedDatabase } from "@/lib/db";
 import type { Db, OpenDatabase } from "@/lib/db/connect";
 import { readEnv } from "@/lib/env";
@@ -104,6 +105,7 @@ beforeAll(async () => {
   process.env.DATA_DIR = dir;
   open = await openOwnedDatabase(readEnv({ DATA_DIR: dir } as unknown as NodeJS.ProcessEnv), "cli");
   db = open.prisma;
+  await ensureDefaultPlans(db);
   setJobQueue(new InProcessJobQueue(db, 0));
   a = await seedTenant("a");
   b = await seedTenant("b");
