@@ -1,5 +1,5 @@
 import type { Db } from "@/lib/db/connect";
-import type { Prisma } from "@/lib/generated/prisma/client";
+import type { Prisma, Species } from "@/lib/generated/prisma/client";
 import { DomainError } from "@/lib/domain-errors";
 import { readEnv } from "@/lib/env";
 import { getEngine } from "@/lib/jobs/engine-port";
@@ -12,7 +12,7 @@ const PURPOSES_NEEDING_PET: Purpose[] = ["PET_PROFILE_REGISTRATION", "PET_VERIFI
 export async function createCaptureSession(
   db: Db,
   accountId: string,
-  input: { species: "DOG" | "CAT"; purpose: Purpose; petId?: string },
+  input: { species: Species; purpose: Purpose; petId?: string },
 ): Promise<{ id: string }> {
   const needsPet = PURPOSES_NEEDING_PET.includes(input.purpose);
   if (needsPet && !input.petId) throw new DomainError("CaptureSessionNeedsPet");
@@ -56,7 +56,7 @@ export async function getStartableSessionOrThrow(
   accountId: string,
   sessionId: string,
   purpose: Purpose,
-  pet: { id: string; species: "DOG" | "CAT" } | null,
+  pet: { id: string; species: Species } | null,
   beforeCompleteness?: () => Promise<void>,
 ) {
   const session = await getLiveSessionOrThrow(tx, accountId, sessionId);

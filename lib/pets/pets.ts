@@ -1,4 +1,5 @@
 import type { Db } from "@/lib/db/connect";
+import type { Prisma, Species } from "@/lib/generated/prisma/client";
 import { DomainError } from "@/lib/domain-errors";
 import { recordGalleryChanges } from "@/lib/galleries/gallery-changes";
 import { removeImageFiles } from "@/lib/storage/images";
@@ -13,9 +14,10 @@ const petViewSelect = {
   _count: { select: { fingerprints: true } },
 } as const;
 
-type PetRow = { id: string; species: "DOG" | "CAT"; breed: string | null; metadata: string | null; createdAt: Date; _count: { fingerprints: number } };
+/** A Pet row as the API's view of it reads it. */
+type PetViewRow = Prisma.PetGetPayload<{ select: typeof petViewSelect }>;
 
-function toPetView(row: PetRow): PetView {
+function toPetView(row: PetViewRow): PetView {
   return {
     id: row.id,
     species: row.species,
@@ -29,7 +31,7 @@ function toPetView(row: PetRow): PetView {
 export async function createPet(
   db: Db,
   accountId: string,
-  input: { species: "DOG" | "CAT"; breed?: string; metadata?: string },
+  input: { species: Species; breed?: string; metadata?: string },
   petLimit: number | null,
 ): Promise<{ id: string }> {
   return db.$transaction(async (tx) => {
