@@ -12,7 +12,8 @@ import type { PetView } from "./schemas";
 //   on both tables (prisma/migrations/*_pet_view_change_notifications) NOTIFY PET_VIEW_CHANGE_CHANNEL
 //   with the pet's id at commit, whoever writes: the API, the dashboard, a job worker enrolling
 //   images, the ops CLI, SQL; a TRUNCATE notifies PET_VIEW_FLUSH. Creating a pet notifies nothing:
-//   a miss is never cached.
+//   a miss is never cached. The Pet trigger names the columns it watches: pet-view-cache.test.ts fails
+//   when Pet has a column that is neither watched nor listed there as one no view shows.
 // - Writes the API acknowledges (PATCH, DELETE, and a fingerprint addition seen as SUCCESS) wait for
 //   the barrier first (awaitCacheInvalidation), so the next read through any process sees them.
 // - Entries are keyed by pet id and hold the owning account: another account's key never gets the

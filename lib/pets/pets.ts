@@ -5,7 +5,8 @@ import { recordGalleryChanges } from "@/lib/galleries/gallery-changes";
 import { removeImageFiles } from "@/lib/storage/images";
 import type { PetView } from "./schemas";
 
-const petViewSelect = {
+/** The Pet columns a view reads (with the account that owns it); the pet-view trigger watches these. */
+export const petViewSelect = {
   id: true,
   species: true,
   breed: true,
