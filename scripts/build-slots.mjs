@@ -24,7 +24,6 @@ const ROOT_FILES = [
   "postcss.config.mjs",
   "proxy.ts",
   "instrumentation.ts",
-  "docs/figures/evaluation.json",
   "docs/openapi.json",
 ];
 const SKIPPED = /(\.test\.tsx?|\.spec\.tsx?|\.tsbuildinfo)$/;

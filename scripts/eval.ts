@@ -3,7 +3,7 @@
  *   The session protocol on a labelled set DIR/<subject>/<capture>.jpg: enrol 5 captures, probe with the
  *   next 3; all impostor comparisons among the first N enrolled subjects (default all); a share of
  *   subjects (default 10 %) never enrolled. Prints the figures; writes DET and histogram SVGs + JSON.
- *   --publish also writes the dashboard's chart data to docs/figures/evaluation.json.
+ *   --publish also writes the dashboard's chart data to lib/engine-figures.json.
  * npm run --silent eval -- pairs PAIRS.csv --root DIR
  *   One `a,b,score` line per pair on stdout (single-image 1:1 score 0–100; unusable image → 0).
  */
@@ -14,13 +14,13 @@ import { analyseImage, scoreImagePair, shutdownEngine, DECISION_THRESHOLD } from
 import { areaUnderRoc, computeDet, equalErrorRate, fnmrAtFmr } from "../lib/biometrics/evaluation/metrics";
 import { formatScoreLines, parsePairsCsv } from "../lib/biometrics/evaluation/pairs-csv";
 import { buildDashboardFigures } from "../lib/biometrics/evaluation/dashboard-figures";
+import { PUBLISHED_FIGURES_PATH } from "../lib/engine-figures";
 import { detCurveSvg, scoreHistogramSvg } from "../lib/biometrics/evaluation/plots";
 import { canProbe, usableImages } from "../lib/biometrics/evaluation/protocol";
 import { runProtocol, type ProtocolRun } from "../lib/biometrics/evaluation/run-protocol";
 import type { IdentificationOutcome } from "../lib/biometrics/operations";
 import { sessionScore } from "../lib/biometrics/scoring";
 
-const PUBLISHED_FIGURES = path.join("docs", "figures", "evaluation.json");
 
 const percent = (value: number) => `${(value * 100).toFixed(3)} %`;
 
@@ -164,8 +164,8 @@ async function evaluate(root: string, outDir: string, impostorSubjects: number, 
   console.log(`wrote ${path.join(outDir, "det.svg")}, scores.svg, evaluation.json and dashboard-figures.json`);
   if (publish) {
     // The manager's charts in the dashboard read this committed copy.
-    fs.writeFileSync(PUBLISHED_FIGURES, JSON.stringify(dashboard));
-    console.log(`published the dashboard figures to ${PUBLISHED_FIGURES}`);
+    fs.writeFileSync(PUBLISHED_FIGURES_PATH, JSON.stringify(dashboard));
+    console.log(`published the dashboard figures to ${PUBLISHED_FIGURES_PATH}`);
   }
 }
 

@@ -5,13 +5,14 @@ import { useCallback, useEffect, useRef, useState } from "react";
 import { createCaptureSession, getJobProgress, startCaptureJob, uploadCaptureImage } from "@/app/dashboard/capture/actions";
 import { buttonClass, Card, inputClass, Notice, secondaryButtonClass } from "@/components/dashboard/ui";
 import type { JobProgress, UploadedImage } from "@/lib/dashboard/capture";
+import type { Species } from "@/lib/generated/prisma/enums";
 import { petLabel } from "@/lib/dashboard/pet-fields";
 import { CameraCapture } from "./camera-capture";
 import { ImageDropzone, type DroppedImage } from "./image-dropzone";
 import { JobResult } from "./job-result";
 
 type Purpose = "PET_PROFILE_REGISTRATION" | "PET_VERIFICATION" | "PET_IDENTIFICATION";
-type Pet = { id: string; species: "DOG" | "CAT"; breed: string | null; metadata: string | null; hasFingerprint: boolean };
+type Pet = { id: string; species: Species; breed: string | null; metadata: string | null; hasFingerprint: boolean };
 
 const POLL_MS = 1000;
 
@@ -21,7 +22,7 @@ const POLL_MS = 1000;
  * enables at the minimum counts, then the job is followed until its result.
  */
 export function CaptureFlow({ purpose, pet }: { purpose: Purpose; pet: Pet | null }) {
-  const [species, setSpecies] = useState<"DOG" | "CAT">(pet?.species ?? "DOG");
+  const [species, setSpecies] = useState<Species>(pet?.species ?? "DOG");
   const [session, setSession] = useState<{ sessionId: string; minimumNoseImages: number } | null>(null);
   const sessionPromise = useRef<Promise<{ sessionId: string; minimumNoseImages: number } | null> | null>(null);
   const [noses, setNoses] = useState<DroppedImage[]>([]);
@@ -136,7 +137,7 @@ export function CaptureFlow({ purpose, pet }: { purpose: Purpose; pet: Pet | nul
           <label htmlFor="identify-species" className="mb-1 block text-sm font-medium">
             Species
           </label>
-          <select id="identify-species" className={inputClass} value={species} disabled={session !== null} onChange={(e) => setSpecies(e.target.value as "DOG" | "CAT")}>
+          <select id="identify-species" className={inputClass} value={species} disabled={session !== null} onChange={(e) => setSpecies(e.target.value as Species)}>
             <option value="DOG">Dog</option>
             <option value="CAT">Cat</option>
           </select>

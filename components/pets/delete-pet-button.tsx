@@ -1,7 +1,7 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { deletePet } from "@/app/dashboard/pets/actions";
+import { deletePetFromForm } from "@/app/dashboard/pets/actions";
 import { Button } from "@/components/ui/button";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { notify } from "@/components/ui/toast";
@@ -17,7 +17,7 @@ export function DeletePetButton({ petId, name }: { petId: string; name: string |
       confirmLabel="Delete pet"
       typeToConfirm={name ?? "delete"}
       onConfirm={async () => {
-        const result = await deletePet({ petId });
+        const result = await deletePetFromForm({ petId });
         if (notify(result, `${name ?? "The pet"} deleted.`)) router.push("/dashboard/pets");
         return result;
       }}

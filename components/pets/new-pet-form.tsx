@@ -2,14 +2,15 @@
 
 import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
-import { createPet } from "@/app/dashboard/pets/actions";
+import { createPetFromForm } from "@/app/dashboard/pets/actions";
 import { Card, FieldErrors, inputClass } from "@/components/dashboard/ui";
 import { Button } from "@/components/ui/button";
 import { notify } from "@/components/ui/toast";
+import type { Species } from "@/lib/generated/prisma/enums";
 import { MetadataFields, usePetMetadata } from "./metadata-fields";
 
 /** Create a pet, then go straight to registering its nose images. */
-export function NewPetForm({ petFields, defaultSpecies = "DOG" }: { petFields: string[]; defaultSpecies?: "DOG" | "CAT" }) {
+export function NewPetForm({ petFields, defaultSpecies = "DOG" }: { petFields: string[]; defaultSpecies?: Species }) {
   const router = useRouter();
   const metadata = usePetMetadata(null, petFields);
   const [fields, setFields] = useState<Record<string, string[]> | undefined>();
@@ -21,7 +22,7 @@ export function NewPetForm({ petFields, defaultSpecies = "DOG" }: { petFields: s
     if (encoded === null) return;
     const form = new FormData(event.currentTarget);
     setBusy(true);
-    const result = await createPet({ species: form.get("species"), breed: form.get("breed"), metadata: encoded === "{}" ? "" : encoded });
+    const result = await createPetFromForm({ species: form.get("species"), breed: form.get("breed"), metadata: encoded === "{}" ? "" : encoded });
     setFields(result.ok ? undefined : result.error.fields);
     if (notify(result, "Pet created: now register its nose images.") && result.ok) {
       router.push(`/dashboard/capture/register?petId=${result.data.id}`);

@@ -2,7 +2,7 @@
 
 import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
-import { updatePet } from "@/app/dashboard/pets/actions";
+import { updatePetFromForm } from "@/app/dashboard/pets/actions";
 import { Card, FieldErrors, inputClass } from "@/components/dashboard/ui";
 import { Button } from "@/components/ui/button";
 import { notify } from "@/components/ui/toast";
@@ -48,7 +48,7 @@ function Editor({ pet, petFields }: { pet: Pet; petFields: string[] }) {
     event.preventDefault();
     if (encoded === null) return;
     setBusy(true);
-    const answer = await updatePet({ petId: pet.id, metadata: encoded, breed });
+    const answer = await updatePetFromForm({ petId: pet.id, metadata: encoded, breed });
     setBusy(false);
     setErrors(answer.ok ? undefined : answer.error.fields);
     if (notify(answer, "Pet saved.")) router.refresh();

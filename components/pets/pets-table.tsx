@@ -5,10 +5,10 @@ import Link from "next/link";
 import { usePathname, useRouter } from "next/navigation";
 import { useState, useTransition, type FormEvent } from "react";
 import { EmptyState, inputClass, secondaryButtonClass, TableScroll } from "@/components/dashboard/ui";
-import { PAGE_SIZES, PET_SORTS, type PetListQuery, type PetRow } from "@/lib/dashboard/pet-list-query";
+import { PAGE_SIZES, PET_SORTS, type PetListQuery, type PetListRow } from "@/lib/dashboard/pet-list-query";
 import { petName } from "@/lib/dashboard/pet-fields";
 
-const columns: ColumnDef<PetRow>[] = [
+const columns: ColumnDef<PetListRow>[] = [
   {
     accessorKey: "metadata",
     header: "Pet",
@@ -37,7 +37,7 @@ const columns: ColumnDef<PetRow>[] = [
 ];
 
 /** Server-side pagination, sorting and filtering: the table's state lives in the URL, the server pages. */
-export function PetsTable({ rows, total, query }: { rows: PetRow[]; total: number; query: PetListQuery }) {
+export function PetsTable({ rows, total, query }: { rows: PetListRow[]; total: number; query: PetListQuery }) {
   const router = useRouter();
   const pathname = usePathname();
   const [pending, startTransition] = useTransition();

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { MAX_JSON_BODY_BYTES, MAX_UPLOAD_BYTES, MULTIPART_LIMITS, parseJsonBody, parseMultipartBody, readCappedBody } from "./body";
+import { MAX_UPLOAD_BYTES } from "@/lib/uploads/limits";
+import { MAX_JSON_BODY_BYTES, MULTIPART_LIMITS, parseJsonBody, parseMultipartBody, readCappedBody } from "./body";
 import { ApiError } from "./errors";
 import type { ApiRequest } from "./exchange";
 

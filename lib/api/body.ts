@@ -1,9 +1,9 @@
 import Busboy from "busboy";
+import { MAX_UPLOAD_BYTES } from "@/lib/uploads/limits";
 import { ApiError } from "./errors";
 import { headerOf, type ApiRequest } from "./exchange";
 
 export const MAX_JSON_BODY_BYTES = 64 * 1024;
-export const MAX_UPLOAD_BYTES = 10 * 1024 * 1024;
 /** Room for the multipart boundaries and headers around the file. */
 const MULTIPART_OVERHEAD_BYTES = 16 * 1024;
 

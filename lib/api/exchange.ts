@@ -4,6 +4,8 @@
 // instead cost more per call than the wrapper's own work (docs/benchmarks.md). Where Next needs a
 // web `Response` (proxy.ts), webResponse adapts an answer.
 
+import { JsonText } from "@/lib/json-text";
+
 /** One /v2 request as the wrapper reads it. */
 export interface ApiRequest {
   method: string;
@@ -34,15 +36,6 @@ const JSON_HEADERS = { "content-type": "application/json" };
 /** A JSON answer: `value` serialised as `Response.json` would (same bytes, same content type). */
 export function jsonAnswer(status: number, value: unknown, headers?: Record<string, string>): ApiAnswer {
   return { status, headers: headers ? { ...JSON_HEADERS, ...headers } : { ...JSON_HEADERS }, body: JSON.stringify(value) };
-}
-
-/**
- * Data already serialised: an endpoint may answer this instead of a value (e.g. a cached view that
- * is serialised once, not on every read). The envelope around it is the same bytes as
- * `JSON.stringify({ success: true, data: value })`.
- */
-export class JsonText {
-  constructor(readonly text: string) {}
 }
 
 /** The success envelope `{ success: true, data }` as a JSON answer. */

@@ -7,14 +7,15 @@ import { nextCheckPhase } from "@/lib/db/notified-cache";
 import type { Db } from "@/lib/db/connect";
 import { readEnv } from "@/lib/env";
 import { isDatabaseUnavailable } from "@/lib/db/unavailable";
+import { DomainError } from "@/lib/domain-errors";
 import { logError } from "@/lib/log";
 import { parseJsonBody, parseMultipartBody, readCappedBody } from "./body";
 import type { Endpoint, EndpointContext } from "./endpoint";
-import { ApiError, errorAnswer, type ValidationDetails } from "./errors";
+import { ApiError, domainErrorAnswer, errorAnswer, type ValidationDetails } from "./errors";
 import { headerOf, splitTarget, successAnswer, type ApiAnswer, type ApiRequest } from "./exchange";
 import { acceptsIdempotencyKey, claimIdempotencyKey, IDEMPOTENCY_HEADER, idempotencyKeyOf, requestFingerprint, settleIdempotencyKey } from "./idempotency";
 import { recordApiCall } from "./metering";
-import { createRateLimiter } from "./rate-limit";
+import { createRateLimiter } from "@/lib/rate-limit";
 import type { createRouter } from "./router";
 
 export const API_KEY_HEADER = "x-service-api-key";
@@ -209,6 +210,8 @@ export async function handleApiRequest(req: ApiRequest, router: ReturnType<typeo
   } catch (error) {
     if (error instanceof ApiError) {
       response = errorAnswer(error.errorName, error.details, error.retryAfterSeconds);
+    } else if (error instanceof DomainError) {
+      response = domainErrorAnswer(error);
     } else if (isDatabaseUnavailable(error)) {
       logError("api-database-unavailable", error, { method: req.method, path: pathname });
       response = errorAnswer("ServiceUnavailableError", undefined, UNAVAILABLE_RETRY_AFTER_SECONDS);

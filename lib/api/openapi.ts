@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { v2Endpoints } from "./v2";
 import { ERROR_CODES, wireCode, type ErrorName } from "./error-codes";
-import { MAX_JSON_BODY_BYTES, MAX_UPLOAD_BYTES } from "./body";
+import { MAX_UPLOAD_BYTES } from "@/lib/uploads/limits";
+import { MAX_JSON_BODY_BYTES } from "./body";
 import { API_KEY_HEADER } from "./handle-request";
 import type { Endpoint } from "./endpoint";
 import { acceptsIdempotencyKey, IDEMPOTENCY_PARAMETER } from "./idempotency";

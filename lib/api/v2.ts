@@ -1,7 +1,7 @@
-import { captureSessionEndpoints } from "@/lib/capture-sessions/endpoints";
-import { jobEndpoints } from "@/lib/jobs/endpoints";
-import { petEndpoints } from "@/lib/pets/endpoints";
-import { uploadEndpoints } from "@/lib/uploads/endpoints";
+import { captureSessionEndpoints } from "./endpoints/capture-sessions";
+import { jobEndpoints } from "./endpoints/jobs";
+import { petEndpoints } from "./endpoints/pets";
+import { uploadEndpoints } from "./endpoints/uploads";
 import type { ApiAnswer, ApiRequest } from "./exchange";
 import { handleApiRequest } from "./handle-request";
 import { createRouter } from "./router";

@@ -1,7 +1,7 @@
 import { hash, verify } from "@node-rs/argon2";
 import type { Db } from "@/lib/db/connect";
 import type { UserRole } from "@/lib/accounts/users";
-import { createRateLimiter } from "@/lib/api/rate-limit";
+import { createRateLimiter } from "@/lib/rate-limit";
 import { HashingGate, SIGN_IN_POLICY, SlidingWindowLimiter, UnknownEmailLockouts, type SignInPolicy } from "./sign-in-limits";
 
 export type SignInResult =

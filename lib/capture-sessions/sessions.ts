@@ -1,6 +1,6 @@
 import type { Db } from "@/lib/db/connect";
-import type { Prisma } from "@/lib/generated/prisma/client";
-import { ApiError } from "@/lib/api/errors";
+import type { Prisma, Species } from "@/lib/generated/prisma/client";
+import { DomainError } from "@/lib/domain-errors";
 import { readEnv } from "@/lib/env";
 import { getEngine } from "@/lib/jobs/engine-port";
 import type { Purpose } from "./schemas";
@@ -12,13 +12,13 @@ const PURPOSES_NEEDING_PET: Purpose[] = ["PET_PROFILE_REGISTRATION", "PET_VERIFI
 export async function createCaptureSession(
   db: Db,
   accountId: string,
-  input: { species: "DOG" | "CAT"; purpose: Purpose; petId?: string },
+  input: { species: Species; purpose: Purpose; petId?: string },
 ): Promise<{ id: string }> {
   const needsPet = PURPOSES_NEEDING_PET.includes(input.purpose);
-  if (needsPet && !input.petId) throw new ApiError("NoPetIdCaptureSessionException");
+  if (needsPet && !input.petId) throw new DomainError("CaptureSessionNeedsPet");
   if (needsPet) {
     const pet = await db.pet.findFirst({ where: { id: input.petId, accountId }, select: { id: true } });
-    if (!pet) throw new ApiError("NoSuchPetException");
+    if (!pet) throw new DomainError("PetNotFound");
   }
   const ttlMs = readEnv().CAPTURE_SESSION_TTL_SECONDS * 1000;
   return db.captureSession.create({
@@ -37,7 +37,7 @@ export async function createCaptureSession(
 /** The session if it exists for this account and has not expired (20010 otherwise). */
 export async function getLiveSessionOrThrow(tx: Tx, accountId: string, sessionId: string) {
   const session = await tx.captureSession.findFirst({ where: { id: sessionId, accountId } });
-  if (!session || session.expiresAt.getTime() <= Date.now()) throw new ApiError("NoSuchCaptureSessionException");
+  if (!session || session.expiresAt.getTime() <= Date.now()) throw new DomainError("CaptureSessionNotFound");
   return session;
 }
 
@@ -56,25 +56,25 @@ export async function getStartableSessionOrThrow(
   accountId: string,
   sessionId: string,
   purpose: Purpose,
-  pet: { id: string; species: "DOG" | "CAT" } | null,
+  pet: { id: string; species: Species } | null,
   beforeCompleteness?: () => Promise<void>,
 ) {
   const session = await getLiveSessionOrThrow(tx, accountId, sessionId);
-  if (session.purpose !== purpose) throw new ApiError("InvalidSessionPurposeError");
-  if (pet && session.petId !== pet.id) throw new ApiError("NoSuchCaptureSessionException");
-  if (pet && session.species !== pet.species) throw new ApiError("SpeciesMismatchError");
-  if (session.usedAt) throw new ApiError("CaptureSessionAlreadyUsedError");
+  if (session.purpose !== purpose) throw new DomainError("WrongSessionPurpose");
+  if (pet && session.petId !== pet.id) throw new DomainError("CaptureSessionNotFound");
+  if (pet && session.species !== pet.species) throw new DomainError("SpeciesMismatch");
+  if (session.usedAt) throw new DomainError("CaptureSessionAlreadyUsed");
   if (beforeCompleteness) await beforeCompleteness();
   const [fingerprints, appearances] = await Promise.all([
     tx.fingerprintImage.count({ where: { sessionId } }),
     tx.appearanceImage.count({ where: { sessionId } }),
   ]);
-  if (fingerprints < (await minimumFingerprints(purpose)) || appearances < 1) throw new ApiError("CaptureSessionIsNotFinishedException");
+  if (fingerprints < (await minimumFingerprints(purpose)) || appearances < 1) throw new DomainError("CaptureSessionNotFinished");
   return session;
 }
 
 /** Marks the session used; the conditional update makes single use hold under concurrent starts (20014). */
 export async function claimSessionOrThrow(tx: Tx, sessionId: string): Promise<void> {
   const { count } = await tx.captureSession.updateMany({ where: { id: sessionId, usedAt: null }, data: { usedAt: new Date() } });
-  if (count !== 1) throw new ApiError("CaptureSessionAlreadyUsedError");
+  if (count !== 1) throw new DomainError("CaptureSessionAlreadyUsed");
 }

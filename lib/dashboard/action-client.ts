@@ -1,9 +1,10 @@
 import { z } from "zod";
-import { ApiError } from "@/lib/api/errors";
 import { ERROR_CODES } from "@/lib/api/error-codes";
+import { errorNameOf } from "@/lib/api/errors";
 import { can, type Capability } from "@/lib/auth/roles";
 import type { SessionUser } from "@/lib/auth/session";
 import type { Db } from "@/lib/db/connect";
+import { DomainError } from "@/lib/domain-errors";
 import { logError } from "@/lib/log";
 
 // The one chain every dashboard server action goes through (after Dub's safe-action): who is signed
@@ -110,9 +111,9 @@ export async function invokeAction<S extends z.ZodType, T>(
     return { ok: true, data: await action.run({ db, user }, parsed.data) };
   } catch (error) {
     if (error instanceof DashboardError) return failure(error.message);
-    if (error instanceof ApiError) {
+    if (error instanceof DomainError) {
       if (error.details) return failure("Some fields are not valid.", error.details);
-      return failure(ERROR_CODES[error.errorName].description + ".");
+      return failure(ERROR_CODES[errorNameOf(error.failure)].description + ".");
     }
     logError("dashboard-action-failed", error, { userId: user.id });
     return failure("Something went wrong on our side. Try again; if it persists, contact support.");

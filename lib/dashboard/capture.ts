@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { Db } from "@/lib/db/connect";
+import type { Species } from "@/lib/generated/prisma/enums";
 import { recordAudit } from "@/lib/accounts/audit";
 import { createCaptureSession, minimumFingerprints } from "@/lib/capture-sessions/sessions";
 import { PURPOSES } from "@/lib/capture-sessions/schemas";
@@ -108,7 +109,7 @@ export type JobProgress =
       threshold: number;
       /** The pool searched and its registered pets of the species (null for a job that did not record it). */
       pool: { name: string; pets: number } | null;
-      species: "DOG" | "CAT";
+      species: Species;
     };
 
 /** Where a capture job stands, in the API's own view of it, plus what the clinic sees on the screen. */

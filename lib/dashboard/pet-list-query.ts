@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { Species } from "@/lib/generated/prisma/enums";
 
 // The pets table's query (in the URL) and row shape: shared by the server page and the client table.
 
@@ -17,9 +18,10 @@ export const petListQuerySchema = z.object({
 
 export type PetListQuery = z.infer<typeof petListQuerySchema>;
 
-export interface PetRow {
+/** One row of the dashboard's pet table. */
+export interface PetListRow {
   id: string;
-  species: "DOG" | "CAT";
+  species: Species;
   breed: string | null;
   metadata: string | null;
   enrolledImages: number;

@@ -9,7 +9,7 @@ import { accountAction, type AccountActionContext } from "./action-client";
 import { jobOutcome } from "./job-outcome";
 import { petNoseMatches } from "./duplicate-noses";
 import { changedPetFields } from "./pet-fields";
-import type { PetListQuery, PetRow } from "./pet-list-query";
+import type { PetListQuery, PetListRow } from "./pet-list-query";
 
 // Pets in the dashboard: the table's server-side page, the pet page, and create/edit/delete through
 // the same domain functions the API uses (lib/pets/pets.ts).
@@ -30,7 +30,7 @@ function petListWhere(accountId: string, query: PetListQuery): Prisma.PetWhereIn
 }
 
 /** One page of the account's pets, with the total for the pager. */
-export async function listPetsPage(db: Db, accountId: string, query: PetListQuery): Promise<{ rows: PetRow[]; total: number }> {
+export async function listPetsPage(db: Db, accountId: string, query: PetListQuery): Promise<{ rows: PetListRow[]; total: number }> {
   const where = petListWhere(accountId, query);
   const [rows, total] = await Promise.all([
     db.pet.findMany({
@@ -105,7 +105,7 @@ export const createPetAction = accountAction({
   input: z.object({ species: speciesSchema, breed: optionalText(breedSchema), metadata: optionalText(metadataSchema) }),
   async run(ctx, input) {
     const account = await ctx.db.account.findUniqueOrThrow({ where: { id: ctx.accountId }, include: { plan: true } });
-    const pet = await createPet(ctx.db, ctx.accountId, input as { species: "DOG" | "CAT"; breed?: string; metadata?: string }, account.plan?.petLimit ?? null);
+    const pet = await createPet(ctx.db, ctx.accountId, input, account.plan?.petLimit ?? null);
     await audit(ctx, "pet.create", pet.id, { species: input.species });
     return pet;
   },

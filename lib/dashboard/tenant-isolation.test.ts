@@ -2,6 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ensureDefaultPlans } from "@/lib/accounts/plans";
 import { openOwnedDatabase } from "@/lib/db";
 import type { Db, OpenDatabase } from "@/lib/db/connect";
 import { readEnv } from "@/lib/env";
@@ -104,6 +105,7 @@ beforeAll(async () => {
   process.env.DATA_DIR = dir;
   open = await openOwnedDatabase(readEnv({ DATA_DIR: dir } as unknown as NodeJS.ProcessEnv), "cli");
   db = open.prisma;
+  await ensureDefaultPlans(db);
   setJobQueue(new InProcessJobQueue(db, 0));
   a = await seedTenant("a");
   b = await seedTenant("b");
@@ -159,7 +161,7 @@ describe("dashboard actions with another account's ids", () => {
     const pets = await listPetsPage(db, a.accountId, petListQuerySchema.parse({ q: b.petId }));
     expect(pets).toEqual({ rows: [], total: 0 });
     expect((await listPetsPage(db, b.accountId, petListQuerySchema.parse({ q: b.petId }))).total).toBe(1);
-    await expect(getPetDetail(db, a.accountId, b.petId)).rejects.toThrow("NoSuchPetException");
+    await expect(getPetDetail(db, a.accountId, b.petId)).rejects.toMatchObject({ failure: "PetNotFound" });
     expect(await getJobDetail(db, a.accountId, b.jobId)).toBeNull();
     expect((await getJobDetail(db, b.accountId, b.jobId))?.failure?.summary).toBe("secret summary");
     const jobs = await listJobs(db, a.accountId, jobListQuerySchema.parse({ petId: b.petId }));

@@ -1,10 +1,8 @@
 import { flushApiCalls } from "@/lib/api/metering";
 import type { Db } from "@/lib/db/connect";
-import { dashboardFiguresSchema, type DashboardFigures } from "@/lib/biometrics/evaluation/dashboard-figures";
-import publishedFigures from "@/docs/figures/evaluation.json";
 
-// The manager's view: metered API calls, jobs, failure-to-enrol rate, job latency, and match score
-// distributions (the account's own verification scores, and the latest published evaluation run).
+// The manager's view: metered API calls, jobs, failure-to-enrol rate, job latency, and the account's
+// own verification score distribution (the published evaluation run comes from lib/engine-figures.ts).
 
 export const USAGE_DAYS = 30;
 /** The date ranges the usage page offers (days back from today, today included). */
@@ -97,7 +95,3 @@ export async function getUsageReport(db: Db, accountId: string, now = new Date()
   };
 }
 
-/** The latest published evaluation run (docs/figures/evaluation.json, written by `npm run eval -- DIR --publish`). */
-export function getEvaluationFigures(): DashboardFigures {
-  return dashboardFiguresSchema.parse(publishedFigures);
-}

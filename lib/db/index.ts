@@ -3,16 +3,15 @@ import { openDatabase, withMigrationFactory, type Db, type OpenDatabase } from "
 import type { DbNotifications } from "./notifications";
 import { applyMigrations } from "./migrate";
 import { acquireOwnerLock, OwnerBusyError, releaseOwnerLock, type OwnerInfo } from "./owner-lock";
-import { ensureDefaultPlans } from "@/lib/accounts/plans";
 import { makeDataDirPrivate } from "@/lib/private-files";
 
 export type { Db } from "./connect";
 
 /**
  * Opens the database for a process that will own it: makes DATA_DIR private (lib/private-files.ts),
- * takes the owner lock (embedded mode), applies
- * pending migrations and makes sure the default plans exist. Used by the server and by the ops CLI
- * when no server runs.
+ * takes the owner lock (embedded mode) and applies pending migrations. Used by the server and by the
+ * ops CLI when no server runs; each of them then makes sure the default plans exist
+ * (lib/accounts/plans.ts, ensureDefaultPlans): rows are the features' business, not the platform's.
  */
 export async function openOwnedDatabase(env: Env, role: OwnerInfo["role"]): Promise<OpenDatabase> {
   makeDataDirPrivate(env.dataDir);
@@ -20,7 +19,6 @@ export async function openOwnedDatabase(env: Env, role: OwnerInfo["role"]): Prom
   try {
     const db = await openDatabase(env);
     await withMigrationFactory(env, db.factory, applyMigrations);
-    await ensureDefaultPlans(db.prisma);
     return {
       ...db,
       async close() {

@@ -1,5 +1,5 @@
 import { IncomingMessage, type ServerResponse } from "node:http";
-import { MAX_UPLOAD_BYTES } from "@/lib/api/body";
+import { MAX_UPLOAD_BYTES } from "@/lib/uploads/limits";
 import { discardRest } from "./discard-body";
 
 // The server's door (scripts/server.mjs) for every request it does not answer itself: what a

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ApiError } from "@/lib/api/errors";
+import { DomainError } from "@/lib/domain-errors";
 import type { OpenDatabase } from "@/lib/db/connect";
 import { DeferredJobQueue, setJobQueue } from "@/lib/jobs/job-queue";
 import { openTestDatabase } from "@/lib/test-support/database";
@@ -47,9 +47,9 @@ describe.each(["pglite", "postgres"] as const)("registration cap (%s)", (mode) =
   it(`refuses a registration that would take a pet past ${MAX_REGISTERED_FINGERPRINTS_PER_PET} nose images, leaving the session usable`, async () => {
     const t = await petWithSession(MAX_REGISTERED_FINGERPRINTS_PER_PET - 2, 5);
     const error = await startFingerprintAddition(open.prisma, t.accountId, t.petId, t.sessionId).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(ApiError);
-    expect((error as ApiError).errorName).toBe("ValidationError");
-    expect(Object.keys((error as ApiError).details ?? {})).toEqual(["sessionId"]);
+    expect(error).toBeInstanceOf(DomainError);
+    expect((error as DomainError).failure).toBe("InvalidInput");
+    expect(Object.keys((error as DomainError).details ?? {})).toEqual(["sessionId"]);
     expect((await open.prisma.captureSession.findUniqueOrThrow({ where: { id: t.sessionId } })).usedAt).toBeNull();
   });
 

@@ -1,7 +1,6 @@
 import { z } from "zod";
 import type { Db } from "@/lib/db/connect";
-import { ApiError } from "@/lib/api/errors";
-import type { ErrorName } from "@/lib/api/error-codes";
+import { DomainError, type DomainFailure } from "@/lib/domain-errors";
 
 const statusSchema = z.enum(["PENDING", "SUCCESS", "FAILED"]);
 
@@ -19,29 +18,29 @@ export const identificationJobSchema = z.object({
     .describe("Only when status is SUCCESS; best first"),
 });
 
-async function getJobOrThrow(db: Db, accountId: string, jobId: string, kind: "FINGERPRINT_ADDITION" | "VERIFICATION" | "IDENTIFICATION", missing: ErrorName) {
+async function getJobOrThrow(db: Db, accountId: string, jobId: string, kind: "FINGERPRINT_ADDITION" | "VERIFICATION" | "IDENTIFICATION", missing: DomainFailure) {
   // Scoped by account and kind: another tenant's job, or a job of another kind, is simply unknown.
   const job = await db.job.findFirst({ where: { id: jobId, accountId, kind }, select: { status: true, result: true } });
-  if (!job) throw new ApiError(missing);
+  if (!job) throw new DomainError(missing);
   return job;
 }
 
 // A FAILED job answers its status only: the reason stays internal (support dashboard).
 
 export async function viewFingerprintAdditionJob(db: Db, accountId: string, jobId: string) {
-  const job = await getJobOrThrow(db, accountId, jobId, "FINGERPRINT_ADDITION", "NoSuchFingerprintAdditionJobException");
+  const job = await getJobOrThrow(db, accountId, jobId, "FINGERPRINT_ADDITION", "FingerprintAdditionJobNotFound");
   return { status: job.status };
 }
 
 export async function viewVerificationJob(db: Db, accountId: string, jobId: string) {
-  const job = await getJobOrThrow(db, accountId, jobId, "VERIFICATION", "NoSuchPetVerificationJobException");
+  const job = await getJobOrThrow(db, accountId, jobId, "VERIFICATION", "VerificationJobNotFound");
   if (job.status !== "SUCCESS") return { status: job.status };
   const result = job.result as { isVerified: boolean; score: number };
   return { status: job.status, isVerified: result.isVerified, score: result.score };
 }
 
 export async function viewIdentificationJob(db: Db, accountId: string, jobId: string) {
-  const job = await getJobOrThrow(db, accountId, jobId, "IDENTIFICATION", "NoSuchPetIdentificationJobException");
+  const job = await getJobOrThrow(db, accountId, jobId, "IDENTIFICATION", "IdentificationJobNotFound");
   if (job.status !== "SUCCESS") return { status: job.status };
   const { candidates } = job.result as { candidates: { petId: string; score: number }[] };
   // Metadata is read now, so an edit shows; a pet deleted since the search is left out.

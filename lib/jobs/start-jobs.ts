@@ -1,8 +1,8 @@
+import type { AuthenticatedKey } from "@/lib/accounts/api-keys";
 import { newCuid } from "@/lib/db/ids";
 import type { Db } from "@/lib/db/connect";
-import { ApiError, validationError } from "@/lib/api/errors";
+import { DomainError, invalidInput } from "@/lib/domain-errors";
 import { claimSessionOrThrow, getStartableSessionOrThrow } from "@/lib/capture-sessions/sessions";
-import type { EndpointContext } from "@/lib/api/endpoint";
 import { getJobQueue } from "./job-queue";
 
 // Each start runs its checks, creates the job and consumes the session in ONE transaction, so a
@@ -10,7 +10,7 @@ import { getJobQueue } from "./job-queue";
 
 async function getPetOrThrow(db: Parameters<Parameters<Db["$transaction"]>[0]>[0], accountId: string, petId: string) {
   const pet = await db.pet.findFirst({ where: { id: petId, accountId }, select: { id: true, species: true } });
-  if (!pet) throw new ApiError("NoSuchPetException");
+  if (!pet) throw new DomainError("PetNotFound");
   return pet;
 }
 
@@ -33,14 +33,14 @@ export async function startFingerprintAddition(db: Db, accountId: string, petId:
     const registered = await tx.fingerprintImage.count({ where: { accountId, petId } });
     const adding = await tx.fingerprintImage.count({ where: { sessionId, usable: true } });
     if (registered + adding > MAX_REGISTERED_FINGERPRINTS_PER_PET) {
-      throw validationError("sessionId", `the pet holds ${registered} registered nose images; at most ${MAX_REGISTERED_FINGERPRINTS_PER_PET} are kept per pet`);
+      throw invalidInput("sessionId", `the pet holds ${registered} registered nose images; at most ${MAX_REGISTERED_FINGERPRINTS_PER_PET} are kept per pet`);
     }
     // Conditional on no running addition; concurrent starts serialise on the pet row (20007). The pet
     // row is locked before the job row is inserted: the insert's foreign-key lock on the pet taken
     // first would deadlock two concurrent starts in PostgreSQL.
     const jobId = newCuid(); // the same form as every other job id (Prisma cuid)
     const { count } = await tx.pet.updateMany({ where: { id: petId, activeAdditionJobId: null }, data: { activeAdditionJobId: jobId } });
-    if (count !== 1) throw new ApiError("PetAlreadyHasFingerprintAdditionJobException");
+    if (count !== 1) throw new DomainError("FingerprintAdditionInProgress");
     await tx.job.create({ data: { id: jobId, accountId, kind: "FINGERPRINT_ADDITION", petId, sessionId } });
     await claimSessionOrThrow(tx, sessionId);
     return jobId;
@@ -54,7 +54,7 @@ export async function startVerification(db: Db, accountId: string, petId: string
     // A property of the pet that no capture can fix: answered before the session's completeness (20012).
     await getStartableSessionOrThrow(tx, accountId, sessionId, "PET_VERIFICATION", pet, async () => {
       const enrolled = await tx.fingerprintImage.count({ where: { accountId, petId } });
-      if (enrolled === 0) throw new ApiError("PetHasNoFingerprintException");
+      if (enrolled === 0) throw new DomainError("PetHasNoFingerprint");
     });
     const job = await tx.job.create({ data: { accountId, kind: "VERIFICATION", petId, sessionId }, select: { id: true } });
     await claimSessionOrThrow(tx, sessionId);
@@ -63,14 +63,14 @@ export async function startVerification(db: Db, accountId: string, petId: string
   return enqueued(jobId);
 }
 
-export async function startIdentification(db: Db, account: EndpointContext["account"], sessionId: string) {
-  if (!account.plan) throw new ApiError("IdentificationPlanSelectionRequiredError");
-  if (!account.plan.identification) throw new ApiError("IdentificationNotInPlanError");
+export async function startIdentification(db: Db, account: AuthenticatedKey["account"], sessionId: string) {
+  if (!account.plan) throw new DomainError("NoPlanSelected");
+  if (!account.plan.identification) throw new DomainError("IdentificationNotInPlan");
   const jobId = await db.$transaction(async (tx) => {
     await getStartableSessionOrThrow(tx, account.id, sessionId, "PET_IDENTIFICATION", null);
     if (account.searchPoolName) {
       const pool = await tx.searchPool.findUnique({ where: { accountId_name: { accountId: account.id, name: account.searchPoolName } } });
-      if (!pool) throw new ApiError("NoSuchSearchPoolError");
+      if (!pool) throw new DomainError("SearchPoolNotFound");
     }
     const job = await tx.job.create({ data: { accountId: account.id, kind: "IDENTIFICATION", sessionId }, select: { id: true } });
     await claimSessionOrThrow(tx, sessionId);

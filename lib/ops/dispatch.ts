@@ -1,3 +1,4 @@
+import { ensureDefaultPlans } from "@/lib/accounts/plans";
 import { openOwnedDatabase } from "@/lib/db";
 import { OwnerBusyError, readLiveOwner, type OwnerInfo } from "@/lib/db/owner-lock";
 import { readEnv, type Env } from "@/lib/env";
@@ -28,6 +29,7 @@ async function sendToServer(env: Env, owner: OwnerInfo, argv: string[]) {
 async function runHere(env: Env, argv: string[]) {
   const db = await openOwnedDatabase(env, "cli");
   try {
+    await ensureDefaultPlans(db.prisma);
     return await runOpsCommand(db.prisma, argv, { env, dump: db.dump });
   } finally {
     await db.close();

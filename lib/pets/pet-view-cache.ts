@@ -1,5 +1,5 @@
-import { ApiError } from "@/lib/api/errors";
-import { JsonText } from "@/lib/api/exchange";
+import { DomainError } from "@/lib/domain-errors";
+import { JsonText } from "@/lib/json-text";
 import type { Db } from "@/lib/db";
 import { listeningCache, type NotifiedCache } from "@/lib/db/notified-cache";
 import { findPetView } from "./pets";
@@ -12,7 +12,8 @@ import type { PetView } from "./schemas";
 //   on both tables (prisma/migrations/*_pet_view_change_notifications) NOTIFY PET_VIEW_CHANGE_CHANNEL
 //   with the pet's id at commit, whoever writes: the API, the dashboard, a job worker enrolling
 //   images, the ops CLI, SQL; a TRUNCATE notifies PET_VIEW_FLUSH. Creating a pet notifies nothing:
-//   a miss is never cached.
+//   a miss is never cached. The Pet trigger names the columns it watches: pet-view-cache.test.ts fails
+//   when Pet has a column that is neither watched nor listed there as one no view shows.
 // - Writes the API acknowledges (PATCH, DELETE, and a fingerprint addition seen as SUCCESS) wait for
 //   the barrier first (awaitCacheInvalidation), so the next read through any process sees them.
 // - Entries are keyed by pet id and hold the owning account: another account's key never gets the
@@ -32,7 +33,7 @@ export interface CachedPetView {
 }
 
 /**
- * The pet view through `cache` as JSON text, for GET /v2/pets/{petId}, or NoSuchPetException (20000).
+ * The pet view through `cache` as JSON text, for GET /v2/pets/{petId}, or PetNotFound (20000 on the wire).
  * Serialised once per cached entry, not on every read (an entry never changes; a change replaces it).
  */
 export async function getPetViewJsonOrThrow(cache: NotifiedCache<CachedPetView>, db: Db, accountId: string, petId: string): Promise<JsonText> {
@@ -44,7 +45,7 @@ export async function getPetViewJsonOrThrow(cache: NotifiedCache<CachedPetView>,
     },
     (hit) => hit.accountId === accountId,
   );
-  if (!cached) throw new ApiError("NoSuchPetException");
+  if (!cached) throw new DomainError("PetNotFound");
   return jsonOf(cached);
 }
 

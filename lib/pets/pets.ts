@@ -1,10 +1,12 @@
 import type { Db } from "@/lib/db/connect";
-import { ApiError } from "@/lib/api/errors";
+import type { Prisma, Species } from "@/lib/generated/prisma/client";
+import { DomainError } from "@/lib/domain-errors";
 import { recordGalleryChanges } from "@/lib/galleries/gallery-changes";
 import { removeImageFiles } from "@/lib/storage/images";
 import type { PetView } from "./schemas";
 
-const petViewSelect = {
+/** The Pet columns a view reads (with the account that owns it); the pet-view trigger watches these. */
+export const petViewSelect = {
   id: true,
   species: true,
   breed: true,
@@ -13,9 +15,10 @@ const petViewSelect = {
   _count: { select: { fingerprints: true } },
 } as const;
 
-type PetRow = { id: string; species: "DOG" | "CAT"; breed: string | null; metadata: string | null; createdAt: Date; _count: { fingerprints: number } };
+/** A Pet row as the API's view of it reads it. */
+type PetViewRow = Prisma.PetGetPayload<{ select: typeof petViewSelect }>;
 
-function toPetView(row: PetRow): PetView {
+function toPetView(row: PetViewRow): PetView {
   return {
     id: row.id,
     species: row.species,
@@ -29,7 +32,7 @@ function toPetView(row: PetRow): PetView {
 export async function createPet(
   db: Db,
   accountId: string,
-  input: { species: "DOG" | "CAT"; breed?: string; metadata?: string },
+  input: { species: Species; breed?: string; metadata?: string },
   petLimit: number | null,
 ): Promise<{ id: string }> {
   return db.$transaction(async (tx) => {
@@ -37,7 +40,7 @@ export async function createPet(
       // Lock the account row so that concurrent creates cannot both pass the count.
       await tx.$executeRaw`SELECT 1 FROM "Account" WHERE id = ${accountId} FOR UPDATE`;
       const count = await tx.pet.count({ where: { accountId } });
-      if (count >= petLimit) throw new ApiError("PetLimitExceededError");
+      if (count >= petLimit) throw new DomainError("PetLimitReached");
     }
     const pet = await tx.pet.create({
       data: { accountId, species: input.species, breed: input.breed ?? null, metadata: input.metadata ?? null },
@@ -90,7 +93,7 @@ export async function findPetView(db: Db, accountId: string, petId: string): Pro
 
 export async function getPetOrThrow(db: Db, accountId: string, petId: string): Promise<PetView> {
   const view = await findPetView(db, accountId, petId);
-  if (!view) throw new ApiError("NoSuchPetException");
+  if (!view) throw new DomainError("PetNotFound");
   return view;
 }
 
@@ -99,7 +102,7 @@ export async function updatePet(db: Db, accountId: string, petId: string, input:
     where: { id: petId, accountId },
     data: { metadata: input.metadata, ...(input.breed !== undefined ? { breed: input.breed } : {}) },
   });
-  if (count === 0) throw new ApiError("NoSuchPetException");
+  if (count === 0) throw new DomainError("PetNotFound");
 }
 
 /**
@@ -114,7 +117,7 @@ export async function deletePet(db: Db, accountId: string, petId: string): Promi
     // sessions locked, an upload in flight either committed (its file is listed below) or waits,
     // then finds its session gone and removes its own file.
     const locked = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM "Pet" WHERE id = ${petId} AND "accountId" = ${accountId} FOR UPDATE`;
-    if (locked.length === 0) throw new ApiError("NoSuchPetException");
+    if (locked.length === 0) throw new DomainError("PetNotFound");
     await tx.$executeRaw`SELECT 1 FROM "CaptureSession" WHERE "petId" = ${petId} FOR UPDATE`;
     // Every process's galleries drop the pet before their next identification.
     await recordGalleryChanges(tx, accountId, [petId]);

@@ -1,7 +1,8 @@
 import { z } from "zod";
+import { Species } from "@/lib/generated/prisma/enums";
 
-export const SPECIES = ["DOG", "CAT"] as const;
-export const speciesSchema = z.enum(SPECIES, { error: "must be DOG or CAT" });
+/** The species the API and the dashboard accept: Prisma's enum (prisma/schema.prisma), the one list of them. */
+export const speciesSchema = z.enum(Species, { error: "must be DOG or CAT" });
 
 export const MAX_METADATA_LENGTH = 16_384;
 export const MAX_BREED_LENGTH = 200;

@@ -1,4 +1,5 @@
 import { serverApiKeyCache } from "@/lib/accounts/api-key-cache";
+import { ensureDefaultPlans } from "@/lib/accounts/plans";
 import { flushApiCalls } from "@/lib/api/metering";
 import { closeDb, getDb } from "@/lib/db";
 import { releaseOwnerLock } from "@/lib/db/owner-lock";
@@ -31,6 +32,7 @@ export function startServer(): Promise<void> {
     // request's host instead (the door drops forwarded host and protocol headers of untrusted clients).
     if (!process.env.NEXTAUTH_URL) process.env.AUTH_TRUST_HOST = "true";
     const db = await getDb();
+    await ensureDefaultPlans(db);
     // The caches listen from start-up: until a process has listened for a whole lease, its barriers
     // (the API's writes) wait the lease out (lib/db/notifications.ts).
     serverApiKeyCache();

@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { ensureDefaultPlans } from "@/lib/accounts/plans";
 import { openOwnedDatabase } from "@/lib/db";
 import type { OpenDatabase } from "@/lib/db/connect";
 import { readEnv } from "@/lib/env";
@@ -24,6 +25,7 @@ export async function openTestDatabase(mode: "pglite" | "postgres", label: strin
     databaseUrl = PG_ADMIN_URL.replace(/\/[^/]*$/, `/${databaseName}`);
   }
   const open = await openOwnedDatabase(readEnv({ DATA_DIR: dir, DATABASE_URL: databaseUrl } as unknown as NodeJS.ProcessEnv), "cli");
+  await ensureDefaultPlans(open.prisma);
   return {
     open,
     async close() {

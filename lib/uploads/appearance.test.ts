@@ -1,6 +1,6 @@
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
-import { ApiError } from "@/lib/api/errors";
+import { DomainError } from "@/lib/domain-errors";
 import { appearanceSize } from "./uploads";
 
 // The appearance check decodes a photo as a whole: what it refuses and what it lets through.
@@ -28,7 +28,7 @@ describe("the appearance check", () => {
   it("refuses a JPEG whose header promises 6000 x 6000 but whose data holds 263 x 247", async () => {
     const liar = claimingSize(await photo(263, 247), 6000, 6000);
     expect((await sharp(liar).metadata()).width).toBe(6000);
-    await expect(appearanceSize(liar)).rejects.toBeInstanceOf(ApiError);
+    await expect(appearanceSize(liar)).rejects.toBeInstanceOf(DomainError);
   });
 
   it("lets through a photo with extraneous bytes between markers (a warning phones produce)", async () => {
@@ -40,6 +40,6 @@ describe("the appearance check", () => {
   });
 
   it("refuses bytes that are not an image", async () => {
-    await expect(appearanceSize(new Uint8Array([0xff, 0xd8, 0xff, 0xe0, 1, 2, 3]))).rejects.toBeInstanceOf(ApiError);
+    await expect(appearanceSize(new Uint8Array([0xff, 0xd8, 0xff, 0xe0, 1, 2, 3]))).rejects.toBeInstanceOf(DomainError);
   });
 });

@@ -2,8 +2,8 @@ import { randomUUID } from "node:crypto";
 import sharp from "sharp";
 import type { Db } from "@/lib/db/connect";
 import type { Prisma } from "@/lib/generated/prisma/client";
-import { ApiError, validationError } from "@/lib/api/errors";
-import { MAX_UPLOAD_BYTES } from "@/lib/api/body";
+import { DomainError, invalidInput } from "@/lib/domain-errors";
+import { MAX_UPLOAD_BYTES } from "./limits";
 import { getLiveSessionOrThrow } from "@/lib/capture-sessions/sessions";
 import { getEngine } from "@/lib/jobs/engine-port";
 import { extractionFor } from "@/lib/jobs/templates";
@@ -17,24 +17,24 @@ const MAX_APPEARANCE_PIXELS = 40_000_000;
 type Tx = Prisma.TransactionClient | Db;
 
 async function readJpegOrThrow(file: Blob): Promise<Uint8Array> {
-  if (file.size > MAX_UPLOAD_BYTES) throw validationError("file", `must be at most ${MAX_UPLOAD_BYTES} bytes`);
+  if (file.size > MAX_UPLOAD_BYTES) throw invalidInput("file", `must be at most ${MAX_UPLOAD_BYTES} bytes`);
   const bytes = new Uint8Array(await file.arrayBuffer());
-  if (bytes.byteLength === 0) throw validationError("file", "must not be empty");
+  if (bytes.byteLength === 0) throw invalidInput("file", "must not be empty");
   // By content, not by the declared type or file name.
-  if (!(await getEngine()).isJpeg(bytes)) throw validationError("file", "must be a JPEG image");
+  if (!(await getEngine()).isJpeg(bytes)) throw invalidInput("file", "must be a JPEG image");
   return bytes;
 }
 
 /** An upload is accepted only into a live, unused session, below the per-session cap. */
 async function getOpenSessionOrThrow(db: Tx, accountId: string, sessionId: string, kind: ImageKind) {
   const session = await getLiveSessionOrThrow(db, accountId, sessionId);
-  if (session.usedAt) throw new ApiError("CaptureSessionAlreadyUsedError");
+  if (session.usedAt) throw new DomainError("CaptureSessionAlreadyUsed");
   const count =
     kind === "fingerprint"
       ? await db.fingerprintImage.count({ where: { sessionId } })
       : await db.appearanceImage.count({ where: { sessionId } });
   const cap = kind === "fingerprint" ? MAX_FINGERPRINTS_PER_SESSION : MAX_APPEARANCES_PER_SESSION;
-  if (count >= cap) throw validationError("file", `the session already holds the maximum of ${cap} ${kind} images`);
+  if (count >= cap) throw invalidInput("file", `the session already holds the maximum of ${cap} ${kind} images`);
   return session;
 }
 
@@ -78,7 +78,7 @@ export async function uploadFingerprint(db: Db, accountId: string, sessionId: st
   const session = await getOpenSessionOrThrow(db, accountId, sessionId, "fingerprint");
   const engine = await getEngine();
   const analysis = await engine.analyseImage(bytes, extractionFor(session.purpose));
-  if (!analysis.ok) throw validationError("file", analysis.rejection.message);
+  if (!analysis.ok) throw invalidInput("file", analysis.rejection.message);
   const id = randomUUID();
   const filePath = imageRelativePath(accountId, sessionId, "fingerprint", id);
   return storeImage(db, { accountId, sessionId, kind: "fingerprint", relativePath: filePath, bytes }, (tx) =>
@@ -116,7 +116,7 @@ export async function appearanceSize(bytes: Uint8Array): Promise<{ width: number
     if (!meta.width || !meta.height) throw new Error("no size");
     return { width: meta.width, height: meta.height };
   } catch {
-    throw validationError("file", "is not a readable JPEG image");
+    throw invalidInput("file", "is not a readable JPEG image");
   }
 }
 

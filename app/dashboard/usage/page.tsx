@@ -4,7 +4,8 @@ import { can } from "@/lib/auth/roles";
 import { CallsByDayChart, DetChart, JobsByKindChart, ScoreHistogramChart, VerificationScoresChart } from "@/components/usage/charts";
 import { requireAccountUser } from "@/lib/auth/session";
 import { getDb } from "@/lib/db";
-import { getEvaluationFigures, getUsageReport, USAGE_RANGES, usageRange } from "@/lib/dashboard/usage";
+import { getUsageReport, USAGE_RANGES, usageRange } from "@/lib/dashboard/usage";
+import { publishedEngineFigures } from "@/lib/engine-figures";
 
 export const metadata = { title: "Usage · Rhinarium" };
 
@@ -16,7 +17,7 @@ export default async function UsagePage({ searchParams }: { searchParams: Promis
   const user = await requireAccountUser("usage:read");
   const rangeDays = usageRange((await searchParams).days);
   const report = await getUsageReport(await getDb(), user.accountId, new Date(), rangeDays);
-  const evaluation = getEvaluationFigures();
+  const evaluation = publishedEngineFigures();
   // Drill-down into the jobs explorer, for the roles that may open it (owners; managers see the figures).
   const drill = can(user.role, "jobs:read");
   const jobsLink = (kind: string, status: string) => `/dashboard/jobs?kind=${kind}&status=${status}&from=${report.since}`;

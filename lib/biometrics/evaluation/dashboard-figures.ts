@@ -1,25 +1,8 @@
-import { z } from "zod";
+import type { DashboardFigures } from "@/lib/engine-figures";
 import { computeDet, histogram } from "./metrics";
 
-/**
- * The figures of one evaluation run in the compact form the manager's charts draw: score histograms
- * of genuine and impostor comparisons, the DET curve (thinned), the headline figures and the decision
- * threshold. `npm run eval -- DIR --publish` writes it to docs/figures/evaluation.json, which the
- * dashboard reads; it is committed so that the charts show the run the docs describe.
- */
-export const dashboardFiguresSchema = z.object({
-  generatedAt: z.string(),
-  dataset: z.string(),
-  threshold: z.number(),
-  genuineComparisons: z.number(),
-  impostorComparisons: z.number(),
-  eer: z.number(),
-  fnmrAtFmr: z.array(z.object({ fmr: z.number(), fnmr: z.number(), threshold: z.number() })),
-  histogram: z.array(z.object({ from: z.number(), to: z.number(), genuine: z.number(), impostor: z.number() })),
-  det: z.array(z.object({ threshold: z.number(), fmr: z.number(), fnmr: z.number() })),
-});
-
-export type DashboardFigures = z.infer<typeof dashboardFiguresSchema>;
+// The figures of one evaluation run in the form the dashboard's charts draw (lib/engine-figures.ts);
+// `npm run eval -- DIR --publish` writes them to lib/engine-figures.json.
 
 const HISTOGRAM_BINS = 50;
 const MAX_DET_POINTS = 200;

@@ -1,9 +1,9 @@
 import { notFound } from "next/navigation";
 import { CaptureFlow } from "@/components/capture/capture-flow";
 import { PageHeader } from "@/components/dashboard/ui";
-import { ApiError } from "@/lib/api/errors";
 import { requireAccountUser } from "@/lib/auth/session";
 import { getDb } from "@/lib/db";
+import { DomainError } from "@/lib/domain-errors";
 import { getPetOrThrow } from "@/lib/pets/pets";
 
 const PURPOSES = {
@@ -24,7 +24,7 @@ export default async function CapturePage(props: { params: Promise<{ purpose: st
   if (flow.needsPet) {
     if (!petId) notFound();
     pet = await getPetOrThrow(await getDb(), user.accountId, petId).catch((error) => {
-      if (error instanceof ApiError) notFound();
+      if (error instanceof DomainError && error.failure === "PetNotFound") notFound();
       throw error;
     });
   }

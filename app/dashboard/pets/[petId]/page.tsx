@@ -4,10 +4,10 @@ import { Card, EmptyState, OutcomeBadge, PageHeader, QualityBadge } from "@/comp
 import { Button } from "@/components/ui/button";
 import { DeletePetButton } from "@/components/pets/delete-pet-button";
 import { PetEditor } from "@/components/pets/pet-editor";
-import { ApiError } from "@/lib/api/errors";
 import { can } from "@/lib/auth/roles";
 import { requireAccountUser } from "@/lib/auth/session";
 import { getDb } from "@/lib/db";
+import { DomainError } from "@/lib/domain-errors";
 import { getPetFields } from "@/lib/dashboard/account";
 import { petLabel, petName } from "@/lib/dashboard/pet-fields";
 import { getPetDetail } from "@/lib/dashboard/pets";
@@ -19,7 +19,7 @@ export default async function PetPage({ params }: { params: Promise<{ petId: str
   const { petId } = await params;
   // Scoped by the signed-in user's account: another account's pet is "not found", like a missing one.
   const detail = await getPetDetail(await getDb(), user.accountId, petId).catch((error) => {
-    if (error instanceof ApiError) notFound();
+    if (error instanceof DomainError && error.failure === "PetNotFound") notFound();
     throw error;
   });
   const { pet, fingerprints, appearances, jobs, noseMatches } = detail;

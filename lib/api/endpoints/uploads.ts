@@ -1,9 +1,9 @@
 import { z } from "zod";
-import { defineEndpoint, type EndpointContext } from "@/lib/api/endpoint";
 import { sessionIdQuerySchema } from "@/lib/capture-sessions/schemas";
 import { idDataSchema } from "@/lib/pets/schemas";
 import type { ImageKind } from "@/lib/storage/images";
-import { assertUploadAccepted, uploadAppearance, uploadFingerprint } from "./uploads";
+import { assertUploadAccepted, uploadAppearance, uploadFingerprint } from "@/lib/uploads/uploads";
+import { defineEndpoint, type EndpointContext } from "../endpoint";
 
 // Form entries are strings or File objects; duck-typed because the File class of the request's
 // FormData is undici's, not necessarily the global one.

@@ -1,7 +1,7 @@
-import { defineEndpoint } from "@/lib/api/endpoint";
 import { idDataSchema } from "@/lib/pets/schemas";
-import { createCaptureSession } from "./sessions";
-import { createCaptureSessionBodySchema } from "./schemas";
+import { createCaptureSessionBodySchema } from "@/lib/capture-sessions/schemas";
+import { createCaptureSession } from "@/lib/capture-sessions/sessions";
+import { defineEndpoint } from "../endpoint";
 
 export const captureSessionEndpoints = [
   defineEndpoint({

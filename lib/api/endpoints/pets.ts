@@ -1,10 +1,10 @@
 import { z } from "zod";
-import { defineEndpoint } from "@/lib/api/endpoint";
-import { JsonText } from "@/lib/api/exchange";
+import { JsonText } from "@/lib/json-text";
+import { defineEndpoint } from "../endpoint";
 import { awaitCacheInvalidation } from "@/lib/db/notified-cache";
-import { readPetViewJson, serverPetViewCache } from "./pet-view-cache";
-import { createPet, deletePet, listPetPages, updatePet } from "./pets";
-import { createPetBodySchema, idDataSchema, petIdParamsSchema, petSchema, updatePetBodySchema } from "./schemas";
+import { readPetViewJson, serverPetViewCache } from "@/lib/pets/pet-view-cache";
+import { createPet, deletePet, listPetPages, updatePet } from "@/lib/pets/pets";
+import { createPetBodySchema, idDataSchema, petIdParamsSchema, petSchema, updatePetBodySchema } from "@/lib/pets/schemas";
 
 export const petEndpoints = [
   defineEndpoint({

@@ -1,6 +1,4 @@
 import { z } from "zod";
-import { defineEndpoint, type EndpointContext } from "@/lib/api/endpoint";
-import type { ErrorName } from "@/lib/api/error-codes";
 import { sessionIdBodySchema } from "@/lib/capture-sessions/schemas";
 import { awaitCacheInvalidation } from "@/lib/db/notified-cache";
 import { petIdParamsSchema } from "@/lib/pets/schemas";
@@ -11,8 +9,10 @@ import {
   viewFingerprintAdditionJob,
   viewIdentificationJob,
   viewVerificationJob,
-} from "./job-views";
-import { startFingerprintAddition, startIdentification, startVerification } from "./start-jobs";
+} from "@/lib/jobs/job-views";
+import { startFingerprintAddition, startIdentification, startVerification } from "@/lib/jobs/start-jobs";
+import { defineEndpoint, type EndpointContext } from "../endpoint";
+import type { ErrorName } from "../error-codes";
 
 const jobIdParamsSchema = z.object({ jobId: z.string().min(1) });
 const jobStartedSchema = z.object({ jobId: z.string() });

@@ -1,5 +1,6 @@
-// Per API key rate limiting: a token bucket per key, in this process's memory. Every /v2 call of a
-// key takes one token; tokens come back at `perSecond` up to `burst`. With several web processes
+// Rate limiting: a token bucket per key (an API key, a sign-in address), in this process's memory.
+// Every /v2 call of an API key (lib/api/handle-request.ts), every sign-in attempt (lib/auth/sign-in.ts)
+// takes one token of its bucket; tokens come back at `perSecond` up to `burst`. With several web processes
 // (PostgreSQL mode behind a balancer) each process limits on its own, so the effective limit is the
 // per-process one times the number of processes: enough to stop one runaway client from starving
 // the others, which is the point here, not billing-grade accounting.
