@@ -6,7 +6,7 @@ import { placeImage } from "./simd/net-kernel";
 import {
   BORDER_SIGMAS,
   BURST_REFILL_ROUNDS,
-  BURSTINESS_FULL,
+  BURST_REFILL_DROP,
   DESCRIPTOR_DIMS,
   DESCRIPTOR_QUANT,
   DESCRIPTOR_ANGLES_DEG,
@@ -192,9 +192,9 @@ export function extractLocalFeatures(
 /**
  * The spread selection with the keypoints of a repeated pattern left out (BURST_REFILL_ROUNDS): each round
  * describes the newly selected keypoints upright, measures every described keypoint's self-similarity among all
- * described so far (a dropped one still reveals its repeats), drops those above BURSTINESS_FULL and selects again.
- * Above BURSTINESS_FULL, not at BURSTINESS_NONE: the matcher sees only the kept keypoints, and a kept keypoint whose
- * repeats were dropped would look unique to it.
+ * described so far (a dropped one still reveals its repeats), drops those above BURST_REFILL_DROP (≤ BURSTINESS_FULL,
+ * not BURSTINESS_NONE: the matcher sees only the kept keypoints, and a kept keypoint whose repeats were dropped would
+ * look unique to it) and selects again.
  * Returns the kept keypoints, strongest first, with their upright descriptors.
  */
 function withoutRepeatedPattern(
@@ -221,7 +221,7 @@ function withoutRepeatedPattern(
     const similarity = selfSimilarity(upright, packed, 3);
     let newlyDropped = 0;
     all.forEach((k, i) => {
-      if (similarity[i] > BURSTINESS_FULL && !dropped.has(k)) {
+      if (similarity[i] > BURST_REFILL_DROP && !dropped.has(k)) {
         dropped.add(k);
         newlyDropped++;
       }

@@ -133,12 +133,17 @@ export const BURSTINESS_FULL = 0.75;
 export const BURSTINESS_NONE = 0.9;
 /**
  * Extraction (features.ts `extractLocalFeatures`): rounds in which keypoints whose self-similarity exceeds
- * BURSTINESS_FULL are dropped and their places given to the next candidates, so a periodic backdrop does not take
+ * BURST_REFILL_DROP are dropped and their places given to the next candidates, so a periodic backdrop does not take
  * the keypoint budget from the nose. 0 keeps templates as format 9 made them; any other value changes templates
  * (bump TEMPLATE_VERSION and recalibrate). Only the dropped keypoints' upright descriptors are extra work: on a
- * nose without a patterned scene nearly none are dropped.
+ * nose without a patterned scene nearly none are dropped. BURST_REFILL_DROP must not exceed BURSTINESS_FULL: the
+ * matcher then takes every kept keypoint's factor as 1 (a kept keypoint whose repeats were dropped would look unique
+ * to it). With 2 rounds and the drop at 0.75, a loose shared periodic backdrop set came close to its plain twin's
+ * figures with no loss on plain real and hard sets; at 0.7 it came closer still, but two soft crops of a plain real
+ * set fell under the quality gate (decision 0015).
  */
 export const BURST_REFILL_ROUNDS = 0;
+export const BURST_REFILL_DROP = 0.75;
 /** Largest ratio between matched keypoint scales and the anchor's (captures differ by ≤ 1.6x). */
 export const GEOMETRY_SCALE_TOLERANCE = 1.5;
 /** Position tolerance of the anchor hypothesis: fixed part (px) and part proportional to distance. */
