@@ -69,8 +69,8 @@ const burstWeights = new WeakMap<NoseTemplate, Float32Array>();
 export function keypointBurstWeights(template: NoseTemplate): Float32Array {
   let weights = burstWeights.get(template);
   if (!weights) {
-    // With the refill at extraction every kept keypoint is unique in its template (self-similarity ≤ BURSTINESS_FULL,
-    // features.ts), so each factor is 1 and the pass is skipped.
+    // With the refill at extraction every kept keypoint is unique in its template (self-similarity ≤
+    // BURST_REFILL_DROP ≤ BURSTINESS_FULL, features.ts), so each factor is 1 and the pass is skipped.
     weights =
       BURST_REFILL_ROUNDS > 0
         ? new Float32Array(keypointCount(template)).fill(1)
