@@ -48,7 +48,11 @@ export function capturePlans(manifest: DatasetManifest, s: number): { plan: Retu
   const bursts = burstLayout(seed, manifest.captures, manifest.difficulty);
   return Array.from({ length: manifest.captures }, (_, c) => {
     const burst = bursts[c];
-    const plan = planCapture(subject, captureSeed(seed, c), { difficulty: manifest.difficulty, ...(burst ? { burst } : {}) });
+    const plan = planCapture(subject, captureSeed(seed, c), {
+      difficulty: manifest.difficulty,
+      ...(burst ? { burst } : {}),
+      ...(manifest.framing === "loose" ? { framing: manifest.framing } : {}),
+    });
     return { plan, burst: burst?.seed ?? c };
   });
 }

@@ -1,16 +1,19 @@
 // CLI: npm run synth -- --out DIR --subjects N --captures M [--seed S] [--difficulty normal|hard|real]
-//                       [--backdrop plain|textured|shared-periodic|shared-textured] [--workers W]
+//                       [--backdrop plain|textured|shared-periodic|shared-textured] [--framing tight|loose]
+//                       [--workers W]
 //      npm run synth -- stats DIR [--limit N] [--workers W]   (the set's statistics beside real crops')
 import { availableParallelism } from "node:os";
 import { BACKDROP_KINDS, type BackdropKind } from "../lib/synth/backdrop";
 import { formatSummary, measureCrops, summarise } from "../lib/synth/crop-stats";
 import { startProgress } from "../lib/progress";
+import { FRAMINGS, type Framing } from "../lib/synth/capture";
 import { generateDataset } from "../lib/synth/dataset";
 import type { DifficultyName } from "../lib/synth/parameters";
 
 const USAGE =
   "usage: npm run synth -- --out DIR --subjects N --captures M [--seed S] [--difficulty normal|hard|real]\n" +
-  "         [--backdrop plain|textured|shared-periodic|shared-textured] (real only) [--workers W]";
+  "         [--backdrop plain|textured|shared-periodic|shared-textured] [--framing tight|loose] (real only)\n" +
+  "         [--workers W]";
 
 const STATS_USAGE = "usage: npm run synth -- stats DIR [--limit N] [--workers W]";
 
@@ -23,6 +26,7 @@ interface CliArgs {
   seed: number;
   difficulty: DifficultyName;
   backdrop?: BackdropKind;
+  framing?: Framing;
   workers: number;
 }
 
@@ -35,7 +39,7 @@ function parseInteger(name: string, raw: string, min: number, max: number): numb
 
 function parseArgs(argv: string[]): CliArgs {
   const values = new Map<string, string>();
-  const known = new Set(["out", "subjects", "captures", "seed", "difficulty", "backdrop", "workers"]);
+  const known = new Set(["out", "subjects", "captures", "seed", "difficulty", "backdrop", "framing", "workers"]);
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === "--help" || arg === "-h") {
@@ -64,6 +68,11 @@ function parseArgs(argv: string[]): CliArgs {
     throw new UsageError(`--backdrop must be one of ${BACKDROP_KINDS.join(", ")}, got "${backdrop}"`);
   }
   if (backdrop !== undefined && difficulty !== "real") throw new UsageError("--backdrop needs --difficulty real");
+  const framing = values.get("framing");
+  if (framing !== undefined && !(FRAMINGS as readonly string[]).includes(framing)) {
+    throw new UsageError(`--framing must be one of ${FRAMINGS.join(", ")}, got "${framing}"`);
+  }
+  if (framing !== undefined && difficulty !== "real") throw new UsageError("--framing needs --difficulty real");
   const out = required("out");
   if (out.trim() === "") throw new UsageError("--out must not be empty");
   return {
@@ -73,6 +82,7 @@ function parseArgs(argv: string[]): CliArgs {
     seed: parseInteger("seed", values.get("seed") ?? "1", 0, 0xffffffff),
     difficulty,
     ...(backdrop ? { backdrop: backdrop as BackdropKind } : {}),
+    ...(framing === "loose" ? { framing: "loose" as const } : {}),
     workers: parseInteger("workers", values.get("workers") ?? String(Math.min(2, availableParallelism())), 1, 64),
   };
 }
@@ -136,7 +146,8 @@ async function main(): Promise<void> {
   progress.stop();
   const seconds = (performance.now() - started) / 1000;
   const images = manifest.subjects * manifest.captures;
-  const setting = manifest.backdrop ? `${manifest.difficulty} (${manifest.backdrop} backdrop)` : manifest.difficulty;
+  const framed = manifest.framing === "loose" ? ", loose framing" : "";
+  const setting = manifest.backdrop ? `${manifest.difficulty} (${manifest.backdrop} backdrop${framed})` : manifest.difficulty;
   console.log(
     `synth: wrote ${images} ${setting} captures (${manifest.subjects} subjects × ${manifest.captures}) ` +
       `to ${args.out} in ${seconds.toFixed(1)} s (${((seconds * 1000) / images).toFixed(1)} ms/image wall, ` +

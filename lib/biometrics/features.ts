@@ -1,9 +1,12 @@
+import { selfSimilarity } from "./burstiness";
 import { describeImagePatchQuantised, descriptorNet, type DescriptorNet } from "./descriptor-net";
 import { gaussianBlur, type GreyImage } from "./grey-image";
 import { hessianDeterminant } from "./simd/image-kernel";
 import { placeImage } from "./simd/net-kernel";
 import {
   BORDER_SIGMAS,
+  BURST_REFILL_ROUNDS,
+  BURST_REFILL_DROP,
   DESCRIPTOR_DIMS,
   DESCRIPTOR_QUANT,
   DESCRIPTOR_ANGLES_DEG,
@@ -98,13 +101,17 @@ function detectCandidates(levels: ScaleLevel[], smoothedGrey: GreyImage): Keypoi
   return candidates;
 }
 
-/** Strongest first, at most a fair share per grid cell, so keypoints cover the whole nose. */
-function selectSpread(candidates: Keypoint[], width: number, height: number): Keypoint[] {
+/**
+ * Strongest first, at most a fair share per grid cell, so keypoints cover the whole nose. Candidates in `dropped`
+ * (a repeated pattern, `extractLocalFeatures`) are passed over and take no share.
+ */
+function selectSpread(candidates: Keypoint[], width: number, height: number, dropped?: ReadonlySet<Keypoint>): Keypoint[] {
   candidates.sort((a, b) => b.response - a.response);
   const perCell = Math.ceil((MAX_KEYPOINTS * 2) / (SPREAD_GRID * SPREAD_GRID));
   const counts = new Uint16Array(SPREAD_GRID * SPREAD_GRID);
   const selected: Keypoint[] = [];
   for (const keypoint of candidates) {
+    if (dropped?.has(keypoint)) continue;
     const cell =
       Math.min(SPREAD_GRID - 1, Math.floor((keypoint.y / height) * SPREAD_GRID)) * SPREAD_GRID +
       Math.min(SPREAD_GRID - 1, Math.floor((keypoint.x / width) * SPREAD_GRID));
@@ -127,9 +134,13 @@ export function descriptorFrame(descriptors: Int8Array, keypointTotal: number, s
 
 /** The keypoints of a contrast-normalised image and the scale space they were found in (`keypoint.level` indexes it). */
 export function detectKeypoints(normalised: GreyImage, grey: GreyImage): { keypoints: Keypoint[]; levels: ScaleLevel[] } {
+  const { candidates, levels } = detectAllCandidates(normalised, grey);
+  return { keypoints: selectSpread(candidates, normalised.width, normalised.height), levels };
+}
+
+function detectAllCandidates(normalised: GreyImage, grey: GreyImage): { candidates: Keypoint[]; levels: ScaleLevel[] } {
   const levels = buildScaleSpace(normalised);
-  const smoothedGrey = gaussianBlur(grey, 1.5);
-  return { keypoints: selectSpread(detectCandidates(levels, smoothedGrey), normalised.width, normalised.height), levels };
+  return { candidates: detectCandidates(levels, gaussianBlur(grey, 1.5)), levels };
 }
 
 /**
@@ -142,11 +153,14 @@ export function describeKeypoints(
   keypoints: Keypoint[],
   sets: number,
   net: DescriptorNet = descriptorNet(),
+  known?: { upright: Int8Array },
 ): Int8Array {
   const descriptors = new Int8Array(sets * keypoints.length * DESCRIPTOR_DIMS);
   // Each level in the network kernel's memory once, where its patches are sampled (slot = level).
   const images = levels.map(({ blurred }, level) => placeImage(level, blurred.data, blurred.width, blurred.height));
-  for (let s = 0; s < sets; s++) {
+  // Upright descriptors already computed (the burst refill's) are copied, not described again.
+  if (known) descriptors.set(known.upright, 0);
+  for (let s = known ? 1 : 0; s < sets; s++) {
     const angle = (DESCRIPTOR_ANGLES_DEG[s] * Math.PI) / 180;
     const frame = descriptorFrame(descriptors, keypoints.length, s);
     for (let k = 0; k < keypoints.length; k++) {
@@ -156,8 +170,68 @@ export function describeKeypoints(
   return descriptors;
 }
 
-/** Keypoints and descriptors, in the first `sets` frames, of a contrast-normalised image. */
-export function extractLocalFeatures(normalised: GreyImage, grey: GreyImage, sets: number): LocalFeatures {
-  const { keypoints, levels } = detectKeypoints(normalised, grey);
-  return { keypoints, descriptors: describeKeypoints(levels, keypoints, sets) };
+/**
+ * Keypoints and descriptors, in the first `sets` frames, of a contrast-normalised image; with `refillRounds` > 0
+ * (BURST_REFILL_ROUNDS), without the keypoints of a repeated pattern (`withoutRepeatedPattern`).
+ */
+export function extractLocalFeatures(
+  normalised: GreyImage,
+  grey: GreyImage,
+  sets: number,
+  refillRounds: number = BURST_REFILL_ROUNDS,
+): LocalFeatures {
+  if (refillRounds === 0) {
+    const { keypoints, levels } = detectKeypoints(normalised, grey);
+    return { keypoints, descriptors: describeKeypoints(levels, keypoints, sets) };
+  }
+  const { candidates, levels } = detectAllCandidates(normalised, grey);
+  const { keypoints, upright } = withoutRepeatedPattern(candidates, levels, normalised.width, normalised.height, refillRounds);
+  return { keypoints, descriptors: describeKeypoints(levels, keypoints, sets, descriptorNet(), { upright }) };
+}
+
+/**
+ * The spread selection with the keypoints of a repeated pattern left out (BURST_REFILL_ROUNDS): each round
+ * describes the newly selected keypoints upright, measures every described keypoint's self-similarity among all
+ * described so far (a dropped one still reveals its repeats), drops those above BURST_REFILL_DROP (≤ BURSTINESS_FULL,
+ * not BURSTINESS_NONE: the matcher sees only the kept keypoints, and a kept keypoint whose repeats were dropped would
+ * look unique to it) and selects again.
+ * Returns the kept keypoints, strongest first, with their upright descriptors.
+ */
+function withoutRepeatedPattern(
+  candidates: Keypoint[],
+  levels: ScaleLevel[],
+  width: number,
+  height: number,
+  rounds: number,
+): { keypoints: Keypoint[]; upright: Int8Array } {
+  const dropped = new Set<Keypoint>();
+  const described = new Map<Keypoint, Int8Array>();
+  let selected = selectSpread(candidates, width, height);
+  for (let round = 0; ; round++) {
+    const fresh = selected.filter((k) => !described.has(k));
+    const freshDescriptors = describeKeypoints(levels, fresh, 1);
+    fresh.forEach((k, i) => described.set(k, freshDescriptors.subarray(i * DESCRIPTOR_DIMS, (i + 1) * DESCRIPTOR_DIMS)));
+    const all = [...described.keys()];
+    const upright = new Int8Array(all.length * DESCRIPTOR_DIMS);
+    const packed = new Float32Array(all.length * 3);
+    all.forEach((k, i) => {
+      upright.set(described.get(k)!, i * DESCRIPTOR_DIMS);
+      packed.set([k.x, k.y, k.sigma], i * 3);
+    });
+    const similarity = selfSimilarity(upright, packed, 3);
+    let newlyDropped = 0;
+    all.forEach((k, i) => {
+      if (similarity[i] > BURST_REFILL_DROP && !dropped.has(k)) {
+        dropped.add(k);
+        newlyDropped++;
+      }
+    });
+    if (round >= rounds || newlyDropped === 0) {
+      const kept = selected.filter((k) => !dropped.has(k));
+      const keptUpright = new Int8Array(kept.length * DESCRIPTOR_DIMS);
+      kept.forEach((k, i) => keptUpright.set(described.get(k)!, i * DESCRIPTOR_DIMS));
+      return { keypoints: kept, upright: keptUpright };
+    }
+    selected = selectSpread(candidates, width, height, dropped);
+  }
 }

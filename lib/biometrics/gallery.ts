@@ -2,6 +2,7 @@ import { GalleryNotLoadedError } from "./gallery-not-loaded";
 import type { GalleryShortlist } from "./gallery-shortlist";
 import { InvertedIndex } from "./inverted-index";
 import { probeVoteWeight } from "./distinctiveness";
+import { keypointBurstWeights } from "./pair-matcher";
 import { computeProbeLookups, deserializeSearchKey, type SearchKey } from "./search-key";
 import { descriptorSetCount, deserializeTemplate, keypointCount, searchKeyOfTemplate, templateVersionOf, type NoseTemplate } from "./template";
 
@@ -47,7 +48,12 @@ export class Gallery {
    */
   shortlist(probe: readonly NoseTemplate[], limit: number, sets: number): GalleryShortlist {
     // A probe image extracted without outer frames (extract.ts) looks up in the frames it has.
-    const lookups = probe.map((t) => computeProbeLookups(keypointCount(t), t.descriptors, Math.min(sets, descriptorSetCount(t)), (k) => probeVoteWeight(t.genericness[k])));
+    // A probe keypoint repeated across its image (a periodic backdrop, pair-matcher.ts `keypointBurstWeights`) votes
+    // as little as it counts as an inlier: otherwise every pet enrolled on the same backdrop collects its votes.
+    const lookups = probe.map((t) => {
+      const burst = keypointBurstWeights(t);
+      return computeProbeLookups(keypointCount(t), t.descriptors, Math.min(sets, descriptorSetCount(t)), (k) => burst[k] * probeVoteWeight(t.genericness[k]));
+    });
     const hits = this.index.search(lookups, limit);
     return { petIds: hits.map((hit) => hit.petId), scores: hits.map((hit) => hit.score), searched: this.index.size };
   }

@@ -1,4 +1,5 @@
 import {
+  BURST_REFILL_ROUNDS,
   DESCRIPTOR_ANGLES_DEG,
   DESCRIPTOR_DIMS,
   DESCRIPTOR_QUANT,
@@ -14,6 +15,7 @@ import {
   MATCHED_SETS,
   MATCH_RATIO,
 } from "./parameters";
+import { burstinessFactor, selfSimilarity } from "./burstiness";
 import { distinctivenessFactor, GENERICNESS_MAX } from "./distinctiveness";
 import { INT32_MIN, nearestNeighbours, type FrameNeighbours } from "./simd/dot-kernel";
 import { descriptorSet, KEYPOINT_FIELDS, keypointCount, type NoseTemplate } from "./template";
@@ -57,6 +59,27 @@ export function inlierWeight(cosine: number, genericness = GENERICNESS_REFERENCE
 export function inlierGenericness(byteA: number, byteB: number): number {
   return Math.max(byteA, byteB) / GENERICNESS_MAX;
 }
+const burstWeights = new WeakMap<NoseTemplate, Float32Array>();
+
+/**
+ * `burstinessFactor` of each keypoint of a template, from its upright descriptors (computed once per template
+ * object): 0 for a keypoint repeated across its own image, such as a periodic backdrop's, 1 for a nose's. An inlier
+ * counts the smaller factor of its two keypoints; a tentative match with a factor 0 is dropped before geometry.
+ */
+export function keypointBurstWeights(template: NoseTemplate): Float32Array {
+  let weights = burstWeights.get(template);
+  if (!weights) {
+    // With the refill at extraction every kept keypoint is unique in its template (self-similarity ≤
+    // BURST_REFILL_DROP ≤ BURSTINESS_FULL, features.ts), so each factor is 1 and the pass is skipped.
+    weights =
+      BURST_REFILL_ROUNDS > 0
+        ? new Float32Array(keypointCount(template)).fill(1)
+        : selfSimilarity(descriptorSet(template, 0), template.keypoints, KEYPOINT_FIELDS).map(burstinessFactor);
+    burstWeights.set(template, weights);
+  }
+  return weights;
+}
+
 /** An affine refit needs enough inliers not to bend onto chance matches. */
 const AFFINE_MIN_INLIERS = 6;
 
@@ -108,7 +131,7 @@ function neighboursOfHypotheses(a: NoseTemplate, b: NoseTemplate): FrameNeighbou
  * Nearest neighbour in b's descriptors (one frame) for each of a's descriptors in one frame, kept when mutual,
  * close, and clearly better than the runner-up.
  */
-function findTentativeMatches(countA: number, frame: FrameNeighbours): TentativeMatches {
+function findTentativeMatches(countA: number, frame: FrameNeighbours, burstA: Float32Array, burstB: Float32Array): TentativeMatches {
   const { rowBest, rowSecond, rowIndex, columnRow } = frame;
   const matchA = new Int32Array(countA);
   const matchB = new Int32Array(countA);
@@ -125,6 +148,8 @@ function findTentativeMatches(countA: number, frame: FrameNeighbours): Tentative
     const bestDistance = 2 - (2 * best) / COSINE_SCALE;
     const secondDistance = rowSecond[i] === INT32_MIN ? 2 : 2 - (2 * rowSecond[i]) / COSINE_SCALE;
     if (bestDistance > ratioSq * secondDistance) continue;
+    // A keypoint repeated across its own image (a periodic backdrop) is no evidence: it takes no part in geometry.
+    if (burstA[i] === 0 || burstB[bestIndex] === 0) continue;
     matchA[count] = i;
     matchB[count] = bestIndex;
     cosine[count] = best / COSINE_SCALE;
@@ -282,7 +307,9 @@ export function compareUnderHypothesis(
   detail?: InlierDetail,
 ): PairComparison {
   const { rotationDeg } = ROTATION_HYPOTHESES[h];
-  const matches = findTentativeMatches(keypointCount(a), neighbours[h]);
+  const burstA = keypointBurstWeights(a);
+  const burstB = keypointBurstWeights(b);
+  const matches = findTentativeMatches(keypointCount(a), neighbours[h], burstA, burstB);
   const none = { tentative: matches.count, inliers: 0, similarity: 0, scale: 0, rotationDeg };
   if (matches.count < 3) return none;
   let inliers = bestAnchorInliers(a, b, matches, (rotationDeg * Math.PI) / 180);
@@ -306,7 +333,8 @@ export function compareUnderHypothesis(
   }
   let weighted = 0;
   for (const n of inliers) {
-    weighted += inlierWeight(matches.cosine[n], inlierGenericness(a.genericness[matches.a[n]], b.genericness[matches.b[n]]));
+    const burst = Math.min(burstA[matches.a[n]], burstB[matches.b[n]]);
+    weighted += burst * inlierWeight(matches.cosine[n], inlierGenericness(a.genericness[matches.a[n]], b.genericness[matches.b[n]]));
   }
   return { tentative: matches.count, inliers: inliers.length, similarity: Math.round(weighted * 10) / 10, scale, rotationDeg };
 }

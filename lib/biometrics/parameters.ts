@@ -121,6 +121,29 @@ export const GENERICNESS_REFERENCE = 0.6;
  * of probes with 0 / 2 / 4 (docs/engine.md, format 9).
  */
 export const PROBE_VOTE_EXPONENT = 2;
+/**
+ * Burstiness (burstiness.ts): a keypoint whose upright descriptor has a near-duplicate elsewhere in its own image,
+ * at least BURSTINESS_EXCLUSION_SIGMAS × σ away, is a repeated pattern of the scene; its inliers count
+ * burstinessFactor(s) of their weight (the smaller of the two keypoints'), 1 up to BURSTINESS_FULL and 0 from
+ * BURSTINESS_NONE. On a nose, 95 % of genuine inliers' keypoints have s ≤ 0.74; on a shared periodic backdrop, half of
+ * the inliers of impostor pairs scoring ≥ 40 have s ≥ 0.86 (docs/decisions/0015-burstiness-weighted-inliers.md).
+ */
+export const BURSTINESS_EXCLUSION_SIGMAS = 3;
+export const BURSTINESS_FULL = 0.75;
+export const BURSTINESS_NONE = 0.9;
+/**
+ * Extraction (features.ts `extractLocalFeatures`): rounds in which keypoints whose self-similarity exceeds
+ * BURST_REFILL_DROP are dropped and their places given to the next candidates, so a periodic backdrop does not take
+ * the keypoint budget from the nose. 0 keeps templates as format 9 made them; any other value changes templates
+ * (bump TEMPLATE_VERSION and recalibrate). Only the dropped keypoints' upright descriptors are extra work: on a
+ * nose without a patterned scene nearly none are dropped. BURST_REFILL_DROP must not exceed BURSTINESS_FULL: the
+ * matcher then takes every kept keypoint's factor as 1 (a kept keypoint whose repeats were dropped would look unique
+ * to it). With 2 rounds and the drop at 0.75, a loose shared periodic backdrop set came close to its plain twin's
+ * figures with no loss on plain real and hard sets; at 0.7 it came closer still, but two soft crops of a plain real
+ * set fell under the quality gate (decision 0015).
+ */
+export const BURST_REFILL_ROUNDS = 0;
+export const BURST_REFILL_DROP = 0.75;
 /** Largest ratio between matched keypoint scales and the anchor's (captures differ by ≤ 1.6x). */
 export const GEOMETRY_SCALE_TOLERANCE = 1.5;
 /** Position tolerance of the anchor hypothesis: fixed part (px) and part proportional to distance. */

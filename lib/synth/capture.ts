@@ -43,7 +43,13 @@ export interface CaptureOptions {
    * shared backdrop, the same in every capture of a set.
    */
   backdrop?: { kind: BackdropKind; setSeed: number };
+  /** "real" only: how closely the crop frames the pad (tight when omitted; REAL.fill / REAL.looseFill). */
+  framing?: Framing;
 }
+
+/** How closely a "real" crop frames the pad: `tight` as detector crops, `loose` with the scene around the muzzle. */
+export const FRAMINGS = ["tight", "loose"] as const;
+export type Framing = (typeof FRAMINGS)[number];
 
 export interface CaptureResult {
   jpeg: Buffer;
@@ -316,7 +322,8 @@ function planRealCapture(subject: NoseSubject, captureSeed: number, options: Cap
   const drawn = quantileOf(REAL.cropSizeQuantiles, shared.next()) * (1 + jitter * frame.symmetric(BURST_JITTER.size));
   const side = Math.max(REAL.cropSizeQuantiles[0][1], Math.round(drawn));
   const size = { width: side, height: side };
-  const pixelsPerUnit = (shared.between(REAL.fill) * (1 + jitter * frame.symmetric(BURST_JITTER.scale)) * side) / 2;
+  const fill = shared.between(options.framing === "loose" ? REAL.looseFill : REAL.fill);
+  const pixelsPerUnit = (fill * (1 + jitter * frame.symmetric(BURST_JITTER.scale)) * side) / 2;
   const roll = Math.max(-REAL.rollMaxDeg, Math.min(REAL.rollMaxDeg, shared.normal() * REAL.rollSigmaDeg));
   const t = REAL.translation;
   const tj = BURST_JITTER.translation * jitter;
@@ -473,6 +480,23 @@ export function surfacePointOf(plan: CapturePlan, px: number, py: number): { u: 
   const out = new Float32Array(mapChannels(plan));
   inverseMap(plan, px, py, out, 0);
   return { u: out[0], v: out[1], coverage: out[4] };
+}
+
+/**
+ * The fraction of a "real" capture's crop where the ray misses the dome and shows the backdrop (0 for the
+ * affine settings, which have none), from an n × n grid of the crop's pixels.
+ */
+export function backdropFractionOf(plan: CapturePlan, n = 48): number {
+  if (!plan.camera) return 0;
+  const out = new Float32Array(DOME_MAP_CHANNELS);
+  let backdrop = 0;
+  for (let j = 0; j < n; j++) {
+    for (let i = 0; i < n; i++) {
+      inverseMap(plan, ((i + 0.5) * plan.width) / n, ((j + 0.5) * plan.height) / n, out, 0);
+      backdrop += 1 - out[5]!;
+    }
+  }
+  return backdrop / (n * n);
 }
 
 interface MappingGrid {

@@ -5,7 +5,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { Worker } from "node:worker_threads";
 import type { BackdropKind } from "./backdrop";
-import { renderCapture } from "./capture";
+import { type Framing, renderCapture } from "./capture";
 import { createNoseSubject, type NoseSubject } from "./nose-surface";
 import { DIFFICULTY, GENERATOR_VERSION, REAL, type DifficultyName } from "./parameters";
 import { Rng, hashSeed } from "./prng";
@@ -18,6 +18,8 @@ export interface DatasetOptions {
   difficulty: DifficultyName;
   /** "real" only: what lies behind the nose (plain by default). */
   backdrop?: BackdropKind;
+  /** "real" only: how closely crops frame the pad (tight by default). */
+  framing?: Framing;
   /** Worker threads; 1 renders in-process. */
   workers?: number;
   /** Called once a subject's captures are written (for a progress bar). */
@@ -31,6 +33,8 @@ export interface DatasetManifest {
   captures: number;
   /** Present for "real" sets. */
   backdrop?: BackdropKind;
+  /** Present for "real" sets framed loosely (absent: tight). */
+  framing?: Framing;
   generatorVersion: string;
 }
 
@@ -80,6 +84,7 @@ export interface SubjectJob {
   captures: number;
   difficulty: DifficultyName;
   backdrop?: BackdropKind;
+  framing?: Framing;
 }
 
 /** The subject as a setting renders it ("real" recolours the pigment). */
@@ -88,11 +93,15 @@ export function createSubjectFor(difficulty: DifficultyName, seed: number): Nose
 }
 
 /** The capture options of capture `c` of a subject of a set (its burst and, for "real", backdrop). */
-export function captureOptionsFor(job: Pick<SubjectJob, "seed" | "difficulty" | "backdrop">, burst: { seed: number; frame: number } | undefined) {
+export function captureOptionsFor(
+  job: Pick<SubjectJob, "seed" | "difficulty" | "backdrop" | "framing">,
+  burst: { seed: number; frame: number } | undefined,
+) {
   return {
     difficulty: job.difficulty,
     ...(burst ? { burst } : {}),
     ...(job.difficulty === "real" ? { backdrop: { kind: job.backdrop ?? "plain", setSeed: job.seed } } : {}),
+    ...(job.difficulty === "real" && job.framing === "loose" ? { framing: job.framing } : {}),
   };
 }
 
@@ -123,6 +132,7 @@ export async function generateDataset(options: DatasetOptions): Promise<DatasetM
     captures: options.captures,
     difficulty: options.difficulty,
     ...(options.difficulty === "real" ? { backdrop: options.backdrop ?? "plain" } : {}),
+    ...(options.difficulty === "real" && options.framing === "loose" ? { framing: options.framing } : {}),
   };
   await mkdir(job.out, { recursive: true });
   const workers = Math.max(1, Math.min(options.workers ?? 1, options.subjects));
@@ -140,6 +150,7 @@ export async function generateDataset(options: DatasetOptions): Promise<DatasetM
     subjects: job.subjects,
     captures: job.captures,
     ...(job.backdrop ? { backdrop: job.backdrop } : {}),
+    ...(job.framing ? { framing: job.framing } : {}),
     generatorVersion: GENERATOR_VERSION,
   };
   // Written last, so its presence marks a complete dataset.

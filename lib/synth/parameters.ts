@@ -297,6 +297,12 @@ export const REAL = {
   mapResolution: 512,
   /** Fraction of the crop side that the pad width (2 units) spans: tight on the pad to pad-with-muzzle. */
   fill: [0.65, 1.05] as const,
+  /**
+   * The same with `--framing loose`: a phone photo at a clinic counter cut out by a loose detector box, so the
+   * muzzle and the scene behind it (a table, a blanket) fill a fifth of the crop or more. Drawn from the same
+   * random number as `fill`, so a loose set shows the same captures as its tight twin, only farther out.
+   */
+  looseFill: [0.5, 0.75] as const,
   /** Pad centre offset from the crop centre (fraction of the side): detector boxes are near-centred. */
   translation: 0.06,
   /** Roll of the head / phone (degrees, normal sigma and clamp): mostly upright, sometimes tilted. */

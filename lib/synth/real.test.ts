@@ -4,7 +4,7 @@ import path from "node:path";
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
 import { planBackdrop } from "./backdrop";
-import { planCapture, renderCapture } from "./capture";
+import { backdropFractionOf, planCapture, renderCapture } from "./capture";
 import { burstLayout, captureOptionsFor, captureSeed, createSubjectFor, generateDataset, subjectSeed } from "./dataset";
 import { viewTurn } from "./dome-camera";
 import { GENERATOR_VERSION, REAL } from "./parameters";
@@ -113,6 +113,36 @@ describe('the "real" setting', () => {
     const without = planCapture(subject, 5, { difficulty: "real" });
     expect(withBackdrop.camera!.position).toEqual(without.camera!.position);
     expect(withBackdrop.pixelsPerUnit).toBe(without.pixelsPerUnit);
+  });
+
+  it("frames loosely on request: the backdrop fills a fifth of the crop or more, the same view otherwise", () => {
+    const fractions = { tight: [] as number[], loose: [] as number[] };
+    for (let s = 0; s < 6; s++) {
+      const sSeed = subjectSeed(13, s);
+      const nose = createSubjectFor("real", sSeed);
+      const bursts = burstLayout(sSeed, 8, "real");
+      for (let c = 0; c < 8; c++) {
+        const plan = (framing: "tight" | "loose") =>
+          planCapture(nose, captureSeed(sSeed, c), captureOptionsFor({ seed: 13, difficulty: "real", backdrop: "shared-periodic", framing }, bursts[c]));
+        const [tight, loose] = [plan("tight"), plan("loose")];
+        // The same camera and pose: only the crop reaches farther out.
+        expect(loose.camera!.position).toEqual(tight.camera!.position);
+        expect(loose.rotation).toBe(tight.rotation);
+        expect(loose.pixelsPerUnit).toBeLessThan(tight.pixelsPerUnit);
+        fractions.tight.push(backdropFractionOf(tight));
+        fractions.loose.push(backdropFractionOf(loose));
+      }
+    }
+    const median = (values: number[]) => [...values].sort((x, y) => x - y)[values.length >> 1]!;
+    expect(median(fractions.loose)).toBeGreaterThanOrEqual(0.2);
+    expect(median(fractions.tight)).toBeLessThan(0.1);
+    expect(Math.min(...fractions.loose)).toBeGreaterThan(0.03);
+  });
+
+  it("renders a tight crop byte for byte as when framing is not named", async () => {
+    const tight = await renderCapture(subject, captureSeed(seed, 2), { difficulty: "real", framing: "tight" });
+    const unnamed = await renderCapture(subject, captureSeed(seed, 2), { difficulty: "real" });
+    expect(tight.jpeg.equals(unnamed.jpeg)).toBe(true);
   });
 
   it("writes a set whose manifest names the backdrop", async () => {
