@@ -1,23 +1,25 @@
-import { openOwnedDatabase } from "@/lib/db";
-import { readEnv } from "@/lib/env";
 import { recordGalleryChanges } from "@/lib/galleries/gallery-changes";
 import { GalleryManager, type GalleryScope } from "@/lib/galleries/gallery-manager";
+import { galleryBatchAfter } from "@/lib/galleries/gallery-rows";
 import { getEngine } from "@/lib/jobs/engine-port";
 import { Rng } from "@/lib/synth/prng";
-import { createTestDatabase } from "@/lib/test-support/scale";
+import { openTestDatabase } from "@/lib/test-support/database";
 import { distractorMix, prepareTemplates, type IdentificationBenchOptions } from "./identification";
 import { quantile } from "./stats";
 
-// The identification path of a worker end to end, on PostgreSQL: enrolled pets are rows with their
+// The identification path of a worker end to end, on PostgreSQL or PGlite: enrolled pets are rows with their
 // templates, as registration jobs leave them; the gallery manager loads the gallery from the database,
 // and each identification fetches its shortlist's templates from the database.
 
 export interface GalleryLoadResult {
+  mode: "postgres" | "pglite";
   pets: number;
   templateRows: number;
   templateBytes: number;
   searchKeyBytes: number;
   loadMs: number;
+  /** Reading every pet's gallery data from the database alone (galleryBatchAfter, batches of LOAD_BATCH_PETS), no engine. */
+  readMs: number;
   p50: number;
   p95: number;
   rank1: number;
@@ -25,11 +27,10 @@ export interface GalleryLoadResult {
   afterChangeMs: number;
 }
 
-export async function benchGalleryLoad(pets: number, options: Omit<IdentificationBenchOptions, "sizes">): Promise<GalleryLoadResult> {
+export async function benchGalleryLoad(mode: "postgres" | "pglite", pets: number, options: Omit<IdentificationBenchOptions, "sizes">): Promise<GalleryLoadResult> {
   const { subjects, pool } = await prepareTemplates(options);
-  const database = await createTestDatabase("bench_gallery");
-  const open = await openOwnedDatabase(readEnv({ DATABASE_URL: database.url, DATA_DIR: "/nonexistent" } as unknown as NodeJS.ProcessEnv), "cli");
-  const db = open.prisma;
+  const database = await openTestDatabase(mode, "bench_gallery");
+  const db = database.open.prisma;
   try {
     const { ENGINE_VERSION, searchKeyOfTemplate, lightTemplateOf } = await getEngine();
     const account = await db.account.create({ data: { name: "Bench gallery" } });
@@ -41,7 +42,7 @@ export async function benchGalleryLoad(pets: number, options: Omit<Identificatio
     let templateRows = 0;
     let templateBytes = 0;
     let searchKeyBytes = 0;
-    options.log(`gallery load: writing ${pets} enrolled pets to PostgreSQL`);
+    options.log(`gallery load: writing ${pets} enrolled pets to ${mode}`);
     for (let start = 0; start < pets; start += 500) {
       const batch = Array.from({ length: Math.min(500, pets - start) }, (_, i) => start + i);
       const rows = batch.map((n) => ({ id: `bench-pet-${String(n).padStart(7, "0")}`, accountId: account.id, species: "DOG" as const }));
@@ -69,10 +70,16 @@ export async function benchGalleryLoad(pets: number, options: Omit<Identificatio
       await db.fingerprintImage.createMany({ data: images });
     }
 
+    const scope: GalleryScope = { accountId: account.id, poolId: null, species: "DOG" };
+    // The database's side of a load alone: every batch read, nothing indexed.
+    let t0 = performance.now();
+    let read = 0;
+    for (let batch = await galleryBatchAfter(db, scope, "", 1000); batch; batch = await galleryBatchAfter(db, scope, batch.last, 1000)) read += batch.pets.length;
+    const readMs = performance.now() - t0;
+    if (read !== pets) throw new Error(`the gallery rows hold ${read} pets, not ${pets}`);
     // A process starting with these pets enrolled: its galleries preloaded (what start-up does in the background).
     const manager = new GalleryManager(db);
-    const scope: GalleryScope = { accountId: account.id, poolId: null, species: "DOG" };
-    let t0 = performance.now();
+    t0 = performance.now();
     await manager.preload();
     const loadMs = performance.now() - t0;
     if ((await manager.stats(scope)).pets !== pets) throw new Error("the preloaded gallery does not hold every pet");
@@ -105,9 +112,8 @@ export async function benchGalleryLoad(pets: number, options: Omit<Identificatio
     await manager.identify(scope, subjects[1].probe);
     const afterChangeMs = performance.now() - t0;
     await manager.dropAll();
-    return { pets, templateRows, templateBytes, searchKeyBytes, loadMs, p50: quantile(latencies, 0.5), p95: quantile(latencies, 0.95), rank1: rank1 / subjects.length, afterChangeMs };
+    return { mode, pets, templateRows, templateBytes, searchKeyBytes, loadMs, readMs, p50: quantile(latencies, 0.5), p95: quantile(latencies, 0.95), rank1: rank1 / subjects.length, afterChangeMs };
   } finally {
-    await open.close();
-    await database.drop();
+    await database.close();
   }
 }
