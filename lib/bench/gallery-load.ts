@@ -2,6 +2,7 @@ import { recordGalleryChanges } from "@/lib/galleries/gallery-changes";
 import { GalleryManager, type GalleryScope } from "@/lib/galleries/gallery-manager";
 import { galleryBatchAfter } from "@/lib/galleries/gallery-rows";
 import { getEngine } from "@/lib/jobs/engine-port";
+import { enrolledLightTemplatesByPet } from "@/lib/jobs/templates";
 import { Rng } from "@/lib/synth/prng";
 import { openTestDatabase } from "@/lib/test-support/database";
 import { distractorMix, prepareTemplates, type IdentificationBenchOptions } from "./identification";
@@ -23,12 +24,19 @@ export interface GalleryLoadResult {
   p50: number;
   p95: number;
   rank1: number;
+  /** Animals never enrolled (every one takes the deep pass, reading its candidates' light templates from the database). */
+  unknownP50: number;
+  unknownP95: number;
+  /** Unknown animals that matched nobody (the right answer). */
+  nobody: number;
+  /** Reading 368 pets' light templates (what one deep pass reads), median. */
+  lightReadMs: number;
   /** An identification right after another process enrolled a pet: the change is applied first. */
   afterChangeMs: number;
 }
 
 export async function benchGalleryLoad(mode: "postgres" | "pglite", pets: number, options: Omit<IdentificationBenchOptions, "sizes">): Promise<GalleryLoadResult> {
-  const { subjects, pool } = await prepareTemplates(options);
+  const { subjects, strangers, pool } = await prepareTemplates(options);
   const database = await openTestDatabase(mode, "bench_gallery");
   const db = database.open.prisma;
   try {
@@ -91,6 +99,21 @@ export async function benchGalleryLoad(mode: "postgres" | "pglite", pets: number
       latencies.push(performance.now() - t0);
       if (outcome.candidates[0]?.petId === genuineIds[s]) rank1++;
     }
+    const unknown: number[] = [];
+    let nobody = 0;
+    for (const probe of strangers) {
+      t0 = performance.now();
+      const outcome = await manager.identify(scope, probe);
+      unknown.push(performance.now() - t0);
+      if (outcome.candidates.length === 0) nobody++;
+    }
+    const lightReads: number[] = [];
+    const petIds = (await db.pet.findMany({ where: { accountId: account.id }, select: { id: true }, take: 368 * 5 })).map((pet) => pet.id);
+    for (let i = 0; i < 5; i++) {
+      t0 = performance.now();
+      await enrolledLightTemplatesByPet(db, account.id, petIds.slice(i * 368, (i + 1) * 368));
+      lightReads.push(performance.now() - t0);
+    }
     // Another process enrols one more pet, as a registration job's finish does (rows and change together).
     await db.$transaction(async (tx) => {
       const late = await tx.pet.create({ data: { accountId: account.id, species: "DOG" } });
@@ -112,7 +135,7 @@ export async function benchGalleryLoad(mode: "postgres" | "pglite", pets: number
     await manager.identify(scope, subjects[1].probe);
     const afterChangeMs = performance.now() - t0;
     await manager.dropAll();
-    return { mode, pets, templateRows, templateBytes, searchKeyBytes, loadMs, readMs, p50: quantile(latencies, 0.5), p95: quantile(latencies, 0.95), rank1: rank1 / subjects.length, afterChangeMs };
+    return { mode, pets, templateRows, templateBytes, searchKeyBytes, loadMs, readMs, p50: quantile(latencies, 0.5), p95: quantile(latencies, 0.95), rank1: rank1 / subjects.length, unknownP50: quantile(unknown, 0.5), unknownP95: quantile(unknown, 0.95), nobody: nobody / Math.max(1, strangers.length), lightReadMs: quantile(lightReads, 0.5), afterChangeMs };
   } finally {
     await database.close();
   }
