@@ -41,7 +41,7 @@ export async function galleryBatchAfter(
       WHERE p."accountId" = ${scope.accountId} AND p.species = ${scope.species}::"Species"
         AND (${scope.poolId}::text IS NULL OR p."poolId" = ${scope.poolId}::text)
         AND p.id > ${after}
-        AND EXISTS (SELECT 1 FROM "FingerprintImage" e WHERE e."petId" = p.id AND e.usable)
+        AND EXISTS (SELECT 1 FROM "FingerprintImage" e WHERE e."accountId" = p."accountId" AND e."petId" = p.id AND e.usable)
       ORDER BY p.id
       LIMIT ${limit}
     )
