@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { OpenDatabase } from "@/lib/db/connect";
 import { getEngine, shutdownEngine } from "@/lib/jobs/engine-port";
 import { enrolledSearchKeysByPet, extractionFor } from "@/lib/jobs/templates";
-import { runJob } from "@/lib/jobs/run-job";
 import { noseCapture } from "@/lib/test-support/nose-images";
 import { openTestDatabase } from "@/lib/test-support/database";
+import { registerByJob } from "@/lib/test-support/registration";
 import { GalleryManager } from "./gallery-manager";
 import { galleryBatchAfter, unpackKeys, type GalleryScope } from "./gallery-rows";
 
@@ -30,33 +30,8 @@ afterAll(async () => {
 
 /** A pet registered by a registration job (the enrolment path) from synthetic dog `seed`'s `captures`. */
 async function register(account: string, seed: number, captures: number[], pet: { species?: "DOG" | "CAT"; poolId?: string } = {}): Promise<string> {
-  const db = open.prisma;
-  const engine = await getEngine();
-  const species = pet.species ?? "DOG";
-  const { id: petId } = await db.pet.create({ data: { accountId: account, species, poolId: pet.poolId } });
-  const session = await db.captureSession.create({
-    data: { accountId: account, species, purpose: "PET_PROFILE_REGISTRATION", petId, expiresAt: new Date(Date.now() + 3_600_000), usedAt: new Date() },
-  });
-  for (const capture of captures) {
-    const analysis = await engine.analyseImage(await noseCapture(seed, capture));
-    if (!analysis.ok || !analysis.template) throw new Error(`capture ${capture} of ${seed} gave no template`);
-    await db.fingerprintImage.create({
-      data: {
-        accountId: account,
-        sessionId: session.id,
-        filePath: `images/${account}/${session.id}/fingerprint-${capture}.jpg`,
-        byteSize: 1,
-        usable: analysis.quality.usable,
-        quality: JSON.parse(JSON.stringify(analysis.quality)),
-        template: Buffer.from(analysis.template),
-        engineVersion: engine.ENGINE_VERSION,
-      },
-    });
-  }
-  const job = await db.job.create({ data: { accountId: account, kind: "FINGERPRINT_ADDITION", petId, sessionId: session.id } });
-  await db.pet.update({ where: { id: petId }, data: { activeAdditionJobId: job.id } });
-  await runJob(db, job.id);
-  expect((await db.job.findUniqueOrThrow({ where: { id: job.id } })).status).toBe("SUCCESS");
+  const { petId, jobId } = await registerByJob(open.prisma, account, seed, captures, pet);
+  expect((await open.prisma.job.findUniqueOrThrow({ where: { id: jobId } })).status).toBe("SUCCESS");
   return petId;
 }
 
