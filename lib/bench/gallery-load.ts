@@ -6,7 +6,8 @@ import { enrolledLightTemplatesByPet } from "@/lib/jobs/templates";
 import { Rng } from "@/lib/synth/prng";
 import { openTestDatabase } from "@/lib/test-support/database";
 import { distractorMix, prepareTemplates, type IdentificationBenchOptions } from "./identification";
-import { quantile } from "./stats";
+import { postgresPids, processCpuMicros } from "./api-load";
+import { cpuMsSince, quantile } from "./stats";
 
 // The identification path of a worker end to end, on PostgreSQL or PGlite: enrolled pets are rows with their
 // templates, as registration jobs leave them; the gallery manager loads the gallery from the database,
@@ -19,6 +20,12 @@ export interface GalleryLoadResult {
   templateBytes: number;
   searchKeyBytes: number;
   loadMs: number;
+  /**
+   * CPU time of the preload (user + system, every thread), ms: this process's (the engine threads, and PGlite, which
+   * runs in it) and PostgreSQL's (every postgres process of the machine, so also other clients' at the time).
+   */
+  loadCpuMs: number;
+  loadPostgresCpuMs: number;
   /** Reading every pet's gallery data from the database alone (galleryBatchAfter, batches of LOAD_BATCH_PETS), no engine. */
   readMs: number;
   p50: number;
@@ -87,9 +94,15 @@ export async function benchGalleryLoad(mode: "postgres" | "pglite", pets: number
     if (read !== pets) throw new Error(`the gallery rows hold ${read} pets, not ${pets}`);
     // A process starting with these pets enrolled: its galleries preloaded (what start-up does in the background).
     const manager = new GalleryManager(db);
+    const postgres = mode === "postgres" ? postgresPids() : [];
+    const postgresCpu = () => postgres.reduce((sum, pid) => sum + processCpuMicros(pid), 0) / 1000;
+    const postgresBefore = postgresCpu();
+    const cpu = process.cpuUsage();
     t0 = performance.now();
     await manager.preload();
     const loadMs = performance.now() - t0;
+    const loadCpuMs = cpuMsSince(cpu);
+    const loadPostgresCpuMs = postgresCpu() - postgresBefore;
     if ((await manager.stats(scope)).pets !== pets) throw new Error("the preloaded gallery does not hold every pet");
     const latencies: number[] = [];
     let rank1 = 0;
@@ -135,7 +148,7 @@ export async function benchGalleryLoad(mode: "postgres" | "pglite", pets: number
     await manager.identify(scope, subjects[1].probe);
     const afterChangeMs = performance.now() - t0;
     await manager.dropAll();
-    return { mode, pets, templateRows, templateBytes, searchKeyBytes, loadMs, readMs, p50: quantile(latencies, 0.5), p95: quantile(latencies, 0.95), rank1: rank1 / subjects.length, unknownP50: quantile(unknown, 0.5), unknownP95: quantile(unknown, 0.95), nobody: nobody / Math.max(1, strangers.length), lightReadMs: quantile(lightReads, 0.5), afterChangeMs };
+    return { mode, pets, templateRows, templateBytes, searchKeyBytes, loadMs, loadCpuMs, loadPostgresCpuMs, readMs, p50: quantile(latencies, 0.5), p95: quantile(latencies, 0.95), rank1: rank1 / subjects.length, unknownP50: quantile(unknown, 0.5), unknownP95: quantile(unknown, 0.95), nobody: nobody / Math.max(1, strangers.length), lightReadMs: quantile(lightReads, 0.5), afterChangeMs };
   } finally {
     await database.close();
   }
