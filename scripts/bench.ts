@@ -1,5 +1,5 @@
 /**
- * npm run bench [-- --only api,uploads,jobs,identification,gallery --pets 1000,10000,100000 --db-pets 1000 --genuine 50
+ * npm run bench [-- --only api,uploads,jobs,identification,gallery --pets 1000,10000,100000 --db-pets 1000 --db postgres,pglite --genuine 50
  *   --strangers 20 --settings hard,real --distractor-subjects 300 --connections 16 --seconds 10 --jobs 20 --uploads 60 --no-build --write]
  * Service figures beside their references, measured in one run on this machine: API throughput and
  * latency (autocannon, a separate process) vs a bare Node http server answering the same JSON, in
@@ -28,6 +28,7 @@ const { values } = parseScriptArgs({
     only: { type: "string", default: "api,uploads,jobs,identification,gallery" },
     pets: { type: "string", default: "1000,10000" },
     "db-pets": { type: "string", default: "1000" },
+    db: { type: "string", default: "postgres,pglite" },
     genuine: { type: "string", default: "50" },
     "distractor-subjects": { type: "string", default: "300" },
     settings: { type: "string", default: "hard,real" },
@@ -185,13 +186,14 @@ function identificationSection(results: GallerySizeResult[], poolTemplates: numb
   ].join("\n");
 }
 
-function galleryLoadSection(g: GalleryLoadResult): string {
+function galleryLoadSection(results: GalleryLoadResult[]): string {
+  const rate = (pets: number, millis: number) => `${ms(millis)} (${num(pets / (millis / 1000))} pets/s)`;
   return [
-    `### 1:N end to end on PostgreSQL (the gallery manager of a worker; the first probe setting's enrolled pets and probes, distractors as above; rows as a registration writes them)`,
+    `### 1:N end to end on PostgreSQL and PGlite (the gallery manager of a worker; the first probe setting's enrolled pets and probes, distractors as above; rows as a registration writes them)`,
     "",
     table(
-      ["enrolled pets", "image rows: templates / search keys", "start-up preload from the database (search keys)", "identify p50 / p95 (shortlist's templates read from the database)", "rank-1", "identify right after another process enrolled a pet"],
-      [[num(g.pets), `${num(g.templateRows)}: ${mib(g.templateBytes)} / ${mib(g.searchKeyBytes)}`, `${ms(g.loadMs)} (${num(g.pets / (g.loadMs / 1000))} pets/s)`, `${ms(g.p50)} / ${ms(g.p95)}`, pct(g.rank1), ms(g.afterChangeMs)]],
+      ["database", "enrolled pets", "image rows: templates / search keys", "start-up preload from the database (search keys)", "preload CPU a pet: this process / PostgreSQL (pets/s two cores would load)", "reading the gallery rows alone (no engine)", "identify p50 / p95 (shortlist's templates read from the database)", "rank-1", "unknown animals: p50 / p95", "matching nobody", "one deep pass's light templates (368 pets) read", "identify right after another process enrolled a pet"],
+      results.map((g) => [g.mode === "postgres" ? "PostgreSQL" : "PGlite", num(g.pets), `${num(g.templateRows)}: ${mib(g.templateBytes)} / ${mib(g.searchKeyBytes)}`, rate(g.pets, g.loadMs), `${((g.loadCpuMs / g.pets) * 1000).toFixed(0)} µs / ${((g.loadPostgresCpuMs / g.pets) * 1000).toFixed(0)} µs (${num((2 * g.pets * 1000) / (g.loadCpuMs + g.loadPostgresCpuMs))})`, rate(g.pets, g.readMs), `${ms(g.p50)} / ${ms(g.p95)}`, pct(g.rank1), `${ms(g.unknownP50)} / ${ms(g.unknownP95)}`, pct(g.nobody), ms(g.lightReadMs), ms(g.afterChangeMs)]),
     ),
   ].join("\n");
 }
@@ -269,7 +271,9 @@ async function main(): Promise<void> {
     sections.identification.push(identificationSection(results, poolTemplates, sets));
   }
   if (only.has("gallery")) {
-    sections.gallery.push(galleryLoadSection(await benchGalleryLoad(Number(values["db-pets"]), dataset)));
+    const results: GalleryLoadResult[] = [];
+    for (const mode of values.db.split(",") as ("postgres" | "pglite")[]) results.push(await benchGalleryLoad(mode, Number(values["db-pets"]), dataset));
+    sections.gallery.push(galleryLoadSection(results));
   }
   await shutdownEngine();
 

@@ -20,7 +20,7 @@ export const WARMUP_SECONDS = 2;
 const TICKS_PER_SECOND = 100;
 
 /** CPU time of a process so far (user + system, every thread), in µs; 0 once it is gone. */
-function processCpuMicros(pid: number): number {
+export function processCpuMicros(pid: number): number {
   try {
     const fields = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
     return ((Number(fields[11]) + Number(fields[12])) * 1e6) / TICKS_PER_SECOND;

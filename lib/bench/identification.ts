@@ -152,6 +152,8 @@ function readTemplateCache(file: string): (Uint8Array | null)[] {
 export interface BenchTemplates {
   /** Genuine subjects with at least 3 enrolment and 2 probe templates. */
   subjects: Subject[];
+  /** Probes of animals never enrolled. */
+  strangers: Uint8Array[][];
   /** Templates distractor pets are mixed from. */
   pool: Uint8Array[];
 }
@@ -174,7 +176,7 @@ async function preparePool(options: Omit<IdentificationBenchOptions, "sizes">): 
 /** The first probe setting's enrolled subjects (enrolled with captures 0–4, probed with 5–7) and the distractor pool. */
 export async function prepareTemplates(options: Omit<IdentificationBenchOptions, "sizes">): Promise<BenchTemplates> {
   const set = await prepareProbeSet(options.settings[0] ?? options.difficulty, options);
-  return { subjects: set.enrolled, pool: await preparePool(options) };
+  return { subjects: set.enrolled, strangers: set.strangers, pool: await preparePool(options) };
 }
 
 /** Distractor pet number `n`'s templates: ENROL_IMAGES drawn from the pool, the same for the same seed. */

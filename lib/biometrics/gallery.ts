@@ -3,8 +3,8 @@ import type { GalleryShortlist } from "./gallery-shortlist";
 import { InvertedIndex } from "./inverted-index";
 import { probeVoteWeight } from "./distinctiveness";
 import { keypointBurstWeights } from "./pair-matcher";
-import { computeProbeLookups, deserializeSearchKey, type SearchKey } from "./search-key";
-import { descriptorSetCount, deserializeTemplate, keypointCount, searchKeyOfTemplate, templateVersionOf, type NoseTemplate } from "./template";
+import { computeProbeLookups, deserializeSearchKey, isSearchKey, type SearchKey } from "./search-key";
+import { descriptorSetCount, deserializeTemplate, keypointCount, searchKeyOfTemplate, type NoseTemplate } from "./template";
 
 /**
  * One account's (or search pool's) enrolled pets, held in memory for 1:N: only their images' search
@@ -61,13 +61,8 @@ export class Gallery {
 
 /** A search key from stored bytes that are either a whole template or the search key cut from one. */
 export function searchKeyFrom(bytes: Uint8Array): SearchKey {
-  let isTemplate = true;
-  try {
-    templateVersionOf(bytes);
-  } catch {
-    isTemplate = false;
-  }
-  return deserializeSearchKey(isTemplate ? searchKeyOfTemplate(bytes) : bytes);
+  // Told apart by their magic (a template's is checked by searchKeyOfTemplate), not by catching a template's format error.
+  return deserializeSearchKey(isSearchKey(bytes) ? bytes : searchKeyOfTemplate(bytes));
 }
 
 /** The galleries a worker thread holds, by key. A worker that is replaced starts with none. */

@@ -3,7 +3,7 @@ import { prng } from "@/lib/test-support/nose-images";
 import { InvertedIndex } from "./inverted-index";
 import { kernelHeap } from "./simd/posting-kernel";
 import { ANGLE_BINS, INDEXED_POSTINGS, QUERY_WORDS, VOCABULARY_WORDS } from "./parameters";
-import { deserializeSearchKey, serializeSearchKey, type ProbeLookups, type SearchKey } from "./search-key";
+import { deserializeSearchKey, isSearchKey, serializeSearchKey, type ProbeLookups, type SearchKey } from "./search-key";
 
 // Synthetic keys: each "pet" has its own words and signatures, so the index's bookkeeping (votes,
 // removal, compaction, renumbering) is tested apart from image features.
@@ -193,5 +193,20 @@ describe("search keys", () => {
     const wrongMagic = bytes.slice();
     wrongMagic[0] ^= 0xff;
     expect(() => deserializeSearchKey(wrongMagic)).toThrow();
+  });
+
+  it("decode at any byte offset (packed in a gallery row) and are told from templates by their magic", () => {
+    const key = randomKey(11, INDEXED_POSTINGS);
+    const bytes = serializeSearchKey(key);
+    for (const shift of [1, 2, 3]) {
+      const packed = new Uint8Array(bytes.length + shift);
+      packed.set(bytes, shift);
+      expect(deserializeSearchKey(packed.subarray(shift))).toEqual(key);
+      expect(isSearchKey(packed.subarray(shift))).toBe(true);
+    }
+    const notKey = bytes.slice();
+    notKey[3] ^= 1;
+    expect(isSearchKey(notKey)).toBe(false);
+    expect(isSearchKey(bytes.subarray(0, 7))).toBe(false);
   });
 });

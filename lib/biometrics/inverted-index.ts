@@ -159,14 +159,24 @@ export class InvertedIndex {
     const starts = new Int32Array(VOCABULARY_WORDS + 1);
     for (let i = 0; i < at; i++) starts[words[i] + 1]++;
     for (let w = 0; w < VOCABULARY_WORDS; w++) starts[w + 1] += starts[w];
-    const order = new Int32Array(at);
+    // The postings themselves are moved into word order (one sequential read, 8,192 write cursors), so that each
+    // list's run is then read sequentially: gathering them by index instead missed the cache on almost every posting.
+    const sortedRows = new Int32Array(at);
+    const sortedSignatures = new Uint32Array(at * 2);
+    const sortedAngles = new Uint8Array(at);
     const next = starts.slice(0, VOCABULARY_WORDS);
-    for (let i = 0; i < at; i++) order[next[words[i]]++] = i;
-    for (let w = 0; w < VOCABULARY_WORDS; w++) if (starts[w + 1] > starts[w]) this.appendRun(w, order, starts[w], starts[w + 1], rows, signatures, angles);
+    for (let i = 0; i < at; i++) {
+      const to = next[words[i]]++;
+      sortedRows[to] = rows[i];
+      sortedSignatures[to * 2] = signatures[i * 2];
+      sortedSignatures[to * 2 + 1] = signatures[i * 2 + 1];
+      sortedAngles[to] = angles[i];
+    }
+    for (let w = 0; w < VOCABULARY_WORDS; w++) if (starts[w + 1] > starts[w]) this.appendRun(w, starts[w], starts[w + 1], sortedRows, sortedSignatures, sortedAngles);
   }
 
-  /** push() of postings order[from..to) of one word, with the list's tail block and the memory views read once a block. */
-  private appendRun(word: number, order: Int32Array, from: number, to: number, rows: Int32Array, signatures: Uint32Array, angles: Uint8Array): void {
+  /** push() of the word-ordered postings [from, to) of one word, with the list's tail block and the memory views read once a block. */
+  private appendRun(word: number, from: number, to: number, rows: Int32Array, signatures: Uint32Array, angles: Uint8Array): void {
     let k = from;
     while (k < to) {
       const { block, views } = this.tailWithRoom(word);
@@ -174,12 +184,11 @@ export class InvertedIndex {
       let count = countOf(views, block);
       const { u32, i32, u8 } = views;
       for (; k < to && count < capacity; k++, count++) {
-        const i = order[k];
         const signature = signatureAt(block, count);
-        u32[signature] = signatures[i * 2];
-        u32[signature + 1] = signatures[i * 2 + 1];
-        i32[rowAt(block, capacity, count)] = rows[i];
-        u8[angleAt(block, capacity, count)] = angles[i];
+        u32[signature] = signatures[k * 2];
+        u32[signature + 1] = signatures[k * 2 + 1];
+        i32[rowAt(block, capacity, count)] = rows[k];
+        u8[angleAt(block, capacity, count)] = angles[k];
       }
       views.u16[(block + COUNT_FIELD) >>> 1] = count;
     }

@@ -3,26 +3,19 @@ import type { Db } from "@/lib/db/connect";
 import { getEngine, type Engine } from "@/lib/jobs/engine-port";
 import { enrolledLightTemplatesByPet, enrolledSearchKeysByPet, enrolledTemplatesByPet } from "@/lib/jobs/templates";
 import { logError, logInfo } from "@/lib/log";
+import { galleryBatchAfter, type GalleryScope } from "./gallery-rows";
 
 /** The engine's gallery calls (lib/biometrics/index.ts): galleries live in its worker threads. */
 export type GalleryEngine = Pick<Engine, "galleryUpsertPets" | "galleryDrop" | "galleryStats" | "identifyInGallery">;
 
-/**
- * What one identification searches: the pets of one species in the account's search pool (poolId
- * null = the default pool, every pet of the account) that have usable enrolled fingerprints.
- */
-export interface GalleryScope {
-  accountId: string;
-  poolId: string | null;
-  species: "DOG" | "CAT";
-}
+export type { GalleryScope };
 
 export function galleryKey(scope: GalleryScope): string {
   return `${scope.accountId}/${scope.poolId ?? "*"}/${scope.species}`;
 }
 
 /** Pets read from the database per batch when a gallery is loaded (their search keys, not whole templates). */
-const LOAD_BATCH_PETS = 500;
+const LOAD_BATCH_PETS = 1000;
 /** Gallery changes older than this are deleted; a process that has not synced for half of it reloads. */
 const CHANGE_RETENTION_MS = 7 * 24 * 3600_000;
 
@@ -220,27 +213,11 @@ export class GalleryManager {
     await engine.galleryDrop(key);
     // One batch read from the database while the engine threads take the previous one: the load runs at the pace of
     // the slower of the two, not of their sum.
-    const readBatch = async (after: string | undefined) => {
-      const batch = await this.db.pet.findMany({
-        where: {
-          accountId: scope.accountId,
-          species: scope.species,
-          ...(scope.poolId ? { poolId: scope.poolId } : {}),
-          ...(after ? { id: { gt: after } } : {}),
-          fingerprints: { some: { usable: true } },
-        },
-        select: { id: true },
-        orderBy: { id: "asc" },
-        take: LOAD_BATCH_PETS,
-      });
-      if (batch.length === 0) return null;
-      const byPet = await enrolledSearchKeysByPet(this.db, scope.accountId, batch.map((p) => p.id));
-      return { last: batch[batch.length - 1].id, pets: [...byPet].map(([petId, templates]) => ({ petId, templates })) };
-    };
+    const readBatch = (after: string) => galleryBatchAfter(this.db, scope, after, LOAD_BATCH_PETS);
     let pets = 0;
     let adding: Promise<void> = Promise.resolve();
     try {
-      for (let batch = await readBatch(undefined); batch; ) {
+      for (let batch = await readBatch(""); batch; ) {
         const current = batch;
         await adding;
         adding = engine.galleryUpsertPets(key, current.pets);

@@ -4,9 +4,8 @@ import { jobNoseMatches, petNoseMatches } from "@/lib/dashboard/duplicate-noses"
 import { getGalleryManager } from "@/lib/galleries/gallery-manager";
 import { getEngine, shutdownEngine } from "@/lib/jobs/engine-port";
 import { metrics } from "@/lib/metrics";
-import { noseCapture } from "@/lib/test-support/nose-images";
 import { openTestDatabase } from "@/lib/test-support/database";
-import { runJob } from "./run-job";
+import { registerByJob } from "@/lib/test-support/registration";
 
 // A registration whose prints match another enrolled pet of the account succeeds (the API has no field for it) but
 // records the match on the job and in the audit log; everything 1:N reads of its images is written at enrolment.
@@ -27,34 +26,10 @@ afterAll(async () => {
 
 /** A new pet and a registration job for it of synthetic dog `seed`'s `captures`, run to its end. */
 async function register(seed: number, captures: number[]) {
-  const db = open.prisma;
-  const engine = await getEngine();
-  const pet = await db.pet.create({ data: { accountId, species: "DOG" } });
-  const session = await db.captureSession.create({
-    data: { accountId, species: "DOG", purpose: "PET_PROFILE_REGISTRATION", petId: pet.id, expiresAt: new Date(Date.now() + 3_600_000), usedAt: new Date() },
-  });
-  for (const capture of captures) {
-    const analysis = await engine.analyseImage(await noseCapture(seed, capture));
-    if (!analysis.ok || !analysis.template) throw new Error(`capture ${capture} of ${seed} gave no template`);
-    await db.fingerprintImage.create({
-      data: {
-        accountId,
-        sessionId: session.id,
-        filePath: `images/${accountId}/${session.id}/fingerprint-${capture}.jpg`,
-        byteSize: 1,
-        usable: analysis.quality.usable,
-        quality: JSON.parse(JSON.stringify(analysis.quality)),
-        template: Buffer.from(analysis.template),
-        engineVersion: engine.ENGINE_VERSION,
-      },
-    });
-  }
-  const job = await db.job.create({ data: { accountId, kind: "FINGERPRINT_ADDITION", petId: pet.id, sessionId: session.id } });
-  await db.pet.update({ where: { id: pet.id }, data: { activeAdditionJobId: job.id } });
-  await runJob(db, job.id);
-  const done = await db.job.findUniqueOrThrow({ where: { id: job.id } });
-  const audit = await db.auditLog.findMany({ where: { accountId, action: "pet.duplicate-prints", target: pet.id } });
-  return { petId: pet.id, job: done, audit };
+  const { petId, jobId } = await registerByJob(open.prisma, accountId, seed, captures);
+  const job = await open.prisma.job.findUniqueOrThrow({ where: { id: jobId } });
+  const audit = await open.prisma.auditLog.findMany({ where: { accountId, action: "pet.duplicate-prints", target: petId } });
+  return { petId, job, audit };
 }
 
 describe("duplicates caught at registration", () => {

@@ -1,5 +1,5 @@
 import type { Db } from "@/lib/db/connect";
-import type { Prisma } from "@/lib/generated/prisma/client";
+import { Prisma } from "@/lib/generated/prisma/client";
 import { readImageFile } from "@/lib/storage/images";
 import type { SessionPurpose } from "@/lib/generated/prisma/client";
 import { getEngine, type ExtractionOptions } from "./engine-port";
@@ -101,12 +101,16 @@ async function enrolledCutsByPet(
   cut: (template: Uint8Array) => Uint8Array,
 ): Promise<Map<string, Uint8Array[]>> {
   const { ENGINE_VERSION } = await getEngine();
-  const rows = (await db.fingerprintImage.findMany({
-    where: { accountId, petId: { in: petIds }, usable: true },
-    select: { id: true, petId: true, engineVersion: true, [column]: true },
-    orderBy: { createdAt: "asc" },
-  })) as unknown as { id: string; petId: string | null; engineVersion: number | null; searchKey?: Uint8Array | null; lightTemplate?: Uint8Array | null }[];
-  const missing = rows.filter((row) => !row[column] || row.engineVersion !== ENGINE_VERSION).map((row) => row.id);
+  if (petIds.length === 0) return new Map();
+  // Plain SQL, the part in base64: text is decoded natively, where PGlite parses a bytea value in JavaScript a byte at
+  // a time (a deep pass reads ~22 MB of light templates).
+  const rows = await db.$queryRaw<{ id: string; petId: string | null; engineVersion: number | null; part: string | null }[]>`
+    SELECT id, "petId", "engineVersion", encode(${Prisma.raw(column === "searchKey" ? '"searchKey"' : '"lightTemplate"')}, 'base64') AS part
+    FROM "FingerprintImage"
+    WHERE "accountId" = ${accountId} AND "petId" = ANY(${petIds}::text[]) AND usable
+    ORDER BY "createdAt", id`;
+  const missing = rows.filter((row) => row.part === null || row.engineVersion !== ENGINE_VERSION).map((row) => row.id);
+  const isMissing = new Set(missing);
   const parts = new Map<string, Uint8Array>();
   if (missing.length > 0) {
     const images = await currentTemplates(db, await db.fingerprintImage.findMany({ where: { id: { in: missing } }, select: imageSelect }));
@@ -119,7 +123,7 @@ async function enrolledCutsByPet(
   }
   const byPet = new Map<string, Uint8Array[]>();
   for (const row of rows) {
-    const part = parts.get(row.id) ?? (missing.includes(row.id) ? undefined : new Uint8Array(row[column]!));
+    const part = parts.get(row.id) ?? (isMissing.has(row.id) ? undefined : new Uint8Array(Buffer.from(row.part!, "base64")));
     if (!part || !row.petId) continue;
     byPet.set(row.petId, [...(byPet.get(row.petId) ?? []), part]);
   }
@@ -128,11 +132,14 @@ async function enrolledCutsByPet(
 
 /** The enrolled, usable templates of these pets of the account, current engine version, by pet. */
 export async function enrolledTemplatesByPet(db: Db, accountId: string, petIds: string[]): Promise<Map<string, Uint8Array[]>> {
-  const rows = await db.fingerprintImage.findMany({
-    where: { accountId, petId: { in: petIds }, usable: true },
-    select: { ...imageSelect, petId: true },
-    orderBy: { createdAt: "asc" },
-  });
+  if (petIds.length === 0) return new Map();
+  // Plain SQL, templates in base64, as enrolledCutsByPet reads its parts.
+  const packed = await db.$queryRaw<(Omit<ImageRow, "template"> & { petId: string | null; template: string | null })[]>`
+    SELECT id, "filePath", usable, "engineVersion", quality, "petId", encode(template, 'base64') AS template
+    FROM "FingerprintImage"
+    WHERE "accountId" = ${accountId} AND "petId" = ANY(${petIds}::text[]) AND usable
+    ORDER BY "createdAt", id`;
+  const rows = packed.map((row) => ({ ...row, template: row.template === null ? null : new Uint8Array(Buffer.from(row.template, "base64")) }));
   const byPet = new Map<string, Uint8Array[]>();
   for (const image of await currentTemplates(db, rows)) {
     if (!image.usable || !image.template || !image.petId) continue;

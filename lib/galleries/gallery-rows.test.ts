@@ -1,0 +1,96 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { OpenDatabase } from "@/lib/db/connect";
+import { getEngine, shutdownEngine } from "@/lib/jobs/engine-port";
+import { enrolledSearchKeysByPet, extractionFor } from "@/lib/jobs/templates";
+import { noseCapture } from "@/lib/test-support/nose-images";
+import { openTestDatabase } from "@/lib/test-support/database";
+import { registerByJob } from "@/lib/test-support/registration";
+import { GalleryManager } from "./gallery-manager";
+import { galleryBatchAfter, unpackKeys, type GalleryScope } from "./gallery-rows";
+
+// A gallery is loaded by one SQL query a batch (galleryBatchAfter): it must read exactly what the per-image reader
+// (enrolledSearchKeysByPet) reads, pet by pet, for the pets of the scope only, and a pet registered through a job is
+// found by the manager that loaded it this way.
+
+let open: OpenDatabase;
+let close: () => Promise<void>;
+let accountId: string;
+let otherAccountId: string;
+
+beforeAll(async () => {
+  ({ open, close } = await openTestDatabase("pglite", "gallery_rows"));
+  accountId = (await open.prisma.account.create({ data: { name: "Rows clinic" } })).id;
+  otherAccountId = (await open.prisma.account.create({ data: { name: "Other clinic" } })).id;
+}, 120_000);
+
+afterAll(async () => {
+  await shutdownEngine();
+  await close?.();
+});
+
+/** A pet registered by a registration job (the enrolment path) from synthetic dog `seed`'s `captures`. */
+async function register(account: string, seed: number, captures: number[], pet: { species?: "DOG" | "CAT"; poolId?: string } = {}): Promise<string> {
+  const { petId, jobId } = await registerByJob(open.prisma, account, seed, captures, pet);
+  expect((await open.prisma.job.findUniqueOrThrow({ where: { id: jobId } })).status).toBe("SUCCESS");
+  return petId;
+}
+
+/** Every pet of the scope, read in batches of `limit`. */
+async function readAll(scope: GalleryScope, limit: number) {
+  const pets: { petId: string; templates: Uint8Array[] }[] = [];
+  for (let batch = await galleryBatchAfter(open.prisma, scope, "", limit); batch; batch = await galleryBatchAfter(open.prisma, scope, batch.last, limit)) {
+    pets.push(...batch.pets);
+  }
+  return pets;
+}
+
+const hex = (keys: Uint8Array[]) => keys.map((key) => Buffer.from(key).toString("hex"));
+
+describe("gallery rows", () => {
+  it("reads each pet of the scope once, in id order, with the search keys the per-image reader gives; a pet found after loading", async () => {
+    const db = open.prisma;
+    const pool = await db.searchPool.create({ data: { accountId, name: "Shelter" } });
+    const dogs = [await register(accountId, 801, [0, 1, 2, 3, 4]), await register(accountId, 802, [0, 1, 2, 3, 4]), await register(accountId, 803, [0, 1, 2, 3], { poolId: pool.id })];
+    const cat = await register(accountId, 804, [0, 1, 2, 3, 4], { species: "CAT" });
+    await register(otherAccountId, 805, [0, 1, 2, 3, 4]);
+    // A pet with no enrolled image is in no gallery.
+    await db.pet.create({ data: { accountId, species: "DOG" } });
+
+    // An image enrolled before registrations stored search keys: cut from its template when loaded, and stored.
+    const old = await db.fingerprintImage.findFirstOrThrow({ where: { petId: dogs[1] }, orderBy: { createdAt: "asc" } });
+    await db.fingerprintImage.update({ where: { id: old.id }, data: { searchKey: null } });
+
+    const everyDog = await readAll({ accountId, poolId: null, species: "DOG" }, 2);
+    expect(everyDog.map((pet) => pet.petId)).toEqual([...dogs].sort());
+    const before = await enrolledSearchKeysByPet(db, accountId, dogs);
+    for (const pet of everyDog) {
+      expect(pet.templates.length).toBeGreaterThanOrEqual(3);
+      expect(hex(pet.templates)).toEqual(hex(before.get(pet.petId)!));
+    }
+    expect((await db.fingerprintImage.findUniqueOrThrow({ where: { id: old.id } })).searchKey).not.toBeNull();
+
+    expect((await readAll({ accountId, poolId: pool.id, species: "DOG" }, 1000)).map((pet) => pet.petId)).toEqual([dogs[2]]);
+    expect((await readAll({ accountId, poolId: null, species: "CAT" }, 1000)).map((pet) => pet.petId)).toEqual([cat]);
+
+    // Loaded through the manager by this path, the registered dog is found from new photos, first.
+    const engine = await getEngine();
+    const probe: Uint8Array[] = [];
+    for (const capture of [5, 6, 7]) {
+      const analysis = await engine.analyseImage(await noseCapture(802, capture), extractionFor("PET_IDENTIFICATION"));
+      if (analysis.ok && analysis.template) probe.push(analysis.template);
+    }
+    const manager = new GalleryManager(db);
+    const scope: GalleryScope = { accountId, poolId: null, species: "DOG" };
+    expect((await manager.stats(scope)).pets).toBe(3);
+    expect((await manager.identify(scope, probe)).candidates[0]?.petId).toBe(dogs[1]);
+    await manager.dropAll();
+  }, 300_000);
+
+  it("unpacks length-prefixed keys and refuses truncated ones", () => {
+    const packed = Uint8Array.from([0, 0, 0, 2, 7, 8, 0, 0, 0, 0, 0, 0, 0, 1, 9]);
+    expect(unpackKeys(packed).map((key) => [...key])).toEqual([[7, 8], [], [9]]);
+    expect(unpackKeys(null)).toEqual([]);
+    expect(() => unpackKeys(packed.subarray(0, 14))).toThrow(RangeError);
+    expect(() => unpackKeys(packed.subarray(0, 3))).toThrow(RangeError);
+  });
+});
