@@ -24,48 +24,44 @@ function matchedHash(t: NoseTemplate): string {
 /**
  * Extraction output pinned bit for bit: the committed vocabulary and the score calibration were fitted
  * to these exact features, so a change meant only to make extraction faster must leave these hashes
- * as they are. The templates were recorded with template format 9 (the 16-16-16-32 descriptor network in int16
- * arithmetic folded to 64 output dimensions, five fixed frames, the vocabulary trained on it, and search keys that
- * also hold the turned frames' strongest keypoints). `matched` covers what the matcher and the gallery read (keypoints,
- * the three matched frames, the search key): recorded with format 7 and unchanged by format 8, which only added the
- * outer frames that 1:N probes look up, so verification scores and the calibration still hold. Format 9 added each keypoint's
- * genericness (`genericness`, against the committed generic-bank.bin) and left `matched` as it was. `template` is a 1:N
- * probe's (with the outer frames); every other image is extracted without them since, and must give the same `matched`,
- * `genericness` and quality. The quality reports are unchanged since commit c348a1c (before the speed
- * work of issue #2). If the inputs' hashes differ, the synthesizer or sharp changed, not the engine: re-record all hashes
- * with the engine as it was before your change.
+ * as they are. The templates were recorded with template format 10 (format 9's descriptor network, frames, vocabulary,
+ * search keys and genericness, on a contrast normalisation whose dark grey levels are lifted first, and the quality
+ * gate at 40). `matched` covers what the matcher and the gallery read (keypoints, the three matched frames, the search
+ * key); `template` is a 1:N probe's (with the outer frames); every other image is extracted without them and must give
+ * the same `matched`, `genericness` and quality. If the inputs' hashes differ, the synthesizer or sharp changed, not the
+ * engine: re-record all hashes with the engine as it was before your change.
  */
 const PINNED = [
   {
     name: "normal capture",
     input: "703a80d1c80105f02d847337977fbfa74e5e44d1728dc29813308ccb522efbf7",
-    template: "e3f011c285e74c702a35af95ffcf0a3ffb4d85ad6b5c0445576f9cc34c6bfab5",
-    genericness: "324babeae5fcd3a3918367af35867e7cc4c5ca35cf91d6155cead56364098a88",
-    matched: "8ff7bc50eb5a7b91cc17a251c623382363dbc3993514843998f8f9cb8130ff2d",
+    template: "4a3eeca740d857c3250b6aa579040b89520982cc42859552771d6024821bfb5b",
+    genericness: "35f42ddb1547e4ca9b35c4cb18b4a9a07dc5f9573569d8a92d5c578f4926fc51",
+    matched: "89e136f43499f2161b8abf52d2cfbebae1968333bcee6bb059dc6df922773701",
     quality: "10a31f0eeae45571e5d51ccbdd1cf3c6ee677582ca667063340effb533a0564c",
   },
   {
     name: "normal capture, 640 px",
     input: "86ad99c9c847d61de369d7599a913fe94c8858a68ef2f3a1b01a69394c2479fd",
-    template: "6fa702a966e654908d2f953f3f9ae8eab658f5724a2dc225a94c978aff811c42",
-    genericness: "684967b6be5539adc3175d13c9ea8ac62ceef9add88cc386f44b6b045e7308bd",
-    matched: "2747a378963f802f724f3b616f140e948c132b229eea8d52d14ca7eb76e128c4",
+    template: "53292060060f137b543e37c6a497e8e86f9901d8537c861c04226c335e00dffa",
+    genericness: "221988f1a60982da5ab4a0a203a3c5b09cf1bfff983a964541e0756478f3e380",
+    matched: "590580f324a6a2753e1ecc3b38fce464b5e49e70419e99695fc00096c08e94a2",
     quality: "57c1078c811dfe5f75779cf040b0e64c6c5955b2cbf3d1d2ccbee066abed2760",
   },
   {
     name: "hard capture 1",
     input: "b8923a489722ce8cb5f21616efe61b2eb79e722778763f32f1b8e5d6b9ce857d",
-    template: "b00eb184ced39cf5842b4bcd1880ceeb08c5736cf171834e1b42d8c8784fc8d8",
-    genericness: "776d73094fd1be4c19d8beeba65e584b0134fcbfc79dfcfd4b6b19b75d578465",
-    matched: "ddd246c7a8e5bc3cee1679dc667ce3cd15feab9a6ffa4aa4822e51e412d9cd4e",
+    template: "71f7887112e23929c7108d4bb332130e6a30cbf91d9c2bbd6e21e8327eba81b6",
+    genericness: "5a11c02c05632127b0cd4d644a83115fc624f8cc1d73fdc22080f517a08ec7ba",
+    matched: "4d9ffc67741a7ae6a6185740ad08bb556f04768aa35ea86a563c7587b50a394b",
     quality: "eaac92ccc87346db146f09ce59b861794792069cbf9181e86f4daf9c1d37a227",
   },
   {
     name: "hard capture 2",
     input: "2c5c8101fe49e0106c3b51647539743d61b1ea613f94d2acad2e061f8a79fa3b",
-    template: "ca9e287ad841d976a7b171ebaec1bde11d2f624e11c48a963dfebeb7b3a0d718",
-    genericness: "053a477b45172d79f8e55e7d626bbf65050e5fbb0ba9046f039acb19c5047f3a",
-    matched: "78c6a5ae756aa7a8962ea38ab01b5a59a143a730e4e0646d46c01020cdc64f69",
+    template: "957d37789f97a38af61b23a7f2683607ee4fffb052c243e6012bcecc67da7915",
+    genericness: "4e44c2c267bc83806bbe6dbb702068655a1aa1c5d0461e5c840e3b8220ae6822",
+    matched: "1a83343ed5ee4aa0c59868c2895c672087164578eff1b5a42fddf798e022e84e",
     quality: "6424b65bfbdce176d7a5170ab90c6f958ba36c1144a064d7d1399ac4fbad291b",
   },
 ];

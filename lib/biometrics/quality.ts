@@ -44,8 +44,11 @@ function ramp(value: number, low: number, high: number): number {
 /**
  * Each component is 0–1; weights sum to 1. Ramps are set from measured figures of the synthetic hard set:
  * a sharp crop has sharpness 0.08–0.17 and 220–300 keypoints; blurred by sigma 3 it still matches its
- * burst-mates (22 inliers); blurred by sigma 6 it has sharpness 0.03–0.055, under 90 keypoints, and 0–3
- * inliers against every other capture: unusable.
+ * burst-mates (22 inliers); blurred by sigma 6 it has sharpness 0.03–0.055 and under 90 keypoints. With the
+ * usable threshold at 40 (about the score of a well-exposed crop with no sharpness or texture grade left), the
+ * score names what is wrong while the verdict refuses only what cannot be read: bad exposure, heavy glare, or fewer
+ * than QUALITY_MIN_KEYPOINTS keypoints. A soft crop keeps its nose's large structures and still matches it far above
+ * impostors (decision 0014).
  */
 const COMPONENTS: { reason: QualityReason; weight: number; grade: (f: QualityFigures) => number }[] = [
   { reason: "out of focus or motion-blurred", weight: 0.3, grade: (f) => ramp(f.sharpness, 0.05, 0.1) },
