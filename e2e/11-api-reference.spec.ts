@@ -20,10 +20,13 @@ for (const [name, viewport] of [["desktop", { width: 1280, height: 900 }], ["pho
     for (const op of operations) {
       const section = page.locator(`section#${op.operationId}`);
       await expect(section, op.operationId).toContainText(op.summary);
-      await expect(section.locator("pre"), op.operationId).toContainText("x-service-api-key: $RHINARIUM_API_KEY");
+      await expect(section.getByRole("region", { name: `${op.operationId} example`, exact: true }), op.operationId).toContainText("x-service-api-key: $RHINARIUM_API_KEY");
+      await expect(section.getByRole("region", { name: `${op.operationId} example answer` }), op.operationId).toContainText("HTTP 2");
     }
     await expect(page.locator("section#createPet")).toContainText("Idempotency-Key");
     await expect(page.locator("section#createPet")).toContainText("SERVICEB2B10005 PetLimitExceededError");
+    await expect(page.getByRole("region", { name: "createPet example", exact: true })).toContainText(`-d '{"species":"DOG","breed":"Beagle"`);
+    await expect(page.getByRole("region", { name: "getVerificationJob example answer" })).toContainText('"isVerified": true');
     await expect(page.getByRole("heading", { name: "Error codes" })).toBeVisible();
     // Nothing wider than the screen but the tables and examples, which scroll inside their boxes.
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(viewport.width);

@@ -29,8 +29,8 @@ type Operation = {
   summary: string;
   tags: string[];
   parameters?: Parameter[];
-  requestBody?: { description?: string; content: Record<string, { schema: Schema }> };
-  responses: Record<string, { description: string; content?: Record<string, { schema: Schema }> }>;
+  requestBody?: { description?: string; content: Record<string, { schema: Schema; example?: unknown }> };
+  responses: Record<string, { description: string; content?: Record<string, { schema: Schema; example?: unknown }> }>;
 };
 
 /** One line for a schema: its type and the constraints a client must respect. */
@@ -89,10 +89,7 @@ function curlOf(method: string, path: string, op: Operation): string {
   const lines = [`curl -X ${method.toUpperCase()} "$RHINARIUM_URL${path.replace(/\{(\w+)\}/g, "$$$1")}${op.parameters?.some((p) => p.in === "query") ? `?${op.parameters.filter((p) => p.in === "query").map((p) => `${p.name}=$${p.name}`).join("&")}` : ""}"`, `  -H "x-service-api-key: $RHINARIUM_API_KEY"`];
   const body = op.requestBody?.content;
   if (body?.["multipart/form-data"]) lines.push(`  -F "file=@nose.jpg;type=image/jpeg"`);
-  if (body?.["application/json"]) {
-    const example = Object.fromEntries(fieldsOf(body["application/json"].schema).filter((f) => f.required && !f.name.includes(".")).map((f) => [f.name, f.schema.enum?.[0] ?? `<${f.name}>`]));
-    lines.push(`  -H "content-type: application/json"`, `  -d '${JSON.stringify(example)}'`);
-  }
+  if (body?.["application/json"]) lines.push(`  -H "content-type: application/json"`, `  -d '${JSON.stringify(body["application/json"].example)}'`);
   return lines.join(" \\\n");
 }
 
@@ -140,6 +137,12 @@ function OperationSection({ method, path, op }: { method: string; path: string; 
       </ul>
       <h4 className="mt-4 font-medium">Example</h4>
       <pre tabIndex={0} role="region" aria-label={`${op.operationId} example`} className="mt-1 overflow-x-auto rounded bg-slate-900 p-3 text-xs text-slate-100">{curlOf(method, path, op)}</pre>
+      {success ? (
+        <pre tabIndex={0} role="region" aria-label={`${op.operationId} example answer`} className="mt-2 overflow-x-auto rounded bg-slate-100 p-3 text-xs text-slate-900">
+          {`HTTP ${success[0]}`}
+          {success[1].content ? `\n${JSON.stringify(success[1].content["application/json"].example, null, 2)}` : ""}
+        </pre>
+      ) : null}
     </section>
   );
 }

@@ -2,6 +2,8 @@ import fs from "node:fs";
 import { describe, expect, it } from "vitest";
 import { buildOpenApiDocument } from "./openapi";
 import { ERROR_CODES } from "./error-codes";
+import { OPERATION_EXAMPLES } from "./examples";
+import { v2Endpoints } from "./v2";
 
 describe("OpenAPI document", () => {
   it("matches the committed docs/openapi.json (run `npm run openapi` after changing the contract)", () => {
@@ -30,6 +32,26 @@ describe("OpenAPI document", () => {
         "GET /v2/identification-jobs/{jobId}",
       ].sort(),
     );
+  });
+
+  it("shows an example of every operation that its own schemas accept: the body sent, the success answer, an error", () => {
+    expect(Object.keys(OPERATION_EXAMPLES).sort()).toEqual(v2Endpoints.map((e) => e.operationId).sort());
+    const doc = buildOpenApiDocument() as unknown as { paths: Record<string, Record<string, { requestBody?: { content: Record<string, { example?: unknown }> }; responses: Record<string, { content?: Record<string, { example?: unknown }> }> }>> };
+    for (const endpoint of v2Endpoints) {
+      const example = OPERATION_EXAMPLES[endpoint.operationId];
+      const op = doc.paths[endpoint.path][endpoint.method.toLowerCase()];
+      if (endpoint.bodyKind === "json") {
+        expect(endpoint.body!.safeParse(example.body).success, endpoint.operationId).toBe(true);
+        expect(op.requestBody!.content["application/json"].example).toEqual(example.body);
+      }
+      if (endpoint.response) {
+        expect(endpoint.response.safeParse(example.data).success, endpoint.operationId).toBe(true);
+        expect(op.responses[String(endpoint.successStatus)].content!["application/json"].example).toEqual({ success: true, data: example.data });
+      }
+      for (const [status, answer] of Object.entries(op.responses).filter(([s]) => Number(s) >= 400)) {
+        expect((answer.content!["application/json"].example as { errors: { code: string }[] }).errors[0].code, `${endpoint.operationId} ${status}`).toMatch(/^SERVICEB2B\d{5}$/);
+      }
+    }
   });
 
   it("lists every error code once, with the unreachable ones explained", () => {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { OPERATION_EXAMPLES } from "./examples";
 import { v2Endpoints } from "./v2";
 import { ERROR_CODES, wireCode, type ErrorName } from "./error-codes";
 import { MAX_UPLOAD_BYTES } from "@/lib/uploads/limits";
@@ -59,7 +60,7 @@ function requestBodyOf(endpoint: Endpoint): JsonSchema | undefined {
     return {
       required: true,
       description: `JSON, at most ${MAX_JSON_BODY_BYTES} bytes; unknown fields are ignored`,
-      content: { "application/json": { schema: schemaOf(endpoint.body, "input") } },
+      content: { "application/json": { schema: schemaOf(endpoint.body, "input"), example: OPERATION_EXAMPLES[endpoint.operationId]?.body } },
     };
   }
   return undefined;
@@ -74,7 +75,7 @@ function errorResponses(endpoint: Endpoint) {
       String(status),
       {
         description: list.map((n) => `${wireCode(n)} ${n}`).join("; "),
-        content: { "application/json": { schema: { $ref: "#/components/schemas/ErrorResponse" } } },
+        content: { "application/json": { schema: { $ref: "#/components/schemas/ErrorResponse" }, example: { errors: [{ code: wireCode(list[0]) }] } } },
       },
     ]),
   );
@@ -89,6 +90,7 @@ function successResponse(endpoint: Endpoint) {
       content: {
         "application/json": {
           schema: { type: "object", required: ["success", "data"], properties: { success: { const: true }, data }, additionalProperties: false },
+          example: { success: true, data: OPERATION_EXAMPLES[endpoint.operationId]?.data },
         },
       },
     },
