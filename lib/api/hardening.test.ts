@@ -61,6 +61,8 @@ function hardeningSuite(mode: "pglite" | "postgres") {
     expect(text).toMatch(/rhinarium_http_request_duration_seconds_count\{method="GET",route="dashboard",status="\d{3}"\} [1-9]/);
     expect(text).toMatch(/rhinarium_engine_tasks\{state="queued"\} \d+/);
     expect(text).toMatch(/rhinarium_jobs_pending/);
+    expect(text).toMatch(/rhinarium_gallery_pets \d+/);
+    expect(text).toMatch(/rhinarium_galleries_loaded \d+/);
     expect(text).toMatch(/rhinarium_nodejs_eventloop_lag_seconds \d/);
     expect(text).not.toContain(apiKey);
   });

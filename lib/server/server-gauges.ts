@@ -1,4 +1,5 @@
 import type { Db } from "@/lib/db";
+import { getGalleryManager } from "@/lib/galleries/gallery-manager";
 import { getEngine } from "@/lib/jobs/engine-port";
 import { registerGauge } from "@/lib/metrics";
 
@@ -15,6 +16,12 @@ export function registerServerGauges(db: Db): void {
       { labels: { state: "queued" }, value: load.queued },
     ];
   });
+  registerGauge("rhinarium_gallery_pets", "Pets in the 1:N galleries this process holds loaded, over all of them.", [], async () => [
+    { labels: {}, value: (await getGalleryManager(db).loadedTotals()).pets },
+  ]);
+  registerGauge("rhinarium_galleries_loaded", "1:N galleries (account, search pool and species) this process holds loaded.", [], async () => [
+    { labels: {}, value: (await getGalleryManager(db).loadedTotals()).galleries },
+  ]);
   registerGauge("rhinarium_engine_workers", "Worker threads of this process's engine pool (0 until its first task).", [], async () => [
     { labels: {}, value: (await getEngine()).engineLoad().workers },
   ]);
