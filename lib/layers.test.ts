@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 /** Highest first. A folder (or file, without extension) belongs to the longest entry it starts with. */
 const LAYERS: { name: string; areas: string[] }[] = [
   { name: "pages", areas: ["app", "components", "instrumentation", "proxy"] },
-  { name: "fronts", areas: ["lib/api", "lib/http", "lib/dashboard", "lib/server", "lib/ops", "lib/client"] },
+  { name: "fronts", areas: ["lib/api", "lib/http", "lib/dashboard", "lib/server", "lib/ops"] },
   { name: "features", areas: ["lib/pets", "lib/capture-sessions", "lib/uploads", "lib/jobs", "lib/galleries"] },
   { name: "platform", areas: ["lib/storage", "lib/accounts", "lib/auth", "lib/rate-limit", "lib/domain-errors", "lib/json-text", "lib/engine-figures"] },
   { name: "database and process", areas: ["lib/db", "lib/generated", "lib/env", "lib/log", "lib/metrics", "lib/progress", "lib/private-files", "lib/secret-file"] },
