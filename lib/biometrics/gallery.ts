@@ -89,6 +89,17 @@ export function galleryStats(key: string): { loaded: boolean; pets: number; byte
   return { loaded: gallery !== undefined, pets: gallery?.size ?? 0, bytes: gallery?.bytes ?? 0 };
 }
 
+/** Every gallery this worker holds a shard of: how many, their pets and bytes (for /metrics). */
+export function galleryTotals(): { galleries: number; pets: number; bytes: number } {
+  let pets = 0;
+  let bytes = 0;
+  for (const gallery of galleries.values()) {
+    pets += gallery.size;
+    bytes += gallery.bytes;
+  }
+  return { galleries: galleries.size, pets, bytes };
+}
+
 export function galleryShortlist(key: string, probe: Uint8Array[], limit: number, sets: number): GalleryShortlist {
   const gallery = galleries.get(key);
   if (!gallery) throw new GalleryNotLoadedError(key);

@@ -101,6 +101,20 @@ export async function galleryDrop(galleryKey: string): Promise<void> {
   await Promise.all(everySlot(engine).map((slot) => engine.runOnSlot(slot, "galleryDrop", galleryKey)));
 }
 
+/**
+ * Every gallery the pool holds, in one task per thread: how many (each is sharded over every thread), their pets and
+ * bytes. Galleries being loaded count with the shards they have.
+ */
+export async function galleryTotals(): Promise<{ galleries: number; pets: number; bytes: number }> {
+  const engine = enginePool();
+  const shards = await Promise.all(everySlot(engine).map((slot) => engine.runOnSlot(slot, "galleryTotals")));
+  return {
+    galleries: Math.max(0, ...shards.map((s) => s.galleries)),
+    pets: shards.reduce((sum, s) => sum + s.pets, 0),
+    bytes: shards.reduce((sum, s) => sum + s.bytes, 0),
+  };
+}
+
 /** Whether the gallery is loaded (every shard), its pets, and the bytes its first stage holds. */
 export async function galleryStats(galleryKey: string): Promise<{ loaded: boolean; pets: number; bytes: number }> {
   const engine = enginePool();

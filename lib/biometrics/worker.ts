@@ -16,6 +16,7 @@ export const WORKER_OPERATIONS = {
   galleryRemovePet: gallery.galleryRemovePet,
   galleryDrop: gallery.galleryDrop,
   galleryStats: gallery.galleryStats,
+  galleryTotals: gallery.galleryTotals,
   galleryShortlist: gallery.galleryShortlist,
 };
 export type WorkerOperations = typeof WORKER_OPERATIONS;

@@ -74,15 +74,6 @@ export class GalleryManager {
     return (await this.engine()).galleryStats(galleryKey(scope));
   }
 
-  /** What this process holds now, over every loaded gallery (for /metrics: no account named). */
-  async loadedTotals(): Promise<{ galleries: number; pets: number; bytes: number }> {
-    const engine = await this.engine();
-    const keys = [...this.accounts.values()].flatMap((account) => [...account.scopes.keys()]);
-    const stats = await Promise.all(keys.map((key) => engine.galleryStats(key)));
-    const loaded = stats.filter((s) => s.loaded);
-    return { galleries: loaded.length, pets: loaded.reduce((sum, s) => sum + s.pets, 0), bytes: loaded.reduce((sum, s) => sum + s.bytes, 0) };
-  }
-
   private forget(scope: GalleryScope): void {
     this.accounts.get(scope.accountId)?.scopes.delete(galleryKey(scope));
   }

@@ -88,7 +88,7 @@ describe("duplicates caught at registration", () => {
     const { galleryStats } = await getEngine();
     expect(await galleryStats(`${accountId}/*/DOG`)).toMatchObject({ loaded: true, pets: 3 });
     // What /metrics reports of this process's galleries.
-    expect(await manager.loadedTotals()).toMatchObject({ galleries: 1, pets: 3 });
+    expect(await (await getEngine()).galleryTotals()).toMatchObject({ galleries: 1, pets: 3 });
     expect(await open.prisma.fingerprintImage.count({ where: { accountId, petId: { not: null }, usable: true, lightTemplate: null } })).toBe(0);
   }, 120_000);
 });

@@ -1,5 +1,4 @@
 import type { Db } from "@/lib/db";
-import { getGalleryManager } from "@/lib/galleries/gallery-manager";
 import { getEngine } from "@/lib/jobs/engine-port";
 import { registerGauge } from "@/lib/metrics";
 
@@ -17,10 +16,10 @@ export function registerServerGauges(db: Db): void {
     ];
   });
   registerGauge("rhinarium_gallery_pets", "Pets in the 1:N galleries this process holds loaded, over all of them.", [], async () => [
-    { labels: {}, value: (await getGalleryManager(db).loadedTotals()).pets },
+    { labels: {}, value: (await (await getEngine()).galleryTotals()).pets },
   ]);
   registerGauge("rhinarium_galleries_loaded", "1:N galleries (account, search pool and species) this process holds loaded.", [], async () => [
-    { labels: {}, value: (await getGalleryManager(db).loadedTotals()).galleries },
+    { labels: {}, value: (await (await getEngine()).galleryTotals()).galleries },
   ]);
   registerGauge("rhinarium_engine_workers", "Worker threads of this process's engine pool (0 until its first task).", [], async () => [
     { labels: {}, value: (await getEngine()).engineLoad().workers },
