@@ -1,5 +1,6 @@
 import path from "node:path";
 import { z } from "zod";
+import { LOG_LEVELS } from "./log";
 
 // One validated view of the environment, shared by the server, the ops CLI and scripts/db.mjs,
 // so that they always agree on which database and which data folder they use.
@@ -15,7 +16,7 @@ const envSchema = z.object({
   // "embedded": this process runs the jobs it starts. "none": it only records them PENDING, for
   // workers elsewhere (issue 5) to run; jobs then wait until a process with a runner resumes them.
   JOB_RUNNER: z.enum(["embedded", "none"]).default("embedded"),
-  LOG_LEVEL: z.enum(["silent", "error", "info"]).default("info"),
+  LOG_LEVEL: z.enum(LOG_LEVELS).default("info"),
   // Jobs go through BullMQ on this Redis: the web process only enqueues, `npm run worker` runs them.
   REDIS_URL: z
     .string()

@@ -5,8 +5,9 @@ import pino, { type Logger } from "pino";
 // grep. Every line carries the request id of the request it was written for (see withRequestId), and fields that could
 // hold a secret are redacted by name wherever they sit, so a key or a password never reaches a log.
 
-const LEVELS = ["silent", "error", "info"] as const;
-type Level = (typeof LEVELS)[number];
+/** The levels LOG_LEVEL may name, quietest first. */
+export const LOG_LEVELS = ["silent", "error", "info"] as const;
+type Level = (typeof LOG_LEVELS)[number];
 
 /** Field names whose values never appear in a log line, at the top level or one object down. */
 export const REDACTED_FIELDS = ["authorization", "cookie", "password", "apiKey", "token", "secret"] as const;
@@ -19,7 +20,7 @@ export function withRequestId<T>(requestId: string, fn: () => T): T {
 }
 
 function levelOf(value: string | undefined): Level {
-  return (LEVELS as readonly string[]).includes(value ?? "") ? (value as Level) : "info";
+  return (LOG_LEVELS as readonly string[]).includes(value ?? "") ? (value as Level) : "info";
 }
 
 function createLogger(level: Level, write: (line: string) => unknown): Logger {

@@ -1,6 +1,13 @@
 import fs from "node:fs";
 import path from "node:path";
-import { randomBytes } from "node:crypto";
+import { randomBytes, timingSafeEqual } from "node:crypto";
+
+/** Whether a secret someone sent is the expected one, in time that does not depend on where they differ. */
+export function sameSecret(given: string, expected: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
 
 /**
  * A random secret kept in a file of the data folder (mode 0600), created on first use: the ops

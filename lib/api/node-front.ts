@@ -177,14 +177,14 @@ function send(res: ServerResponse, status: number, headers: Record<string, strin
 export function apiFront(handle: (request: ApiRequest) => Promise<ApiAnswer>, routeOf: (method: string, path: string) => string = () => "/v2") {
   return function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = pathOf(req.url ?? "/");
-    return observeRequest(req, res, () => (path === DOCS_PATH ? DOCS_PATH : routeOf(req.method ?? "GET", path)), () => answerApi(req, res, handle));
+    return observeRequest(req, res, () => (path === DOCS_PATH ? DOCS_PATH : routeOf(req.method ?? "GET", path)), () => answerApi(req, res, path, handle));
   };
 }
 
-async function answerApi(req: IncomingMessage, res: ServerResponse, handle: (request: ApiRequest) => Promise<ApiAnswer>): Promise<void> {
+async function answerApi(req: IncomingMessage, res: ServerResponse, path: string, handle: (request: ApiRequest) => Promise<ApiAnswer>): Promise<void> {
   try {
-    if (pathOf(req.url ?? "/") === DOCS_PATH) return void send(res, 308, { ...FRONT_HEADERS, location: API_REFERENCE_PATH, "content-length": 0 }, null, discardRest(req));
-    const malformed = malformedPathAnswer(pathOf(req.url ?? "/"));
+    if (path === DOCS_PATH) return void send(res, 308, { ...FRONT_HEADERS, location: API_REFERENCE_PATH, "content-length": 0 }, null, discardRest(req));
+    const malformed = malformedPathAnswer(path);
     if (malformed) return await writeAnswer(res, malformed);
     const { request, hasBody } = apiRequest(req);
     const answer = await handle(request);

@@ -31,7 +31,7 @@ export function clientAddress(req: Pick<IncomingMessage, "headers" | "socket">, 
 }
 
 /** "::ffff:127.0.0.1" and "127.0.0.1" are one client. */
-function normaliseAddress(address: string): string {
+export function normaliseAddress(address: string): string {
   return address.startsWith("::ffff:") ? address.slice(7) : address;
 }
 

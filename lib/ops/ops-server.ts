@@ -1,11 +1,10 @@
 import http from "node:http";
-import { timingSafeEqual } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import type { Db } from "@/lib/db/connect";
 import { updateOwnerLock } from "@/lib/db/owner-lock";
 import type { Env } from "@/lib/env";
 import { logError } from "@/lib/log";
-import { readOrCreateSecretFile } from "@/lib/secret-file";
+import { readOrCreateSecretFile, sameSecret } from "@/lib/secret-file";
 import { dumpServerDatabase } from "@/lib/db";
 import { OpsUsageError, runOpsCommand } from "./commands";
 
@@ -18,12 +17,6 @@ const MAX_OPS_BODY_BYTES = 64 * 1024;
 
 export function readOrCreateOpsSecret(env: Env): string {
   return readOrCreateSecretFile(env.dataDir, "ops-secret");
-}
-
-function sameSecret(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
 }
 
 function reply(res: http.ServerResponse, status: number, body: unknown): void {

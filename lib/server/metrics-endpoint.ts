@@ -1,7 +1,8 @@
-import { timingSafeEqual } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import { readEnv } from "@/lib/env";
+import { normaliseAddress } from "@/lib/http/front-guard";
 import { metricsText } from "@/lib/metrics";
+import { sameSecret } from "@/lib/secret-file";
 
 // GET /metrics for Prometheus, answered by the server's door like the health endpoints. The figures are the
 // service's, never a tenant's data, but they tell how busy it is: with METRICS_TOKEN set the scraper sends it as a
@@ -9,20 +10,14 @@ import { metricsText } from "@/lib/metrics";
 
 export const METRICS_PATH = "/metrics";
 
-const LOOPBACK = new Set(["127.0.0.1", "::1", "::ffff:127.0.0.1"]);
-
-function sameSecret(given: string, expected: string): boolean {
-  const a = Buffer.from(given);
-  const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
-}
+const LOOPBACK = new Set(["127.0.0.1", "::1"]);
 
 export function metricsAllowed(req: IncomingMessage, token = readEnv().METRICS_TOKEN): boolean {
   if (token) {
     const header = req.headers.authorization ?? "";
     return header.startsWith("Bearer ") && sameSecret(header.slice("Bearer ".length), token);
   }
-  return LOOPBACK.has(req.socket.remoteAddress ?? "");
+  return LOOPBACK.has(normaliseAddress(req.socket.remoteAddress ?? ""));
 }
 
 export async function metricsAnswer(req: IncomingMessage): Promise<{ status: number; contentType: string; body: string }> {
