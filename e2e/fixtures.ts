@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
-import { expect, type Page } from "@playwright/test";
+import { expect, type Browser, type Page } from "@playwright/test";
+import { invitationTokenIn, outboxMessages } from "../lib/test-support/outbox";
 
 // What the global setup seeded (users of two accounts, a failed job, account B's pet), shared with the specs.
 
@@ -68,4 +69,35 @@ export async function dragAndDrop(page: Page, testId: string, file: string, type
   await zone.dispatchEvent("dragenter", { dataTransfer });
   await zone.dispatchEvent("dragover", { dataTransfer });
   await zone.dispatchEvent("drop", { dataTransfer });
+}
+
+/**
+ * Invites `email` from the owner's Settings page, then, as the invited person in a browser of their own, opens the
+ * link the e-mail carries (the server's outbox: no SMTP relay in tests) and chooses `password`.
+ */
+export async function inviteAndAccept(ownerPage: Page, browser: Browser, email: string, password: string, role = "staff"): Promise<void> {
+  const before = outboxMessages(process.env.E2E_DATA_DIR!).length;
+  const invite = ownerPage.getByRole("form", { name: "Invite a team member" });
+  await invite.getByLabel("E-mail").fill(email);
+  await invite.getByLabel("Role").selectOption(role);
+  await invite.getByRole("button", { name: "Send invitation" }).click();
+  await expect(ownerPage.getByText(`Invitation sent to ${email}.`)).toBeVisible();
+  await expect(ownerPage.getByTestId("invitation-row").and(ownerPage.locator(`[data-email="${email}"]`))).toBeVisible();
+  const mail = outboxMessages(process.env.E2E_DATA_DIR!).slice(before).find((m) => m.to === email);
+  const token = mail && invitationTokenIn(mail.text);
+  expect(token, `an invitation link mailed to ${email}`).toBeTruthy();
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await page.goto(`/invite/${token}`);
+  await expect(page.getByTestId("invitation")).toContainText(email);
+  await page.getByLabel("Password (at least 10 characters)").fill(password);
+  await page.getByLabel("The password again").fill(password);
+  await page.getByRole("button", { name: "Join the team" }).click();
+  await expect(page.getByTestId("invitation-accepted")).toBeVisible();
+  // The link works once.
+  await page.goto(`/invite/${token}`);
+  await expect(page.getByTestId("invitation-invalid")).toBeVisible();
+  await context.close();
+  await ownerPage.reload();
+  await expect(ownerPage.getByTestId("team-row").and(ownerPage.locator(`[data-email="${email}"]`))).toBeVisible();
 }

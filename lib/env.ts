@@ -42,8 +42,6 @@ const envSchema = z.object({
   // guessing or rotating invalid keys is braked (429 beyond); valid keys are cached after one lookup.
   API_KEY_LOOKUPS_PER_SECOND: z.coerce.number().positive().default(10),
   API_KEY_LOOKUP_BURST: z.coerce.number().int().min(1).default(100),
-  // An unreferenced image file younger than this may be an upload in flight in another web process
-  // (PostgreSQL mode); older ones are orphans of a crash and are removed (lib/storage/orphan-sweep.ts).
   // Comma-separated addresses of reverse proxies in front of the server: only a request whose socket
   // comes from one of these has its X-Forwarded-For believed (sign-in limits are per client address).
   TRUSTED_PROXIES: z.string().default(""),
@@ -53,7 +51,17 @@ const envSchema = z.object({
     .min(16, "must be at least 16 characters")
     .optional()
     .or(z.literal("").transform(() => undefined)),
+  // An unreferenced image file younger than this may be an upload in flight in another web process
+  // (PostgreSQL mode); older ones are orphans of a crash and are removed (lib/storage/orphan-sweep.ts).
   ORPHAN_IMAGE_GRACE_SECONDS: z.coerce.number().int().min(0).default(600),
+  // Outgoing e-mail (team invitations): smtp:// or smtps:// URL of a relay. Unset, each message is written
+  // to DATA_DIR/outbox as an .eml file (readable by the service's user only) for an operator to pass on.
+  SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\//, "must be an smtp:// or smtps:// URL")
+    .optional()
+    .or(z.literal("").transform(() => undefined)),
+  MAIL_FROM: z.string().min(3).default("Rhinarium <no-reply@rhinarium.invalid>"),
 });
 
 export type Env = z.infer<typeof envSchema> & { dataDir: string };

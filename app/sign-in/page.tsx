@@ -18,7 +18,7 @@ export default async function SignInPage() {
         <SignInForm />
       </Suspense>
       <p className="mt-4 text-xs text-slate-500" data-testid="sign-in-help">
-        No account yet? Your clinic&apos;s owner adds staff under Settings → Team. Owners and operators are created by the operator
+        No account yet? Your clinic&apos;s owner invites staff under Settings → Team; the invitation comes by e-mail. Owners and operators are created by the operator
         (<code>npm run ops -- user:create</code>).
       </p>
     </main>

@@ -1,7 +1,7 @@
 "use client";
 
 import { useState, type FormEvent } from "react";
-import { addTeamMember, changeRole, removeTeamMember, resetMemberPassword, unlockMember } from "@/app/dashboard/settings/actions";
+import { changeRole, inviteTeamMember, removeTeamMember, resetMemberPassword, revokeInvitation, unlockMember } from "@/app/dashboard/settings/actions";
 import { Card, FieldErrors, inputClass, TableHead, TableScroll } from "@/components/dashboard/ui";
 import { Button } from "@/components/ui/button";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
@@ -9,21 +9,22 @@ import { notify } from "@/components/ui/toast";
 
 const ROLES = ["staff", "support", "manager", "owner"] as const;
 type User = { id: string; email: string; role: string; createdAt: string; lockedUntil: string | null };
+type Invitation = { id: string; email: string; role: string; createdAt: string; expiresAt: string };
 type Failure = { message: string; fields?: Record<string, string[]> };
 
-export function TeamPanel({ users, selfId }: { users: User[]; selfId: string }) {
+export function TeamPanel({ users, invitations, invitationDays, selfId }: { users: User[]; invitations: Invitation[]; invitationDays: number; selfId: string }) {
   const [fields, setFields] = useState<Failure["fields"]>(undefined);
   const [busy, setBusy] = useState(false);
 
-  async function add(event: FormEvent<HTMLFormElement>) {
+  async function invite(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const formElement = event.currentTarget;
     const form = new FormData(formElement);
     setBusy(true);
-    const result = await addTeamMember({ email: form.get("email"), password: form.get("password"), role: form.get("role") });
+    const result = await inviteTeamMember({ email: form.get("email"), role: form.get("role") });
     setBusy(false);
     setFields(result.ok ? undefined : result.error.fields);
-    if (notify(result, `${String(form.get("email"))} added as ${String(form.get("role"))}.`)) formElement.reset();
+    if (notify(result, `Invitation sent to ${String(form.get("email"))}.`)) formElement.reset();
   }
 
   async function setRole(user: User, role: string, previous: string) {
@@ -92,16 +93,38 @@ export function TeamPanel({ users, selfId }: { users: User[]; selfId: string }) 
         </tbody>
       </table>
       </TableScroll>
-      <form onSubmit={add} className="mt-4 grid gap-3 sm:grid-cols-4" aria-label="Add a team member">
+      {invitations.length > 0 && (
+        <TableScroll label="Pending invitations">
+          <table className="mt-4 w-full min-w-[34rem] text-left text-sm" data-testid="invitations">
+            <TableHead columns={["Invited", "Role", "Link valid until", ""]} />
+            <tbody>
+              {invitations.map((invitation) => (
+                <tr key={invitation.id} className="border-t border-slate-100" data-testid="invitation-row" data-email={invitation.email}>
+                  <td className="break-all px-2 py-1">{invitation.email}</td>
+                  <td className="px-2 py-1">{invitation.role}</td>
+                  <td className="px-2 py-1">{new Date(invitation.expiresAt).toLocaleString()}</td>
+                  <td className="px-2 py-1 text-right">
+                    <Button
+                      variant="secondary"
+                      onClick={async () => {
+                        const result = await revokeInvitation({ invitationId: invitation.id });
+                        notify(result, `Invitation to ${invitation.email} withdrawn.`);
+                      }}
+                    >
+                      Withdraw
+                    </Button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableScroll>
+      )}
+      <form onSubmit={invite} className="mt-4 grid gap-3 sm:grid-cols-3" aria-label="Invite a team member">
         <div>
           <label htmlFor="member-email" className="mb-1 block text-sm font-medium">E-mail</label>
           <input id="member-email" name="email" type="email" required className={inputClass} />
           <FieldErrors errors={fields?.email} />
-        </div>
-        <div>
-          <label htmlFor="member-password" className="mb-1 block text-sm font-medium">Initial password</label>
-          <input id="member-password" name="password" type="password" required minLength={10} className={inputClass} autoComplete="new-password" />
-          <FieldErrors errors={fields?.password} />
         </div>
         <div>
           <label htmlFor="member-role" className="mb-1 block text-sm font-medium">Role</label>
@@ -112,9 +135,10 @@ export function TeamPanel({ users, selfId }: { users: User[]; selfId: string }) 
           </select>
         </div>
         <div className="flex items-end">
-          <Button type="submit" disabled={busy}>Add member</Button>
+          <Button type="submit" disabled={busy}>Send invitation</Button>
         </div>
       </form>
+      <p className="mt-2 text-xs text-slate-500">The invitation goes by e-mail: the new member chooses their own password from its link, valid for {invitationDays} days.</p>
     </Card>
   );
 }

@@ -2,13 +2,15 @@ import { z } from "zod";
 import type { Db } from "@/lib/db/connect";
 import { deactivateApiKey, isExpired, issueApiKey, KeyLimitError, MAX_ACTIVE_KEYS_PER_ACCOUNT, MAX_KEY_NAME_LENGTH, reissueApiKey } from "@/lib/accounts/api-keys";
 import { recordAudit } from "@/lib/accounts/audit";
-import { createUser, EmailTakenError, MIN_PASSWORD_LENGTH, setPassword, unlockUser, USER_ROLES } from "@/lib/accounts/users";
+import { InvitationRefusedError, inviteMember, pendingInvitations, revokeInvitation } from "@/lib/accounts/invitations";
+import { MIN_PASSWORD_LENGTH, setPassword, unlockUser, USER_ROLES } from "@/lib/accounts/users";
 import { accountAction, DashboardError, type AccountActionContext } from "./action-client";
 import { MAX_PET_FIELDS, PET_FIELD_KEY } from "./pet-fields";
 
 // The owner's settings: API keys, plan and pet-limit usage, team members and roles, search pools.
 
 export async function getAccountSettings(db: Db, accountId: string) {
+  const invitations = await pendingInvitations(db, accountId);
   const account = await db.account.findUniqueOrThrow({
     where: { id: accountId },
     include: {
@@ -39,6 +41,7 @@ export async function getAccountSettings(db: Db, accountId: string) {
       createdAt: u.createdAt.toISOString(),
       lockedUntil: u.lockedUntil && u.lockedUntil.getTime() > Date.now() ? u.lockedUntil.toISOString() : null,
     })),
+    invitations: invitations.map((i) => ({ ...i, createdAt: i.createdAt.toISOString(), expiresAt: i.expiresAt.toISOString() })),
     pools: account.pools.map((p) => ({ name: p.name, pets: p._count.pets })),
   };
 }
@@ -109,19 +112,27 @@ export const deactivateKeyAction = accountAction({
 
 const ACCOUNT_ROLES = USER_ROLES.filter((r) => r !== "admin");
 
-export const addTeamMemberAction = accountAction({
+export const inviteTeamMemberAction = accountAction({
   capability: "account:manage",
   input: z.object({
-    email: z.email("must be an email address"),
-    password: z.string().min(MIN_PASSWORD_LENGTH, `must be at least ${MIN_PASSWORD_LENGTH} characters`).max(200),
+    email: z.email("must be an email address").max(254),
     role: z.enum(ACCOUNT_ROLES, { error: `must be one of ${ACCOUNT_ROLES.join(", ")}` }),
   }),
   async run(ctx, input) {
-    const user = await createUser(ctx.db, { email: input.email.toLowerCase(), password: input.password, role: input.role, accountId: ctx.accountId }).catch((error) => {
-      throw error instanceof EmailTakenError ? new DashboardError("A user with this e-mail already exists.") : error;
+    const invitation = { accountId: ctx.accountId, email: input.email, role: input.role, inviter: { id: ctx.user.id, email: ctx.user.email } };
+    return inviteMember(ctx.db, invitation, ctx.origin).catch((error) => {
+      throw error instanceof InvitationRefusedError ? new DashboardError(error.message) : error;
     });
-    await audit(ctx, "user.create", user.id, { email: user.email, role: user.role });
-    return { userId: user.id };
+  },
+});
+
+export const revokeInvitationAction = accountAction({
+  capability: "account:manage",
+  input: z.object({ invitationId: z.string().min(1).max(100) }),
+  async run(ctx, input) {
+    if (!(await revokeInvitation(ctx.db, ctx.accountId, input.invitationId))) throw new DashboardError("This invitation does not exist or was already accepted.");
+    await audit(ctx, "user.invite-revoke", input.invitationId);
+    return { invitationId: input.invitationId };
   },
 });
 

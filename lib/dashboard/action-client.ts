@@ -24,6 +24,8 @@ export interface AccountActionContext {
   user: SessionUser;
   /** Every query of an account-scoped action filters on this; it comes from the session, never the input. */
   accountId: string;
+  /** Where the signed-in user reached the dashboard (scheme, host, port): links in e-mails point there. */
+  origin: string;
 }
 
 export interface OperatorActionContext {
@@ -95,6 +97,7 @@ export async function invokeAction<S extends z.ZodType, T>(
   db: Db,
   user: SessionUser | null,
   raw: unknown,
+  origin = "http://localhost",
 ): Promise<ActionResult<T>> {
   if (!user) return failure("Your session has ended: sign in again.");
   if (!can(user.role, action.capability)) return failure(NOT_ALLOWED);
@@ -106,7 +109,7 @@ export async function invokeAction<S extends z.ZodType, T>(
   try {
     if (action.scope === "account") {
       if (!user.accountId) return failure(NOT_ALLOWED);
-      return { ok: true, data: await action.run({ db, user, accountId: user.accountId }, parsed.data) };
+      return { ok: true, data: await action.run({ db, user, accountId: user.accountId, origin }, parsed.data) };
     }
     return { ok: true, data: await action.run({ db, user }, parsed.data) };
   } catch (error) {

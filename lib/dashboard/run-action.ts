@@ -1,3 +1,4 @@
+import { headers } from "next/headers";
 import type { z } from "zod";
 import { getSessionUser } from "@/lib/auth/session";
 import { getDb } from "@/lib/db";
@@ -6,5 +7,18 @@ import { invokeAction, type ActionResult, type DashboardAction } from "./action-
 /** What a "use server" function calls: the signed-in user from the session, then the chain. */
 export async function runAction<S extends z.ZodType, T>(action: DashboardAction<S, T>, raw: unknown): Promise<ActionResult<T>> {
   const db = await getDb();
-  return invokeAction(action, db, await getSessionUser(db), raw);
+  return invokeAction(action, db, await getSessionUser(db), raw, await requestOrigin());
+}
+
+/**
+ * The origin the browser used: NEXTAUTH_URL's when set, else the request's own (the forwarded host and scheme
+ * when a proxy sets them, as next-auth derives its URLs when NEXTAUTH_URL is unset).
+ */
+async function requestOrigin(): Promise<string> {
+  if (process.env.NEXTAUTH_URL) return new URL(process.env.NEXTAUTH_URL).origin;
+  const h = await headers();
+  const first = (value: string | null) => value?.split(",")[0]?.trim() || undefined;
+  const host = first(h.get("x-forwarded-host")) ?? first(h.get("host")) ?? "localhost";
+  const scheme = first(h.get("x-forwarded-proto")) === "https" ? "https" : "http";
+  return `${scheme}://${host}`;
 }

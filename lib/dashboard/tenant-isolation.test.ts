@@ -12,7 +12,8 @@ import type { SessionUser } from "@/lib/auth/session";
 import { appearanceJpeg, noseCapture } from "@/lib/test-support/nose-images";
 import { invokeAction, type DashboardAction } from "./action-client";
 import {
-  addTeamMemberAction,
+  inviteTeamMemberAction,
+  revokeInvitationAction,
   changeRoleAction,
   deactivateKeyAction,
   issueKeyAction,
@@ -50,6 +51,7 @@ interface Tenant {
   keyId: string;
   imageId: string;
   memberId: string;
+  invitationId: string;
 }
 
 async function seedTenant(name: string): Promise<Tenant> {
@@ -72,7 +74,10 @@ async function seedTenant(name: string): Promise<Tenant> {
   });
   const key = await db.apiKey.create({ data: { accountId: account.id, hash: `hash-${name}`, prefix: "rk_test" } });
   const member = await user("staff");
-  return { accountId: account.id, owner: await user("owner"), staff: member, petId: pet.id, sessionId: session.id, jobId: job.id, keyId: key.id, imageId: image.id, memberId: member.id };
+  const invitation = await db.invitation.create({
+    data: { accountId: account.id, email: `new@${name}.test`, role: "staff", tokenHash: `token-${name}`, expiresAt: new Date(Date.now() + 3_600_000) },
+  });
+  return { accountId: account.id, owner: await user("owner"), staff: member, petId: pet.id, sessionId: session.id, jobId: job.id, keyId: key.id, imageId: image.id, memberId: member.id, invitationId: invitation.id };
 }
 
 let a: Tenant;
@@ -85,6 +90,7 @@ async function snapshotOf(t: Tenant) {
     jobs: await db.job.findMany({ where: { accountId: t.accountId }, orderBy: { id: "asc" } }),
     keys: await db.apiKey.findMany({ where: { accountId: t.accountId }, orderBy: { id: "asc" } }),
     users: await db.user.findMany({ where: { accountId: t.accountId }, orderBy: { id: "asc" } }),
+    invitations: await db.invitation.findMany({ where: { accountId: t.accountId }, orderBy: { id: "asc" } }),
     account: await db.account.findUnique({ where: { id: t.accountId } }),
   };
 }
@@ -137,6 +143,7 @@ describe("dashboard actions with another account's ids", () => {
     const ownerCases: [DashboardAction<never, unknown>, unknown][] = [
       [deactivateKeyAction as never, { keyId: b.keyId }],
       [changeRoleAction as never, { userId: b.memberId, role: "owner" }],
+      [revokeInvitationAction as never, { invitationId: b.invitationId }],
       [removeTeamMemberAction as never, { userId: b.memberId }],
       [resetMemberPasswordAction as never, { userId: b.memberId, password: "taken-over-password" }],
       [unlockMemberAction as never, { userId: b.memberId }],
@@ -205,7 +212,7 @@ describe("dashboard actions with another account's ids", () => {
 describe("roles are checked on the server", () => {
   it("refuses actions outside the role, whatever the UI shows", async () => {
     expect(await invokeAction(issueKeyAction, db, a.staff, {})).toEqual({ ok: false, error: { message: "You are not allowed to do this." } });
-    expect((await invokeAction(addTeamMemberAction, db, a.staff, { email: "x@a.test", password: "long enough pw", role: "owner" })).ok).toBe(false);
+    expect((await invokeAction(inviteTeamMemberAction, db, a.staff, { email: "x@a.test", role: "owner" })).ok).toBe(false);
     expect((await invokeAction(selectSearchPoolAction, db, a.staff, { pool: "default" })).ok).toBe(false);
     expect((await invokeAction(setAccountSuspendedAction, db, a.owner, { accountId: b.accountId, suspended: true })).ok).toBe(false);
     const support = { ...a.staff, role: "support" as const };

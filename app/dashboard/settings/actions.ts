@@ -2,12 +2,13 @@
 
 import { revalidatePath } from "next/cache";
 import {
-  addTeamMemberAction,
   changeRoleAction,
   deactivateKeyAction,
   issueKeyAction,
   reissueKeyAction,
+  inviteTeamMemberAction,
   removeTeamMemberAction,
+  revokeInvitationAction,
   resetMemberPasswordAction,
   unlockMemberAction,
   selectSearchPoolAction,
@@ -36,8 +37,11 @@ export async function unlockMember(input: unknown) {
 export async function deactivateKey(input: unknown) {
   return andRefresh(runAction(deactivateKeyAction, input));
 }
-export async function addTeamMember(input: unknown) {
-  return andRefresh(runAction(addTeamMemberAction, input));
+export async function inviteTeamMember(input: unknown) {
+  return andRefresh(runAction(inviteTeamMemberAction, input));
+}
+export async function revokeInvitation(input: unknown) {
+  return andRefresh(runAction(revokeInvitationAction, input));
 }
 export async function changeRole(input: unknown) {
   return andRefresh(runAction(changeRoleAction, input));

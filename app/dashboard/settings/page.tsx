@@ -3,6 +3,7 @@ import { ApiKeysPanel } from "@/components/settings/api-keys-panel";
 import { PetFieldsPanel } from "@/components/settings/pet-fields-panel";
 import { SearchPoolPanel } from "@/components/settings/search-pool-panel";
 import { TeamPanel } from "@/components/settings/team-panel";
+import { INVITATION_TTL_MS } from "@/lib/accounts/invitations";
 import { requireAccountUser } from "@/lib/auth/session";
 import { getDb } from "@/lib/db";
 import { getAccountSettings } from "@/lib/dashboard/account";
@@ -35,7 +36,7 @@ export default async function SettingsPage() {
         </dl>
       </Card>
       <ApiKeysPanel keys={settings.keys} />
-      <TeamPanel users={settings.users} selfId={user.id} />
+      <TeamPanel users={settings.users} invitations={settings.invitations} invitationDays={INVITATION_TTL_MS / 86_400_000} selfId={user.id} />
       <PetFieldsPanel fields={settings.petFields} />
       <SearchPoolPanel pools={settings.pools} current={settings.searchPoolName} defaultPets={settings.pets} />
     </div>
