@@ -11,7 +11,7 @@ import { getPetOrThrow } from "@/lib/pets/pets";
 import { speciesSchema } from "@/lib/pets/schemas";
 import { uploadAppearance, uploadFingerprint } from "@/lib/uploads/uploads";
 import { accountAction, DashboardError } from "./action-client";
-import { searchedPool } from "./job-outcome";
+import { decisionThreshold, searchedPool } from "./job-outcome";
 import { petLabel } from "./pet-fields";
 import { qualityOf, type ImageQuality } from "./pets";
 
@@ -119,7 +119,8 @@ export async function getJobProgress(db: Db, accountId: string, jobId: string): 
     select: { kind: true, petId: true, sessionId: true, failureReason: true, details: true, session: { select: { species: true } } },
   });
   if (!job) throw new DashboardError("This job does not exist.");
-  const { DECISION_THRESHOLD, scoreToFmr } = await getEngine();
+  const engine = await getEngine();
+  const { DECISION_THRESHOLD } = engine;
   if (job.kind === "FINGERPRINT_ADDITION") {
     const view = await viewFingerprintAdditionJob(db, accountId, jobId);
     if (view.status === "SUCCESS") return { status: "SUCCESS", kind: job.kind, petId: job.petId! };
@@ -138,8 +139,7 @@ export async function getJobProgress(db: Db, accountId: string, jobId: string): 
         kind: job.kind,
         isVerified: view.isVerified!,
         score: view.score!,
-        threshold: DECISION_THRESHOLD,
-        thresholdOdds: Math.round(1 / scoreToFmr(DECISION_THRESHOLD)),
+        ...decisionThreshold(engine),
         probeImageIds: probe.map((i) => i.id),
         enrolledImageIds: enrolled.map((i) => i.id),
       };

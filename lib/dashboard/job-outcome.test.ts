@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { jobOutcome, searchedPool } from "./job-outcome";
+import { decisionThreshold, jobOutcome, searchedPool } from "./job-outcome";
 
 describe("jobOutcome", () => {
   it("calls a verification that ran but did not verify 'Not verified', not a success", () => {
@@ -23,5 +23,13 @@ describe("jobOutcome", () => {
     expect(searchedPool({ compared: 3, pool: { name: "default", pets: 12 } })).toEqual({ name: "default", pets: 12 });
     expect(searchedPool({ compared: 3 })).toBeNull();
     expect(searchedPool(null)).toBeNull();
+  });
+});
+
+describe("decisionThreshold", () => {
+  it("words the engine's threshold with the odds its calibration gives", async () => {
+    const { DECISION_THRESHOLD, scoreToFmr } = await import("@/lib/biometrics/scoring");
+    expect(decisionThreshold({ DECISION_THRESHOLD, scoreToFmr })).toEqual({ threshold: 40, thresholdOdds: 10_000 });
+    expect(decisionThreshold({ DECISION_THRESHOLD: 30, scoreToFmr: () => 0.001 })).toEqual({ threshold: 30, thresholdOdds: 1_000 });
   });
 });

@@ -16,6 +16,11 @@ interface JobLike {
   failureReason?: unknown;
 }
 
+/** The decision threshold as pages word it: the score, and "about 1 false match in N" from the engine's calibration. */
+export function decisionThreshold(engine: { DECISION_THRESHOLD: number; scoreToFmr(score: number): number }): { threshold: number; thresholdOdds: number } {
+  return { threshold: engine.DECISION_THRESHOLD, thresholdOdds: Math.round(1 / engine.scoreToFmr(engine.DECISION_THRESHOLD)) };
+}
+
 export function jobOutcome(job: JobLike, threshold: number): JobOutcome {
   if (job.status === "PENDING") return { label: "Running", tone: "running" };
   if (job.status === "FAILED") {

@@ -3,7 +3,7 @@ import type { Db } from "@/lib/db/connect";
 import type { Prisma } from "@/lib/generated/prisma/client";
 import { getEngine } from "@/lib/jobs/engine-port";
 import { jobNoseMatches } from "./duplicate-noses";
-import { jobOutcome, searchedPool } from "./job-outcome";
+import { decisionThreshold, jobOutcome, searchedPool } from "./job-outcome";
 import { qualityOf } from "./pets";
 import { petLabel } from "./pet-fields";
 
@@ -101,7 +101,8 @@ export type FailureReason = z.infer<typeof failureReasonSchema>;
 export async function getJobDetail(db: Db, accountId: string, jobId: string) {
   const job = await db.job.findFirst({ where: { id: jobId, accountId }, include: { pet: { select: { species: true, breed: true, metadata: true } } } });
   if (!job) return null;
-  const { DECISION_THRESHOLD } = await getEngine();
+  const engine = await getEngine();
+  const { DECISION_THRESHOLD } = engine;
   const candidates = job.kind === "IDENTIFICATION" && job.status === "SUCCESS" ? ((job.result as { candidates?: { petId: string; score: number }[] } | null)?.candidates ?? []) : [];
   const candidatePets = await db.pet.findMany({ where: { accountId, id: { in: candidates.map((c) => c.petId) } }, select: { id: true, species: true, breed: true, metadata: true } });
   const images = await db.fingerprintImage.findMany({
@@ -117,7 +118,7 @@ export async function getJobDetail(db: Db, accountId: string, jobId: string) {
     petId: job.petId,
     petLabel: job.pet ? petLabel(job.pet) : null,
     outcome: jobOutcome(job, DECISION_THRESHOLD),
-    threshold: DECISION_THRESHOLD,
+    ...decisionThreshold(engine),
     verification: job.kind === "VERIFICATION" && job.status === "SUCCESS" ? (job.result as { isVerified: boolean; score: number }) : null,
     candidates: candidates.map((c) => {
       const pet = candidatePets.find((p) => p.id === c.petId);

@@ -81,7 +81,7 @@ export default async function JobPage({ params }: { params: Promise<{ jobId: str
             {job.verification && (
               <p>
                 <strong className={job.verification.isVerified ? "text-emerald-800" : "text-red-700"}>{job.verification.isVerified ? "Verified" : "Not verified"}</strong>: score{" "}
-                {job.verification.score.toFixed(1)} against a threshold of {job.threshold} (a score of {job.threshold} means about 1 false match in 10,000).
+                {job.verification.score.toFixed(1)} against a threshold of {job.threshold} (a score of {job.threshold} means about 1 false match in {job.thresholdOdds.toLocaleString("en")}).
               </p>
             )}
             {job.kind === "IDENTIFICATION" && (
