@@ -1,3 +1,4 @@
+import type { Species } from "@/lib/generated/prisma/enums";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -107,7 +108,7 @@ function contractSuite(mode: "pglite" | "postgres") {
   const upload = (kind: "fingerprints" | "appearances", sessionId: string, bytes: Buffer, key?: string) =>
     call("POST", `/v2/${kind}:upload?sessionId=${encodeURIComponent(sessionId)}`, { form: fileForm(bytes), key });
 
-  async function createPet(species: "DOG" | "CAT" = "DOG", metadata = '{"name":"Rex"}', key = keyA) {
+  async function createPet(species: Species = "DOG", metadata = '{"name":"Rex"}', key = keyA) {
     const res = await call("POST", "/v2/pets", { json: { species, metadata }, key });
     expect(res.status).toBe(201);
     return idData.parse(res.body).data.id;

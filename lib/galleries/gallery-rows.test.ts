@@ -1,3 +1,4 @@
+import type { Species } from "@/lib/generated/prisma/enums";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { OpenDatabase } from "@/lib/db/connect";
 import { getEngine, shutdownEngine } from "@/lib/jobs/engine-port";
@@ -29,7 +30,7 @@ afterAll(async () => {
 });
 
 /** A pet registered by a registration job (the enrolment path) from synthetic dog `seed`'s `captures`. */
-async function register(account: string, seed: number, captures: number[], pet: { species?: "DOG" | "CAT"; poolId?: string } = {}): Promise<string> {
+async function register(account: string, seed: number, captures: number[], pet: { species?: Species; poolId?: string } = {}): Promise<string> {
   const { petId, jobId } = await registerByJob(open.prisma, account, seed, captures, pet);
   expect((await open.prisma.job.findUniqueOrThrow({ where: { id: jobId } })).status).toBe("SUCCESS");
   return petId;

@@ -1,5 +1,6 @@
 import type { GalleryPet } from "@/lib/biometrics";
 import type { Db } from "@/lib/db/connect";
+import type { Species } from "@/lib/generated/prisma/enums";
 import { getEngine } from "@/lib/jobs/engine-port";
 import { enrolledSearchKeysByPet } from "@/lib/jobs/templates";
 
@@ -10,7 +11,7 @@ import { enrolledSearchKeysByPet } from "@/lib/jobs/templates";
 export interface GalleryScope {
   accountId: string;
   poolId: string | null;
-  species: "DOG" | "CAT";
+  species: Species;
 }
 
 interface PackedRow {

@@ -1,3 +1,4 @@
+import type { Species } from "@/lib/generated/prisma/enums";
 import type { Db } from "@/lib/db/connect";
 import { getEngine } from "@/lib/jobs/engine-port";
 import { runJob } from "@/lib/jobs/run-job";
@@ -12,7 +13,7 @@ export async function registerByJob(
   accountId: string,
   seed: number,
   captures: number[],
-  pet: { species?: "DOG" | "CAT"; poolId?: string } = {},
+  pet: { species?: Species; poolId?: string } = {},
 ): Promise<{ petId: string; jobId: string }> {
   const engine = await getEngine();
   const species = pet.species ?? "DOG";

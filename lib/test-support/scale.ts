@@ -1,3 +1,4 @@
+import type { Species } from "@/lib/generated/prisma/enums";
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import path from "node:path";
@@ -130,7 +131,7 @@ export function apiClient(baseUrl: string, apiKey: string, pollIntervalMs = 100)
 }
 
 /** A pet registered through the API from `captures` photos of synthetic pet `seed`; its id once the job succeeded. */
-export async function registerPet(client: RhinariumClient, seed: number, captures = [0, 1, 2, 3, 4], species: "DOG" | "CAT" = "DOG"): Promise<string> {
+export async function registerPet(client: RhinariumClient, seed: number, captures = [0, 1, 2, 3, 4], species: Species = "DOG"): Promise<string> {
   const pet = await client.createPet({ species, metadata: JSON.stringify({ seed }) });
   const session = await client.createCaptureSession({ species, purpose: "PET_PROFILE_REGISTRATION", petId: pet.id });
   for (const i of captures) await client.uploadFingerprint(session.id, await noseCapture(seed, i));
