@@ -12,7 +12,7 @@ const LAYERS: { name: string; areas: string[] }[] = [
   { name: "pages", areas: ["app", "components", "instrumentation", "proxy"] },
   { name: "fronts", areas: ["lib/api", "lib/http", "lib/dashboard", "lib/server", "lib/ops"] },
   { name: "features", areas: ["lib/pets", "lib/capture-sessions", "lib/uploads", "lib/jobs", "lib/galleries"] },
-  { name: "platform", areas: ["lib/storage", "lib/accounts", "lib/auth", "lib/rate-limit", "lib/domain-errors", "lib/json-text", "lib/engine-figures"] },
+  { name: "platform", areas: ["lib/storage", "lib/accounts", "lib/auth", "lib/rate-limit", "lib/domain-errors", "lib/json-text", "lib/engine-figures", "lib/engine"] },
   { name: "database and process", areas: ["lib/db", "lib/generated", "lib/env", "lib/log", "lib/metrics", "lib/progress", "lib/private-files", "lib/secret-file"] },
   { name: "engine", areas: ["lib/biometrics"] },
 ];
@@ -92,5 +92,13 @@ describe("import direction", () => {
   it("never imports the lab, but for the imports listed with their reason", () => {
     const intoLab = arrows.filter((a) => areaOf(a.to)?.lab).map((a) => `${a.from} -> ${a.to}`);
     expect(intoLab.sort()).toEqual([...LAB_IMPORTS_LEFT].sort());
+  });
+
+  it("reaches the engine through its door (lib/engine) only", () => {
+    const around = arrows
+      .filter((a) => areaOf(a.to)?.area === "lib/biometrics" && !["lib/biometrics", "lib/engine"].includes(areaOf(a.from)!.area))
+      .map((a) => `${a.from} -> ${a.to}`);
+    expect(around).toEqual([]);
+    expect(arrows).toContainEqual({ from: "lib/engine/index.ts", to: "lib/biometrics" });
   });
 });

@@ -17,7 +17,7 @@ import { benchIdentification, type GallerySizeResult, type ProbeRow } from "@/li
 import type { DifficultyName } from "@/lib/synth/parameters";
 import { benchApi, benchJobs, benchUploads, type ApiFigures, type JobFigures, type UploadFigures } from "@/lib/bench/service";
 import { mib, ms, num, pct, table } from "@/lib/bench/stats";
-import { shutdownEngine } from "@/lib/jobs/engine-port";
+import { shutdownEngine } from "@/lib/engine";
 import { apiClient, createTestDatabase, deleteRedisKeys, ensureRedis, REDIS_URL, startWorker, testQueuePrefix } from "@/lib/test-support/scale";
 import { buildOnce, ops, startServer, type TestServer } from "@/lib/test-support/server";
 

@@ -21,6 +21,11 @@ const handover = new Promise((resolve, reject) => {
   globalThis.__rhinariumApiFrontHandover = resolve;
   setTimeout(() => reject(new Error("instrumentation.ts did not hand the API over")), HANDOVER_TIMEOUT_MS).unref();
 });
+// A dev server runs the engine's worker compiled from the current sources, as a build's server runs its build's.
+if (dev) {
+  const { compileEngine } = await import("./build-engine.mjs");
+  await compileEngine(path.join(root, process.env.NEXT_DIST_DIR || ".next"));
+}
 const app = next({ dev, dir: root, hostname, port });
 const handleNext = app.getRequestHandler();
 await app.prepare();

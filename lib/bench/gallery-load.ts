@@ -1,7 +1,7 @@
 import { recordGalleryChanges } from "@/lib/galleries/gallery-changes";
 import { GalleryManager, type GalleryScope } from "@/lib/galleries/gallery-manager";
 import { galleryBatchAfter } from "@/lib/galleries/gallery-rows";
-import { getEngine } from "@/lib/jobs/engine-port";
+import { ENGINE_VERSION, lightTemplateOf, searchKeyOfTemplate } from "@/lib/engine";
 import { enrolledLightTemplatesByPet } from "@/lib/jobs/templates";
 import { Rng } from "@/lib/synth/prng";
 import { openTestDatabase } from "@/lib/test-support/database";
@@ -47,7 +47,6 @@ export async function benchGalleryLoad(mode: "postgres" | "pglite", pets: number
   const database = await openTestDatabase(mode, "bench_gallery");
   const db = database.open.prisma;
   try {
-    const { ENGINE_VERSION, searchKeyOfTemplate, lightTemplateOf } = await getEngine();
     const account = await db.account.create({ data: { name: "Bench gallery" } });
     const session = await db.captureSession.create({
       data: { accountId: account.id, purpose: "PET_PROFILE_REGISTRATION", species: "DOG", expiresAt: new Date(Date.now() + 3600_000) },

@@ -2,7 +2,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import sharp from "sharp";
-import { getEngine } from "@/lib/jobs/engine-port";
+import * as engine from "@/lib/engine";
+import { ENGINE_VERSION } from "@/lib/engine";
 import { captureFileName, generateDataset, MANIFEST_FILE, subjectDirName } from "@/lib/synth/dataset";
 import type { DifficultyName } from "@/lib/synth/parameters";
 import { Rng } from "@/lib/synth/prng";
@@ -94,7 +95,6 @@ async function dataset(dir: string, subjects: number, captures: number, seed: nu
  */
 async function templatesOf(cacheFile: string, jpegs: () => Promise<Buffer>[], isProbe: (index: number) => boolean): Promise<(Uint8Array | null)[]> {
   if (fs.existsSync(cacheFile)) return readTemplateCache(cacheFile);
-  const engine = await getEngine();
   const sources = jpegs();
   const out: (Uint8Array | null)[] = new Array(sources.length).fill(null);
   let next = 0;
@@ -160,7 +160,6 @@ export interface BenchTemplates {
 
 /** The templates distractor pets are mixed from: one capture of each distractor subject, and its mirror image. */
 async function preparePool(options: Omit<IdentificationBenchOptions, "sizes">): Promise<Uint8Array[]> {
-  const { ENGINE_VERSION } = await getEngine();
   fs.mkdirSync(options.cacheDir, { recursive: true });
   const poolDir = path.join(options.cacheDir, `distractors-${options.difficulty}-${options.distractorSubjects}`);
   options.log(`identification: rendering ${options.distractorSubjects} distractor subjects (cached in ${options.cacheDir})`);
@@ -197,7 +196,6 @@ interface ProbeSet {
 
 /** A setting's enrolled subjects and unknown animals, rendered and extracted once (cached per engine version). */
 async function prepareProbeSet(setting: DifficultyName, options: Omit<IdentificationBenchOptions, "sizes">): Promise<ProbeSet> {
-  const { ENGINE_VERSION } = await getEngine();
   const subjects = options.genuine + options.strangers;
   const seed = PROBE_SET_SEEDS[setting];
   const dir = path.join(options.cacheDir, `probes-${setting}-${subjects}-s${seed}`);
@@ -224,7 +222,6 @@ export async function benchIdentification(options: IdentificationBenchOptions): 
   const pool = await preparePool(options);
   const sets: ProbeSet[] = [];
   for (const setting of options.settings) sets.push(await prepareProbeSet(setting, options));
-  const engine = await getEngine();
   const key = `bench/${process.pid}`;
   await engine.galleryDrop(key);
 

@@ -5,7 +5,7 @@ import { createApiKeyCache } from "@/lib/accounts/api-key-cache";
 import { flushApiCalls, recordApiCall } from "@/lib/api/metering";
 import { openDatabase } from "@/lib/db/connect";
 import { readEnv } from "@/lib/env";
-import { getEngine } from "@/lib/jobs/engine-port";
+import * as engine from "@/lib/engine";
 import { getPetOrThrow } from "@/lib/pets/pets";
 import { startLatencyProbe } from "@/lib/test-support/latency-probe";
 import { noseCapture } from "@/lib/test-support/nose-images";
@@ -193,7 +193,6 @@ export async function benchJobs(server: TestServer, jobs: number): Promise<JobFi
   const reads = await probe.stop();
   const answered = reads.filter((latency) => latency >= 0);
   // The engine alone, on templates of the same captures.
-  const engine = await getEngine();
   const templates = async (seed: number, captures: number[]) =>
     (await Promise.all(captures.map(async (c) => engine.analyseImage(await noseCapture(seed, c))))).flatMap((a) => (a.ok && a.template ? [a.template] : []));
   const enrolled = await Promise.all([801, 802, 803].map((s) => templates(s, [0, 1, 2, 3, 4])));

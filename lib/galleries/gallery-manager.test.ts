@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase, type OpenDatabase } from "@/lib/db/connect";
 import { readEnv } from "@/lib/env";
 import type { RhinariumClient } from "@rhinarium/sdk";
-import { getEngine, shutdownEngine } from "@/lib/jobs/engine-port";
+import * as engine from "@/lib/engine";
+import { shutdownEngine } from "@/lib/engine";
 import { noseCapture } from "@/lib/test-support/nose-images";
 import { apiClient, createTestDatabase, probeSession, registerPet, type TestDatabase } from "@/lib/test-support/scale";
 import { buildOnce, ops, startServer, type TestServer } from "@/lib/test-support/server";
@@ -44,7 +45,6 @@ afterAll(async () => {
 
 /** New photos of synthetic pet `seed`, analysed by the engine in this process as a 1:N probe's are. */
 async function probe(seed: number): Promise<Uint8Array[]> {
-  const engine = await getEngine();
   const templates: Uint8Array[] = [];
   for (const i of [5, 6, 7]) {
     const analysis = await engine.analyseImage(await noseCapture(seed, i), extractionFor("PET_IDENTIFICATION"));
@@ -90,7 +90,6 @@ describe("gallery manager, with another process changing pets", () => {
 
   it("reads the light comparison's templates from their own column, cut once and cut again after re-extraction", async () => {
     const pet = await registerPet(client, 505);
-    const engine = await getEngine();
     const light = (await enrolledLightTemplatesByPet(db.prisma, accountId, [pet])).get(pet)!;
     const rows = () =>
       db.prisma.fingerprintImage.findMany({ where: { petId: pet, usable: true }, orderBy: { createdAt: "asc" }, select: { id: true, template: true, lightTemplate: true } });
@@ -133,7 +132,6 @@ describe("gallery manager, with another process changing pets", () => {
     expect(new Set(frames(probes))).toEqual(new Set([DESCRIPTOR_SETS]));
 
     // An identification job re-extracts a stale probe image (an older engine version's) with them again.
-    const engine = await getEngine();
     const stale = probes.map((row) => ({ ...row, engineVersion: engine.ENGINE_VERSION - 1 }));
     expect(new Set(frames(await currentTemplates(db.prisma, stale, extractionFor("PET_IDENTIFICATION"))))).toEqual(new Set([DESCRIPTOR_SETS]));
     expect(new Set(frames(await currentTemplates(db.prisma, stale, extractionFor("PET_VERIFICATION"))))).toEqual(new Set([MATCHED_SETS]));

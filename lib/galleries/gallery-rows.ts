@@ -1,6 +1,5 @@
-import type { GalleryPet } from "@/lib/biometrics";
 import type { Db } from "@/lib/db/connect";
-import { getEngine } from "@/lib/jobs/engine-port";
+import { ENGINE_VERSION, type GalleryPet } from "@/lib/engine";
 import { enrolledSearchKeysByPet } from "@/lib/jobs/templates";
 
 /**
@@ -38,7 +37,6 @@ export async function galleryBatchAfter(
   after: string,
   limit: number,
 ): Promise<{ last: string; pets: GalleryPet[] } | null> {
-  const { ENGINE_VERSION } = await getEngine();
   const rows = await db.$queryRaw<PackedRow[]>`
     WITH batch AS (
       SELECT p.id FROM "Pet" p

@@ -7,7 +7,7 @@ import { readEnv } from "@/lib/env";
 import { getGalleryManager } from "@/lib/galleries/gallery-manager";
 import { BullJobQueue } from "@/lib/jobs/bullmq-queue";
 import { DeferredJobQueue, InProcessJobQueue, resumePendingJobs, setJobQueue } from "@/lib/jobs/job-queue";
-import { shutdownEngine } from "@/lib/jobs/engine-port";
+import { shutdownEngine } from "@/lib/engine";
 import { sweepIdempotencyKeys } from "@/lib/api/idempotency";
 import { logError, logInfo } from "@/lib/log";
 import { startOpsServer } from "@/lib/ops/ops-server";

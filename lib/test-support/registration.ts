@@ -1,5 +1,5 @@
 import type { Db } from "@/lib/db/connect";
-import { getEngine } from "@/lib/jobs/engine-port";
+import * as engine from "@/lib/engine";
 import { runJob } from "@/lib/jobs/run-job";
 import { noseCapture } from "./nose-images";
 
@@ -14,7 +14,6 @@ export async function registerByJob(
   captures: number[],
   pet: { species?: "DOG" | "CAT"; poolId?: string } = {},
 ): Promise<{ petId: string; jobId: string }> {
-  const engine = await getEngine();
   const species = pet.species ?? "DOG";
   const { id: petId } = await db.pet.create({ data: { accountId, species, poolId: pet.poolId } });
   const session = await db.captureSession.create({

@@ -4,6 +4,7 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
+import { ENGINE_WORKER } from "@/scripts/build-engine.mjs";
 
 // Runs the real production server (what `npm start` runs: scripts/server.mjs) for contract tests: one build per test run, then
 // a server per mode with its own port and data folder (and, in PostgreSQL mode, its own database).
@@ -14,17 +15,18 @@ const root = process.cwd();
 export const PG_ADMIN_URL = process.env.TEST_PG_ADMIN_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 
 /**
- * `next build` once per test run, however many test files ask (unless the suite was told the build
+ * `npm run build` (next build and the engine's worker) once per test run, however many test files ask (unless the suite was told the build
  * is fresh, CONTRACT_SKIP_BUILD=1). Test files run in worker processes of one vitest process: the
  * first to ask builds under a folder lock and stamps the build with that parent's pid; the others
  * wait for the lock and find the stamp.
  */
 export async function buildOnce(): Promise<void> {
-  if (process.env.CONTRACT_SKIP_BUILD === "1" && fs.existsSync(path.join(root, ".next", "BUILD_ID"))) return;
+  const built = () => fs.existsSync(path.join(root, ".next", "BUILD_ID")) && fs.existsSync(path.join(root, ".next", ENGINE_WORKER));
+  if (process.env.CONTRACT_SKIP_BUILD === "1" && built()) return;
   const stamp = path.join(root, ".next", "test-run-build");
   const lock = path.join(root, ".next-test-build.lock");
   const runId = String(process.ppid);
-  const fresh = () => fs.existsSync(stamp) && fs.readFileSync(stamp, "utf8") === runId && fs.existsSync(path.join(root, ".next", "BUILD_ID"));
+  const fresh = () => fs.existsSync(stamp) && fs.readFileSync(stamp, "utf8") === runId && built();
   if (fresh()) return;
   const deadline = Date.now() + 10 * 60_000;
   for (;;) {
@@ -41,7 +43,7 @@ export async function buildOnce(): Promise<void> {
   }
   try {
     if (fresh()) return;
-    await run("npx", ["next", "build"], { cwd: root, env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" }, maxBuffer: 64 * 1024 * 1024 });
+    await run("npm", ["run", "build"], { cwd: root, env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" }, maxBuffer: 64 * 1024 * 1024 });
     fs.writeFileSync(stamp, runId);
   } finally {
     fs.rmSync(lock, { recursive: true, force: true });
@@ -92,6 +94,8 @@ export async function startServer(
     NEXT_MANUAL_SIG_HANDLE: "true",
     HOST: "127.0.0.1",
     PORT: String(port),
+    // The server runs its build's compiled engine (.next/engine), not the one the test run compiled.
+    ENGINE_WORKER_ENTRY: undefined,
     ...options.env,
   };
   // What `npm start` runs after its build.
