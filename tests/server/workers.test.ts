@@ -21,7 +21,7 @@ import {
   type WorkerProcess,
 } from "@/lib/test-support/scale";
 import { buildOnce, ops, startServer, type TestServer } from "@/lib/test-support/server";
-import { MAX_JOB_ATTEMPTS } from "./job-queue";
+import { MAX_JOB_ATTEMPTS } from "@/lib/jobs/job-queue";
 
 // The scaled-out mode for real: PostgreSQL, BullMQ on Redis, images in an S3-compatible store (moto),
 // a web process that only enqueues, and two `npm run worker` processes (one SIGKILLed mid-job), each

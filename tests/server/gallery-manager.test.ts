@@ -11,7 +11,7 @@ import { buildOnce, ops, startServer, type TestServer } from "@/lib/test-support
 import { currentTemplates, enrolledLightTemplatesByPet, enrolledTemplatesByPet, extractionFor, imageSelect } from "@/lib/jobs/templates";
 import { DESCRIPTOR_SETS, MATCHED_SETS } from "@/lib/biometrics/parameters";
 import { descriptorSetCount, deserializeTemplate } from "@/lib/biometrics/template";
-import { GalleryManager, type GalleryScope } from "./gallery-manager";
+import { GalleryManager, type GalleryScope } from "@/lib/galleries/gallery-manager";
 
 // This test process holds galleries (as a worker does) while another process, the real server, enrols,
 // deletes and moves pets through its API and the ops CLI: the next identification here must see each
