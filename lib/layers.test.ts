@@ -102,3 +102,17 @@ describe("import direction", () => {
     expect(arrows).toContainEqual({ from: "lib/engine/index.ts", to: "lib/biometrics" });
   });
 });
+
+describe("tests, split by what they are", () => {
+  const testFiles = (dir: string): string[] =>
+    fs.existsSync(dir) ? fs.readdirSync(dir, { recursive: true }).map((f) => path.posix.join(dir, String(f))).filter((f) => /\.test\.tsx?$/.test(f)) : [];
+  const bootsServer = (file: string) => /\b(buildOnce|startServer)\(/.test(fs.readFileSync(file, "utf8"));
+
+  it("keeps every suite that builds the app and boots servers in tests/server/ (vitest project \"server\"), and nothing else there", () => {
+    const elsewhere = ["app", "components", "lib", "scripts", "packages", "lab"].flatMap(testFiles).filter((f) => !f.includes("/node_modules/") && bootsServer(f));
+    expect(elsewhere).toEqual([]);
+    const server = testFiles("tests/server");
+    expect(server.length).toBeGreaterThan(5);
+    expect(server.filter((f) => !bootsServer(f))).toEqual([]);
+  });
+});

@@ -12,7 +12,7 @@ import type { PetView } from "./schemas";
 import { petViewSelect, updatePet } from "./pets";
 
 // What notifies the pet view cache (the triggers of prisma/migrations/*_pet_view_change_notifications),
-// in both modes, and the cache's tenancy rule. Across two server processes: lib/api/cross-process.test.ts.
+// in both modes, and the cache's tenancy rule. Across two server processes: tests/server/cross-process.test.ts.
 
 const cleanups: (() => Promise<void>)[] = [];
 
