@@ -3,7 +3,7 @@ import path from "node:path";
 
 // Two projects, both run by `vitest run` (and so by `npm test`): unit tests beside the code they test, and
 // the suites that build the app and boot real servers (tests/server/: they need `npm run build`, made
-// once per run by lib/test-support/server.ts unless CONTRACT_SKIP_BUILD=1). One alone:
+// once per run by lab/test-support/server.ts unless CONTRACT_SKIP_BUILD=1). One alone:
 // `npx vitest run --project unit` or `--project server`.
 export default defineConfig({
   resolve: { alias: { "@rhinarium/sdk": path.resolve(import.meta.dirname, "packages/sdk/src/index.ts"), "@": path.resolve(import.meta.dirname) } },

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { flatJpeg } from "@/lib/test-support/nose-images";
+import { flatJpeg } from "@/lab/test-support/nose-images";
 import { EnginePool, EngineTaskError, workerEntryPath } from "./engine-pool";
 import { ENGINE_THREAD_NICE } from "./worker";
 

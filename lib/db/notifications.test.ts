@@ -1,6 +1,6 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "@/lib/test-support/scale";
+import { createTestDatabase, type TestDatabase } from "@/lab/test-support/scale";
 import { pgNotifications, SYNC_CHANNEL, type DbNotifications } from "./notifications";
 
 // The listening connection, its lease and the writers' barrier (lib/db/notifications.ts) on a real

@@ -3,9 +3,9 @@ import type { OpenDatabase } from "@/lib/db/connect";
 import * as engine from "@/lib/engine";
 import { shutdownEngine } from "@/lib/engine";
 import { enrolledSearchKeysByPet, extractionFor } from "@/lib/jobs/templates";
-import { noseCapture } from "@/lib/test-support/nose-images";
-import { openTestDatabase } from "@/lib/test-support/database";
-import { registerByJob } from "@/lib/test-support/registration";
+import { noseCapture } from "@/lab/test-support/nose-images";
+import { openTestDatabase } from "@/lab/test-support/database";
+import { registerByJob } from "@/lab/test-support/registration";
 import { GalleryManager } from "./gallery-manager";
 import { galleryBatchAfter, unpackKeys, type GalleryScope } from "./gallery-rows";
 

@@ -4,8 +4,8 @@ import { jobNoseMatches, petNoseMatches } from "@/lib/dashboard/duplicate-noses"
 import { getGalleryManager } from "@/lib/galleries/gallery-manager";
 import { DECISION_THRESHOLD, galleryStats, galleryTotals, shutdownEngine } from "@/lib/engine";
 import { metrics } from "@/lib/metrics";
-import { openTestDatabase } from "@/lib/test-support/database";
-import { registerByJob } from "@/lib/test-support/registration";
+import { openTestDatabase } from "@/lab/test-support/database";
+import { registerByJob } from "@/lab/test-support/registration";
 
 // A registration whose prints match another enrolled pet of the account succeeds (the API has no field for it) but
 // records the match on the job and in the audit log; everything 1:N reads of its images is written at enrolment.

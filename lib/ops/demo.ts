@@ -4,7 +4,7 @@ import path from "node:path";
 import sharp from "sharp";
 import { RhinariumClient } from "@rhinarium/sdk";
 import { startProgress } from "@/lib/progress";
-import { captureFileName, generateDataset, subjectDirName } from "@/lib/synth/dataset";
+import { captureFileName, generateDataset, subjectDirName } from "@/lab/synth/dataset";
 
 /**
  * `ops demo`: fills a clinic through the public API, as a clinic's app would, with synthetic noses

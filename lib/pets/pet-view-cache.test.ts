@@ -6,7 +6,7 @@ import { openOwnedDatabase } from "@/lib/db";
 import type { OpenDatabase } from "@/lib/db/connect";
 import { createNotifiedCache } from "@/lib/db/notified-cache";
 import { readEnv } from "@/lib/env";
-import { createTestDatabase, type TestDatabase } from "@/lib/test-support/scale";
+import { createTestDatabase, type TestDatabase } from "@/lab/test-support/scale";
 import { applyPetViewChange, getPetViewJsonOrThrow, PET_VIEW_CHANGE_CHANNEL, PET_VIEW_FLUSH, type CachedPetView } from "./pet-view-cache";
 import type { PetView } from "./schemas";
 import { petViewSelect, updatePet } from "./pets";

@@ -3,8 +3,8 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { RhinariumClient } from "@rhinarium/sdk";
-import { appearanceJpeg, blurredNoseCapture, flatJpeg, noseCapture } from "@/lib/test-support/nose-images";
-import { adminSql, buildOnce, ensurePostgres, ops, opsWithInput, PG_ADMIN_URL, startServer, type TestServer } from "@/lib/test-support/server";
+import { appearanceJpeg, blurredNoseCapture, flatJpeg, noseCapture } from "@/lab/test-support/nose-images";
+import { adminSql, buildOnce, ensurePostgres, ops, opsWithInput, PG_ADMIN_URL, startServer, type TestServer } from "@/lab/test-support/server";
 
 // The contract, driven over HTTP against the production build (the server `npm start` runs), in both database
 // modes. Responses are parsed with strict schemas: an extra field on the wire fails the test.

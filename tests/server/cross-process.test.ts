@@ -1,10 +1,10 @@
 import fs from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LEASE_MS } from "@/lib/db/notifications";
-import { createTestDatabase, type TestDatabase } from "@/lib/test-support/scale";
+import { createTestDatabase, type TestDatabase } from "@/lab/test-support/scale";
 import { API_SECURITY_HEADERS } from "@/lib/http/security-headers";
-import { adminSql, buildOnce, ops, startServer, type TestServer } from "@/lib/test-support/server";
-import { startTcpProxy } from "@/lib/test-support/tcp-proxy";
+import { adminSql, buildOnce, ops, startServer, type TestServer } from "@/lab/test-support/server";
+import { startTcpProxy } from "@/lab/test-support/tcp-proxy";
 
 // Two web processes (what `npm start` runs) on one PostgreSQL database, as behind a load balancer.
 // Each keeps authenticated API keys and pet views in memory (lib/accounts/api-key-cache.ts,

@@ -1,10 +1,10 @@
 import fs from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RhinariumClient } from "@rhinarium/sdk";
-import { apiCaller, codeOf, imageFilesOnDisk, modeServer, type ModeServer } from "@/lib/test-support/api";
-import { appearanceJpeg, noseCapture, prng } from "@/lib/test-support/nose-images";
-import { adminSql, buildOnce, ensurePostgres, freePort, ops, PG_ADMIN_URL, startServer, type TestServer } from "@/lib/test-support/server";
-import { startTcpProxy } from "@/lib/test-support/tcp-proxy";
+import { apiCaller, codeOf, imageFilesOnDisk, modeServer, type ModeServer } from "@/lab/test-support/api";
+import { appearanceJpeg, noseCapture, prng } from "@/lab/test-support/nose-images";
+import { adminSql, buildOnce, ensurePostgres, freePort, ops, PG_ADMIN_URL, startServer, type TestServer } from "@/lab/test-support/server";
+import { startTcpProxy } from "@/lab/test-support/tcp-proxy";
 
 // Faults: the server killed (SIGKILL) at random points of registrations under load, and the
 // database cut off under the server. After a crash every acknowledged write is there, every job

@@ -3,8 +3,8 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { codeOf, modeServer, type ModeServer } from "@/lib/test-support/api";
-import { buildOnce, ops } from "@/lib/test-support/server";
+import { codeOf, modeServer, type ModeServer } from "@/lab/test-support/api";
+import { buildOnce, ops } from "@/lab/test-support/server";
 
 // The server's door on the real server, in both database modes: health endpoints without a key,
 // targets and paths Next would answer with a 500, and input the API must refuse as 10001.

@@ -2,10 +2,10 @@ import fs from "node:fs";
 import net from "node:net";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { quantile } from "@/lib/bench/stats";
-import { startLatencyProbe } from "@/lib/test-support/latency-probe";
-import { appearanceJpeg, noseCapture } from "@/lib/test-support/nose-images";
-import { adminSql, buildOnce, ensurePostgres, ops, PG_ADMIN_URL, startServer, type TestServer } from "@/lib/test-support/server";
+import { quantile } from "@/lab/bench/stats";
+import { startLatencyProbe } from "@/lab/test-support/latency-probe";
+import { appearanceJpeg, noseCapture } from "@/lab/test-support/nose-images";
+import { adminSql, buildOnce, ensurePostgres, ops, PG_ADMIN_URL, startServer, type TestServer } from "@/lab/test-support/server";
 import {
   hostileImages,
   hostileRequestArb,
@@ -17,7 +17,7 @@ import {
   type HostileRequest,
   type Route,
   type Targets,
-} from "@/lib/test-support/hostile-input";
+} from "@/lab/test-support/hostile-input";
 
 // Property: whatever a client sends to any /v2 route, the answer is the documented error shape (or
 // a success for a request that happens to be valid): never a 5xx, never a hang, memory bounded.

@@ -1,10 +1,10 @@
 import fs from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { apiCaller, imageFilesOnDisk, type Answer } from "@/lib/test-support/api";
-import { appearanceJpeg, noseCapture, prng } from "@/lib/test-support/nose-images";
-import { createTestDatabase, deleteRedisKeys, ensureRedis, REDIS_URL, startWorker, testQueuePrefix, type TestDatabase, type WorkerProcess } from "@/lib/test-support/scale";
-import { adminSql, buildOnce, ops, startServer, type TestServer } from "@/lib/test-support/server";
-import { startTcpProxy } from "@/lib/test-support/tcp-proxy";
+import { apiCaller, imageFilesOnDisk, type Answer } from "@/lab/test-support/api";
+import { appearanceJpeg, noseCapture, prng } from "@/lab/test-support/nose-images";
+import { createTestDatabase, deleteRedisKeys, ensureRedis, REDIS_URL, startWorker, testQueuePrefix, type TestDatabase, type WorkerProcess } from "@/lab/test-support/scale";
+import { adminSql, buildOnce, ops, startServer, type TestServer } from "@/lab/test-support/server";
+import { startTcpProxy } from "@/lab/test-support/tcp-proxy";
 
 // Faults in the Redis mode: outages of Redis and of the database, and workers SIGKILLed under load.
 // The machine's Redis and PostgreSQL are shared with other sessions, so nothing is stopped: TCP

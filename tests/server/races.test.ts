@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { apiCaller, codeOf, imageFilesOnDisk, modeServer, type ModeServer } from "@/lib/test-support/api";
-import { appearanceJpeg, noseCapture } from "@/lib/test-support/nose-images";
-import { buildOnce } from "@/lib/test-support/server";
+import { apiCaller, codeOf, imageFilesOnDisk, modeServer, type ModeServer } from "@/lab/test-support/api";
+import { appearanceJpeg, noseCapture } from "@/lab/test-support/nose-images";
+import { buildOnce } from "@/lab/test-support/server";
 
 // Concurrency over HTTP, in both database modes: the guarantees hold when requests race, not only
 // one after another. Every count is checked against the database and the disk, not only the answers.

@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { apiCaller, codeOf, modeServer, type ModeServer } from "@/lib/test-support/api";
-import { routesFromOpenApi, type Route } from "@/lib/test-support/hostile-input";
-import { appearanceJpeg, noseCapture } from "@/lib/test-support/nose-images";
-import { buildOnce, ops, opsWithInput } from "@/lib/test-support/server";
+import { apiCaller, codeOf, modeServer, type ModeServer } from "@/lab/test-support/api";
+import { routesFromOpenApi, type Route } from "@/lab/test-support/hostile-input";
+import { appearanceJpeg, noseCapture } from "@/lab/test-support/nose-images";
+import { buildOnce, ops, opsWithInput } from "@/lab/test-support/server";
 
 // Security properties of the API over HTTP: tenants never reach each other's data on any route,
 // keys and passwords never reach the log, a key is rate limited with the documented 429, and image

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RhinariumClient } from "@rhinarium/sdk";
 import { openDatabase, type OpenDatabase } from "@/lib/db/connect";
 import { readEnv } from "@/lib/env";
-import { startMoto, type MotoServer } from "@/lib/test-support/moto";
+import { startMoto, type MotoServer } from "@/lab/test-support/moto";
 import {
   apiClient,
   createTestDatabase,
@@ -19,8 +19,8 @@ import {
   testQueuePrefix,
   type TestDatabase,
   type WorkerProcess,
-} from "@/lib/test-support/scale";
-import { buildOnce, ops, startServer, type TestServer } from "@/lib/test-support/server";
+} from "@/lab/test-support/scale";
+import { buildOnce, ops, startServer, type TestServer } from "@/lab/test-support/server";
 import { MAX_JOB_ATTEMPTS } from "@/lib/jobs/job-queue";
 
 // The scaled-out mode for real: PostgreSQL, BullMQ on Redis, images in an S3-compatible store (moto),
