@@ -16,9 +16,9 @@ const LAYERS: { name: string; areas: string[] }[] = [
   { name: "database and process", areas: ["lib/db", "lib/generated", "lib/env", "lib/log", "lib/metrics", "lib/progress", "lib/private-files", "lib/secret-file"] },
   { name: "engine", areas: ["lib/biometrics"] },
 ];
-/** Research tooling: generator, benches, evaluation, test support, scripts. The product imports none of it. */
+/** The lab (generator, benches, evaluation, test support, research scripts) and the entry scripts. The product imports none of it. */
 const LAB = ["lab", "scripts"];
-/** Product files that still import the lab, each with its reason; the lab's move out of lib/ takes them. */
+/** Product files that import the lab, each with its reason. */
 const LAB_IMPORTS_LEFT = [
   "lib/ops/demo.ts -> lab/synth/dataset", // `ops demo` makes the demo account's nose photos with the generator
 ];

@@ -2,7 +2,7 @@
  * npm run bench:search -- DIR [--sizes 1000,10000,100000] [--enrolled 180] [--cache FILE] [--evaluation FILE]
  * 1:N first stage at scale: real hard probes (captures 5–7 of DIR's first `--enrolled` subjects) against
  * galleries of their real enrolments (captures 0–4) topped up with distractor pets
- * (lib/biometrics/evaluation/distractors.ts) to each size. Prints, per size: index bytes per pet, build
+ * (lab/evaluation/distractors.ts) to each size. Prints, per size: index bytes per pet, build
  * time, first-stage latency p50/p95 on one thread and its mean CPU time (robust to other processes sharing
  * the machine, which stretch wall time), and how often the true pet is first, in the top 10,
  * within the SHORTLIST_SIZE that the full matcher then compares, and in the top 40. A size no larger

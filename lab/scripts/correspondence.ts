@@ -1,6 +1,6 @@
 /**
  * npm run eval:correspondence -- DIR [--subjects 10] [--first-subject 0] [--tolerance-px 3] [--descriptor-net FILE]
- * Measures the engine's keypoints against the generator's ground truth (scripts/ground-truth.ts) on a synthetic
+ * Measures the engine's keypoints against the generator's ground truth (lab/scripts/ground-truth.ts) on a synthetic
  * set made by `npm run synth`. Prints, for capture pairs of the same burst and of different bursts: the share of
  * keypoints with a true partner (repeatability), the descriptor cosine of true partners, and how often the true
  * partner is the nearest descriptor (a's frame nearest to the true turn between the captures against b's upright

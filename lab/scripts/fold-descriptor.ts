@@ -1,6 +1,6 @@
 /**
  * npm run fold:descriptor -- NET.rdn PATCHES.bin --dims 64 --out FILE [--records 60000]
- * Shortens a trained descriptor network's output (scripts/train-descriptor.py writes 128 dimensions) to its `--dims`
+ * Shortens a trained descriptor network's output (lab/scripts/train-descriptor.py writes 128 dimensions) to its `--dims`
  * principal directions: the unit descriptors of the first `--records` training records' patches (both patches of
  * each; an RPP1 file from `npm run export:patches`) give a second-moment matrix, its leading eigenvectors P project
  * the output, and P is folded into the final linear layer (W ← P W, b ← P b), so the network itself gives the

@@ -1,6 +1,6 @@
 // Statistics of a set of crops beside those of real dog-nose crops (../shared/REAL-DATA.md): the
 // yardstick of the "real" generator setting. The per-crop measures are computed by OpenCV itself
-// (scripts/synth/crop_stats.py) so that SIFT, CLAHE, Laplacian and HSV are exactly the definitions'.
+// (lab/scripts/synth/crop_stats.py) so that SIFT, CLAHE, Laplacian and HSV are exactly the definitions'.
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { fileURLToPath } from "node:url";

@@ -4,7 +4,7 @@ import { captureSeed, subjectSeed } from "@/lab/synth/dataset";
 import { createNoseSubject, type NoseSubject } from "@/lab/synth/nose-surface";
 
 // Test images for the API's biometric paths: pets and captures from the project's synthetic
-// nose-print generator (lib/synth), so that they go through the real engine as real uploads would.
+// nose-print generator (lab/synth), so that they go through the real engine as real uploads would.
 // Nothing here decides a match.
 
 const DATASET_SEED = 20_261_122;

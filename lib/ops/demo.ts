@@ -8,7 +8,7 @@ import { captureFileName, generateDataset, subjectDirName } from "@/lab/synth/da
 
 /**
  * `ops demo`: fills a clinic through the public API, as a clinic's app would, with synthetic noses
- * (lib/synth): registered pets with enrolled prints, verification and identification jobs that
+ * (lab/synth): registered pets with enrolled prints, verification and identification jobs that
  * succeed, and a registration that fails on blurred photos, so every dashboard page has something.
  * It runs in the CLI's process (rendering noses is heavy), against a running server.
  */

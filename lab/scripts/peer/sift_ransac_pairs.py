@@ -7,7 +7,7 @@ score is the RANSAC inlier count (0 when either image can't be read or has fewer
 than 2 keypoints), and prints timings (wall and CPU) as one JSON line to stderr.
 
 Run with Debian's /usr/bin/python3 and python3-opencv
-(see scripts/peer/ensure-python-opencv.sh).
+(see lab/scripts/peer/ensure-python-opencv.sh).
 """
 
 import time

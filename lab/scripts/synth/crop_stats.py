@@ -3,8 +3,8 @@
 
 Reads every .jpg/.jpeg/.png under DIR (recursively) and prints one JSON object per crop on
 stdout ({"file", "size", "sharpness320", ...}); keypointSize is null when SIFT finds nothing.
-Run with Debian's /usr/bin/python3 and python3-opencv (scripts/peer/ensure-python-opencv.sh);
-lib/synth/crop-stats.ts turns the lines into the percentile table.
+Run with Debian's /usr/bin/python3 and python3-opencv (lab/scripts/peer/ensure-python-opencv.sh);
+lab/synth/crop-stats.ts turns the lines into the percentile table.
 """
 
 import argparse
