@@ -13,7 +13,7 @@ const LAYERS: { name: string; areas: string[] }[] = [
   { name: "fronts", areas: ["lib/api", "lib/http", "lib/dashboard", "lib/server", "lib/ops"] },
   { name: "features", areas: ["lib/pets", "lib/capture-sessions", "lib/uploads", "lib/jobs", "lib/galleries"] },
   { name: "platform", areas: ["lib/storage", "lib/accounts", "lib/auth", "lib/rate-limit", "lib/domain-errors", "lib/json-text", "lib/engine-figures", "lib/engine"] },
-  { name: "database and process", areas: ["lib/db", "lib/generated", "lib/env", "lib/log", "lib/metrics", "lib/progress", "lib/private-files", "lib/secret-file"] },
+  { name: "database and process", areas: ["lib/db", "lib/generated", "lib/env", "lib/log", "lib/metrics", "lib/process-state", "lib/progress", "lib/private-files", "lib/secret-file"] },
   { name: "engine", areas: ["lib/biometrics"] },
 ];
 /** The lab (generator, benches, evaluation, test support, research scripts) and the entry scripts. The product imports none of it. */

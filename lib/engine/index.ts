@@ -6,6 +6,7 @@
  * (scripts/build-engine.mjs), never TypeScript.
  */
 import * as biometrics from "@/lib/biometrics";
+import { processWide } from "@/lib/process-state";
 
 /** The engine's whole interface, for code that takes an engine as a parameter. */
 export type Engine = typeof biometrics;
@@ -13,8 +14,7 @@ export type Engine = typeof biometrics;
 // One engine per process. Next compiles this module into more than one bundle (the start-up's, the
 // pages' and server actions'), each with its own copy of lib/biometrics; the first copy loaded serves
 // them all, so the process has one worker pool and one set of 1:N galleries.
-const state = globalThis as unknown as { __rhinariumEngine?: Engine };
-const engine: Engine = (state.__rhinariumEngine ??= biometrics);
+const engine: Engine = processWide("engine", () => biometrics);
 
 // The calls that reach the worker pool, from the process's one engine. Everything else the engine
 // exports (constants, pure functions, types) is the same in every copy and comes through `export *`,

@@ -4,6 +4,7 @@ import type { Engine, IdentificationOutcome } from "@/lib/engine";
 import { enrolledLightTemplatesByPet, enrolledSearchKeysByPet, enrolledTemplatesByPet } from "@/lib/jobs/templates";
 import { logError, logInfo } from "@/lib/log";
 import { galleryBatchAfter, type GalleryScope } from "./gallery-rows";
+import { processWide } from "@/lib/process-state";
 
 /** The engine's gallery calls (lib/engine): galleries live in its worker threads. */
 export type GalleryEngine = Pick<Engine, "galleryUpsertPets" | "galleryDrop" | "galleryStats" | "identifyInGallery">;
@@ -273,9 +274,6 @@ export class GalleryManager {
 }
 
 // One manager per process (the web process in the embedded mode, each `npm run worker`).
-const state = globalThis as unknown as { __rhinariumGalleries?: GalleryManager };
-
 export function getGalleryManager(db: Db): GalleryManager {
-  state.__rhinariumGalleries ??= new GalleryManager(db);
-  return state.__rhinariumGalleries;
+  return processWide("galleries", () => new GalleryManager(db));
 }
