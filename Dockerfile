@@ -11,10 +11,12 @@ COPY prisma ./prisma
 COPY scripts/no-schema-engine.sh ./scripts/no-schema-engine.sh
 RUN npm ci --no-audit --no-fund
 
-# The production build; then the test-only packages (vitest, Playwright, axe…) leave.
+# The production build: next build, then the engine's worker threads compiled beside it
+# (.next/engine/worker.mjs, scripts/build-engine.mjs), so the web process runs no TypeScript.
+# Then the test-only packages (vitest, Playwright, axe…) leave.
 FROM deps AS build
 COPY . .
-RUN npm run build && npm prune --omit=dev --no-audit --no-fund
+RUN npm run build && test -f .next/engine/worker.mjs && npm prune --omit=dev --no-audit --no-fund
 
 # What runs: no compilers, no test packages, an unprivileged user, data in a volume.
 FROM node:20-bookworm-slim AS runtime

@@ -7,8 +7,9 @@ const nextConfig: NextConfig = {
   // `npm start` builds into and serves one of two slot folders (scripts/build-slots.mjs); everything
   // else (npm run build, the test suites) uses .next.
   distDir: process.env.NEXT_DIST_DIR || ".next",
-  // Native image decoding (sharp), worker threads, WASM engines (PGlite, Prisma's schema engine) and
-  // native addons must stay outside the bundle and load from node_modules at run time.
+  // Native image decoding (sharp), WASM engines (PGlite, Prisma's schema engine) and native addons
+  // must stay outside the bundle and load from node_modules at run time. The engine's worker threads
+  // run their own bundle, compiled after next build (scripts/build-engine.mjs).
   serverExternalPackages: [
     "sharp",
     "@electric-sql/pglite",
@@ -18,7 +19,6 @@ const nextConfig: NextConfig = {
     "@prisma/adapter-pg",
     "pg",
     "@node-rs/argon2",
-    "tsx",
     // Loggers and metrics keep one instance per process, loaded from node_modules.
     "pino",
     "prom-client",

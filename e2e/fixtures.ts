@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { expect, type Browser, type Page } from "@playwright/test";
-import { invitationTokenIn, outboxMessages } from "../lib/test-support/outbox";
+import { invitationTokenIn, outboxMessages } from "../lab/test-support/outbox";
 
 // What the global setup seeded (users of two accounts, a failed job, account B's pet), shared with the specs.
 

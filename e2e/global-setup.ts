@@ -3,7 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
 import sharp from "sharp";
-import { appearanceJpeg, blurredNoseCapture, noseCapture } from "@/lib/test-support/nose-images";
+import { appearanceJpeg, blurredNoseCapture, noseCapture } from "@/lab/test-support/nose-images";
 import { PASSWORD, stateFile, type E2eState } from "./fixtures";
 
 // Seeds the running e2e server: two accounts (through the ops CLI, which reaches the server's ops

@@ -2,7 +2,7 @@ import { z } from "zod";
 import published from "./engine-figures.json";
 
 // The engine's published evaluation figures, the one thing of the lab the product reads: the
-// dashboard's usage page draws them. `npm run eval -- DIR --publish` (lib/biometrics/evaluation/
+// dashboard's usage page draws them. `npm run eval -- DIR --publish` (lab/evaluation/
 // dashboard-figures.ts) writes ./engine-figures.json; it is committed so that the charts show the run
 // the docs describe (docs/dashboard.md).
 

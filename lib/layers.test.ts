@@ -12,15 +12,15 @@ const LAYERS: { name: string; areas: string[] }[] = [
   { name: "pages", areas: ["app", "components", "instrumentation", "proxy"] },
   { name: "fronts", areas: ["lib/api", "lib/http", "lib/dashboard", "lib/server", "lib/ops"] },
   { name: "features", areas: ["lib/pets", "lib/capture-sessions", "lib/uploads", "lib/jobs", "lib/galleries"] },
-  { name: "platform", areas: ["lib/storage", "lib/accounts", "lib/auth", "lib/rate-limit", "lib/domain-errors", "lib/json-text", "lib/engine-figures"] },
-  { name: "database and process", areas: ["lib/db", "lib/generated", "lib/env", "lib/log", "lib/mail", "lib/metrics", "lib/progress", "lib/private-files", "lib/secret-file"] },
+  { name: "platform", areas: ["lib/storage", "lib/accounts", "lib/auth", "lib/rate-limit", "lib/domain-errors", "lib/json-text", "lib/engine-figures", "lib/engine"] },
+  { name: "database and process", areas: ["lib/db", "lib/generated", "lib/env", "lib/log", "lib/mail", "lib/metrics", "lib/process-state", "lib/progress", "lib/private-files", "lib/secret-file"] },
   { name: "engine", areas: ["lib/biometrics"] },
 ];
-/** Research tooling: generator, benches, evaluation, test support, scripts. The product imports none of it. */
-const LAB = ["lib/synth", "lib/bench", "lib/biometrics/evaluation", "lib/test-support", "scripts"];
-/** Product files that still import the lab, each with its reason; the lab's move out of lib/ takes them. */
+/** The lab (generator, benches, evaluation, test support, research scripts) and the entry scripts. The product imports none of it. */
+const LAB = ["lab", "scripts"];
+/** Product files that import the lab, each with its reason. */
 const LAB_IMPORTS_LEFT = [
-  "lib/ops/demo.ts -> lib/synth/dataset", // `ops demo` makes the demo account's nose photos with the generator
+  "lib/ops/demo.ts -> lab/synth/dataset", // `ops demo` makes the demo account's nose photos with the generator
 ];
 
 const SOURCE_ROOTS = ["app", "components", "lib", "instrumentation.ts", "proxy.ts"];
@@ -92,5 +92,27 @@ describe("import direction", () => {
   it("never imports the lab, but for the imports listed with their reason", () => {
     const intoLab = arrows.filter((a) => areaOf(a.to)?.lab).map((a) => `${a.from} -> ${a.to}`);
     expect(intoLab.sort()).toEqual([...LAB_IMPORTS_LEFT].sort());
+  });
+
+  it("reaches the engine through its door (lib/engine) only", () => {
+    const around = arrows
+      .filter((a) => areaOf(a.to)?.area === "lib/biometrics" && !["lib/biometrics", "lib/engine"].includes(areaOf(a.from)!.area))
+      .map((a) => `${a.from} -> ${a.to}`);
+    expect(around).toEqual([]);
+    expect(arrows).toContainEqual({ from: "lib/engine/index.ts", to: "lib/biometrics" });
+  });
+});
+
+describe("tests, split by what they are", () => {
+  const testFiles = (dir: string): string[] =>
+    fs.existsSync(dir) ? fs.readdirSync(dir, { recursive: true }).map((f) => path.posix.join(dir, String(f))).filter((f) => /\.test\.tsx?$/.test(f)) : [];
+  const bootsServer = (file: string) => /\b(buildOnce|startServer)\(/.test(fs.readFileSync(file, "utf8"));
+
+  it("keeps every suite that builds the app and boots servers in tests/server/ (vitest project \"server\"), and nothing else there", () => {
+    const elsewhere = ["app", "components", "lib", "scripts", "packages", "lab"].flatMap(testFiles).filter((f) => !f.includes("/node_modules/") && bootsServer(f));
+    expect(elsewhere).toEqual([]);
+    const server = testFiles("tests/server");
+    expect(server.length).toBeGreaterThan(5);
+    expect(server.filter((f) => !bootsServer(f))).toEqual([]);
   });
 });

@@ -1,9 +1,10 @@
 import client from "prom-client";
+import { processWide } from "@/lib/process-state";
 
 // The process's Prometheus metrics (prom-client), served at GET /metrics (lib/api/node-front.ts): request latency by
 // route, job time by kind and outcome, and gauges the server wires at start-up (lib/server/start.ts) for what only it
 // can see (queue depth, engine pool load, gallery sizes), plus Node's own (event-loop lag, heap, CPU). One registry per
-// process, kept on globalThis because Next bundles the server's start-up and its route handlers separately.
+// process, kept in lib/process-state.ts because Next bundles the server's start-up and its route handlers separately.
 
 export interface Metrics {
   registry: client.Registry;
@@ -33,9 +34,8 @@ function createMetrics(): Metrics {
   };
 }
 
-const state = globalThis as unknown as { __rhinariumMetrics?: Metrics };
 export function metrics(): Metrics {
-  return (state.__rhinariumMetrics ??= createMetrics());
+  return processWide("metrics", createMetrics);
 }
 
 /**

@@ -1,12 +1,14 @@
 // The production builds `npm start` serves (scripts/start.mjs). A build lives in one of two slot
 // folders (.next-a, .next-b: Next's distDir, chosen by NEXT_DIST_DIR in next.config.ts) and is
-// stamped, when `next build` has finished, with a hash of everything the build reads. `npm start`
+// stamped, when `next build` and the engine's compilation (scripts/build-engine.mjs, into the slot's
+// engine/) have finished, with a hash of everything the build reads. `npm start`
 // serves the slot whose stamp matches the sources at once, and otherwise builds into a slot no live
 // server holds: a build never replaces the files of a running server. `npm run build` and the
 // test suites keep building into `.next`, which `npm start` never uses.
 import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import { ENGINE_WORKER } from "./build-engine.mjs";
 
 export const SLOTS = [".next-a", ".next-b"];
 const STAMP = "rhinarium-build.json";
@@ -25,6 +27,7 @@ const ROOT_FILES = [
   "proxy.ts",
   "instrumentation.ts",
   "docs/openapi.json",
+  "scripts/build-engine.mjs",
 ];
 const SKIPPED = /(\.test\.tsx?|\.spec\.tsx?|\.tsbuildinfo)$/;
 
@@ -107,7 +110,8 @@ export function holdSlot(root, slot, pid = process.pid) {
  */
 export function planStart(root, hash) {
   const slots = SLOTS.map((slot) => ({ slot, stamp: readStamp(root, slot), held: liveHolders(root, slot).length > 0 }));
-  const current = slots.find((s) => s.stamp?.hash === hash);
+  // A build without its compiled engine is not a finished build: it is rebuilt, as a stale one is.
+  const current = slots.find((s) => s.stamp?.hash === hash && fs.existsSync(path.join(root, s.slot, ENGINE_WORKER)));
   if (current) return { action: "serve", slot: current.slot };
   const free = slots.filter((s) => !s.held);
   if (free.length === 0) {
@@ -144,7 +148,8 @@ export async function withBuildLock(root, fn, { waitMs = 15 * 60_000 } = {}) {
 }
 
 /**
- * The slot to serve, built first when needed, and held for this process. `build(slot)` runs `next build` into that slot; the
+ * The slot to serve, built first when needed, and held for this process. `build(slot)` runs `next build` and compiles
+ * the engine into that slot; the
  * stamp is written only after it succeeds, so a failed or interrupted build is never served.
  */
 export async function ensureBuild(root, build, log = () => {}) {

@@ -3,6 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { ENGINE_WORKER } from "./build-engine.mjs";
 import { ensureBuild, holdSlot, liveHolders, planStart, sourceHash } from "./build-slots.mjs";
 
 // `npm start` builds only when no finished build matches the sources, and never into a slot a
@@ -16,6 +17,8 @@ function fakeBuild(marker: string) {
     builds.push(slot);
     fs.mkdirSync(path.join(root, slot), { recursive: true });
     fs.writeFileSync(path.join(root, slot, "BUILD_ID"), marker);
+    fs.mkdirSync(path.join(root, slot, path.dirname(ENGINE_WORKER)), { recursive: true });
+    fs.writeFileSync(path.join(root, slot, ENGINE_WORKER), `// ${marker}`);
   };
 }
 
@@ -45,16 +48,23 @@ beforeEach(() => {
 afterEach(() => fs.rmSync(root, { recursive: true, force: true }));
 
 describe("sourceHash", () => {
-  it("changes with a source, the lockfile or a new file, not with tests, docs or scripts", () => {
+  it("changes with a source, the lockfile, a new file or the engine's compile recipe, not with tests, docs or other scripts", () => {
     const first = sourceHash(root);
     write("lib/a.test.ts", "test");
     write("docs/x.md", "doc");
     write("scripts/x.mjs", "script");
     write("e2e/x.spec.ts", "spec");
     expect(sourceHash(root)).toBe(first);
+    // The engine's compile recipe is part of the build.
+    write("scripts/build-engine.mjs", "recipe");
+    const recipe = sourceHash(root);
+    expect(recipe).not.toBe(first);
+    write("scripts/build-engine.mjs", "recipe 2");
+    const before = sourceHash(root);
+    expect(before).not.toBe(recipe);
     write("lib/a.ts", "export const a = 2;");
     const second = sourceHash(root);
-    expect(second).not.toBe(first);
+    expect(second).not.toBe(before);
     write("package-lock.json", '{"lockfileVersion":3}');
     const third = sourceHash(root);
     expect(third).not.toBe(second);
@@ -95,6 +105,16 @@ describe("ensureBuild", () => {
     expect(builds).toEqual([a.slot, b.slot]);
     a.release();
     b.release();
+  });
+
+  it("treats a build whose compiled engine is missing as stale: builds again", async () => {
+    const first = await ensureBuild(root, fakeBuild("one"));
+    first.release();
+    fs.rmSync(path.join(root, first.slot, ENGINE_WORKER));
+    const again = await ensureBuild(root, fakeBuild("two"));
+    again.release();
+    expect(builds).toHaveLength(2);
+    expect(fs.readFileSync(path.join(root, again.slot, ENGINE_WORKER), "utf8")).toBe("// two");
   });
 
   it("never serves a build that did not finish", async () => {

@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { readEnv } from "@/lib/env";
 import { HEALTH_PATHS } from "@/lib/server/health";
+import { ENGINE_WORKER } from "./build-engine.mjs";
 
 // The deployment files checked as far as this machine can without a container runtime: compose.yaml
 // wires the services it names, with settings the service accepts, and the Dockerfile builds in stages
@@ -57,7 +58,7 @@ describe("Dockerfile", () => {
   it("builds in stages: dependencies, the production build without test packages, and an unprivileged runtime", () => {
     expect(stages.map((s) => s.name)).toEqual(["deps", "build", "runtime"]);
     const [, build, runtime] = stages;
-    expect(build.text).toMatch(/npm run build && npm prune --omit=dev/);
+    expect(build.text).toMatch(/npm run build && test -f \.next\/engine\/worker\.mjs && npm prune --omit=dev/);
     expect(runtime.text).not.toMatch(/npm (ci|install)/);
     expect(runtime.text).toMatch(/^USER rhinarium$/m);
     expect(runtime.text).toMatch(/CMD \["node", "scripts\/server\.mjs"\]/);
@@ -65,6 +66,18 @@ describe("Dockerfile", () => {
     // The packages pruned there are dev dependencies only: nothing the server imports at run time.
     const pkg = JSON.parse(read("package.json")) as { dependencies: Record<string, string>; devDependencies: Record<string, string> };
     for (const needed of ["next", "tsx", "sharp", "@prisma/client"]) expect(pkg.dependencies[needed], needed).toBeDefined();
+  });
+
+  it("compiles the engine's worker in the build stage, where the web process looks for it", () => {
+    const pkg = JSON.parse(read("package.json")) as { scripts: Record<string, string> };
+    expect(pkg.scripts.build).toBe("next build && node scripts/build-engine.mjs");
+    expect(stages[1].text).toContain(`test -f ${path.posix.join(".next", ENGINE_WORKER)}`);
+    // The web process's code loads no TypeScript: tsx serves only the CLI entries and the engine run from its sources.
+    const tsxUsers = ["app", "components", "lib", "instrumentation.ts", "proxy.ts", "scripts/server.mjs", "scripts/start.mjs"]
+      .flatMap((entry) => (fs.statSync(path.join(root, entry)).isFile() ? [entry] : fs.readdirSync(path.join(root, entry), { recursive: true }).map((f) => path.join(entry, String(f)))))
+      .filter((file) => /\.(tsx?|mjs)$/.test(file) && !/\.test\.tsx?$/.test(file) && !/^lib\/(synth|bench|test-support|biometrics\/evaluation)\//.test(file))
+      .filter((file) => /from "tsx|import\("tsx|resolve\("tsx/.test(read(file)));
+    expect(tsxUsers).toEqual(["lib/biometrics/worker-entry.mjs"]);
   });
 
   it("leaves local builds, data and dependencies out of the build context", () => {

@@ -29,7 +29,7 @@ describe("parseScriptArgs", () => {
     const help = await run(process.execPath, ["--import", "tsx", path.join(root, "scripts/openapi.ts"), "--help"], { cwd: root });
     expect(help.stdout).toMatch(/Usage: npm run openapi/);
     expect(help.stdout).not.toContain("wrote docs/openapi.json");
-    const wrong = await run(process.execPath, ["--import", "tsx", path.join(root, "scripts/calibrate.ts"), "--colour", "red"], { cwd: root }).catch(
+    const wrong = await run(process.execPath, ["--import", "tsx", path.join(root, "lab/scripts/calibrate.ts"), "--colour", "red"], { cwd: root }).catch(
       (error: { code: number; stderr: string }) => error,
     );
     expect("code" in wrong && wrong.code).toBe(1);

@@ -18,9 +18,15 @@ const HANDOVER_TIMEOUT_MS = 180_000;
 
 // instrumentation.ts hands the API over by calling this (lib/api/node-front.ts, exposeApiFront).
 const handover = new Promise((resolve, reject) => {
-  globalThis.__rhinariumApiFrontHandover = resolve;
+  // lib/process-state.ts: the process's shared state, where lib/api/node-front.ts finds it.
+  (globalThis.__rhinarium ??= {}).apiFrontHandover = resolve;
   setTimeout(() => reject(new Error("instrumentation.ts did not hand the API over")), HANDOVER_TIMEOUT_MS).unref();
 });
+// A dev server runs the engine's worker compiled from the current sources, as a build's server runs its build's.
+if (dev) {
+  const { compileEngine } = await import("./build-engine.mjs");
+  await compileEngine(path.join(root, process.env.NEXT_DIST_DIR || ".next"));
+}
 const app = next({ dev, dir: root, hostname, port });
 const handleNext = app.getRequestHandler();
 await app.prepare();

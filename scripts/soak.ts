@@ -8,10 +8,10 @@
  */
 import fs from "node:fs";
 import { parseScriptArgs } from "./script-cli";
-import { apiCaller } from "../lib/test-support/api";
-import { rssMb } from "../lib/test-support/hostile-input";
-import { appearanceJpeg, noseCapture } from "../lib/test-support/nose-images";
-import { adminSql, buildOnce, ensurePostgres, ops, PG_ADMIN_URL, startServer } from "../lib/test-support/server";
+import { apiCaller } from "../lab/test-support/api";
+import { rssMb } from "../lab/test-support/hostile-input";
+import { appearanceJpeg, noseCapture } from "../lab/test-support/nose-images";
+import { adminSql, buildOnce, ensurePostgres, ops, PG_ADMIN_URL, startServer } from "../lab/test-support/server";
 
 const { values } = parseScriptArgs({
   name: "soak",

@@ -4,6 +4,7 @@
 // never a rebuild under a running server), then run scripts/server.mjs in this process.
 import { spawn } from "node:child_process";
 import path from "node:path";
+import { compileEngine } from "./build-engine.mjs";
 import { ensureBuild } from "./build-slots.mjs";
 
 const root = path.resolve(import.meta.dirname, "..");
@@ -11,10 +12,16 @@ const root = path.resolve(import.meta.dirname, "..");
 if (process.argv.includes("--help") || process.argv.includes("-h")) {
   console.log(`usage: npm start
 
-Serves the API and the dashboard on HOST:PORT (default 0.0.0.0:3000). Builds first (next build into
-.next-a or .next-b) only when no finished build matches the current sources; a build never touches a
+Serves the API and the dashboard on HOST:PORT (default 0.0.0.0:3000). Builds first (next build and the
+engine's worker, into .next-a or .next-b) only when no finished build matches the current sources; a build never touches a
 slot that a running server uses. Configuration: see README.md.`);
   process.exit(0);
+}
+
+/** What `npm run build` does, into `slot`: next build, then the engine's worker compiled beside it. */
+async function build(slot) {
+  await nextBuild(slot);
+  await compileEngine(path.join(root, slot));
 }
 
 function nextBuild(slot) {
@@ -31,7 +38,7 @@ function nextBuild(slot) {
 
 let held;
 try {
-  held = await ensureBuild(root, nextBuild, (line) => console.log(`rhinarium: ${line}`));
+  held = await ensureBuild(root, build, (line) => console.log(`rhinarium: ${line}`));
 } catch (error) {
   console.error(`rhinarium: ${error.message}`);
   process.exit(1);

@@ -6,7 +6,7 @@ import { hashApiKey, isExpired, type AuthenticatedKey } from "./api-keys";
 // What is particular to the key cache (lib/accounts/api-key-cache.ts) on a fake lookup. The rules it
 // shares with every notified cache (an overtaken lookup, the backstop age, the size bound) are tested in
 // lib/db/notified-cache.test.ts; the notifications that drive it, across processes and a lost
-// connection, over HTTP in lib/api/cross-process.test.ts.
+// connection, over HTTP in tests/server/cross-process.test.ts.
 
 const db = {} as Db;
 

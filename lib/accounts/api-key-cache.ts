@@ -1,6 +1,7 @@
 import type { Db } from "@/lib/db";
 import { createNotifiedCache, listeningCache, type NotifiedCache, type NotifiedCacheOptions } from "@/lib/db/notified-cache";
 import { findActiveApiKeyByHash, hashApiKey, isExpired, MAX_PRESENTED_KEY_LENGTH, type AuthenticatedKey } from "./api-keys";
+import { processWide } from "@/lib/process-state";
 
 // Authenticated API keys (with their account and plan) kept in this process's memory, so that a /v2
 // call does not look its key up in the database every time: the lookup (key, account, plan) cost
@@ -66,11 +67,11 @@ export function createApiKeyCache({ lookup = findActiveApiKeyByHash, ...options 
   return apiKeyCache(createNotifiedCache({ ...CACHE_LIMITS, ...options }), lookup);
 }
 
-// One cache per process, kept on globalThis like the database client; it listens on the server's database.
-const state = globalThis as unknown as { __rhinariumApiKeyCache?: ApiKeyCache };
+// One cache per process (lib/process-state.ts), like the database client; it listens on the server's database.
 
 export function serverApiKeyCache(): ApiKeyCache {
   // Any key change drops every cached key: such changes are rare, and a miss costs one lookup.
-  state.__rhinariumApiKeyCache ??= apiKeyCache(listeningCache(API_KEY_CHANGE_CHANNEL, CACHE_LIMITS, (cache) => cache.clear()), findActiveApiKeyByHash);
-  return state.__rhinariumApiKeyCache;
+  return processWide("apiKeyCache", () =>
+    apiKeyCache(listeningCache(API_KEY_CHANGE_CHANNEL, CACHE_LIMITS, (cache) => cache.clear()), findActiveApiKeyByHash),
+  );
 }

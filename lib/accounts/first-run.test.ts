@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openOwnedDatabase } from "@/lib/db";
 import type { OpenDatabase } from "@/lib/db/connect";
 import { readEnv } from "@/lib/env";
-import { createTestDatabase, type TestDatabase } from "@/lib/test-support/scale";
+import { createTestDatabase, type TestDatabase } from "@/lab/test-support/scale";
 import { hashApiKey } from "./api-keys";
 import { completeFirstRun, FirstRunClosedError, firstRunSchema, needsFirstRun, type FirstRunInput } from "./first-run";
 

@@ -6,8 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openOwnedDatabase } from "@/lib/db";
 import type { Db, OpenDatabase } from "@/lib/db/connect";
 import { readEnv } from "@/lib/env";
-import { createTestDatabase, type TestDatabase } from "@/lib/test-support/scale";
-import { invitationTokenIn, outboxMessages } from "@/lib/test-support/outbox";
+import { createTestDatabase, type TestDatabase } from "@/lab/test-support/scale";
+import { invitationTokenIn, outboxMessages } from "@/lab/test-support/outbox";
 import { ensureDefaultPlans } from "./plans";
 import {
   acceptInvitation,

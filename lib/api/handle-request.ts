@@ -17,25 +17,23 @@ import { acceptsIdempotencyKey, claimIdempotencyKey, IDEMPOTENCY_HEADER, idempot
 import { recordApiCall } from "./metering";
 import { createRateLimiter } from "@/lib/rate-limit";
 import type { createRouter } from "./router";
+import { processWide } from "@/lib/process-state";
 
 export const API_KEY_HEADER = "x-service-api-key";
 /** The first retry delay suggested with a 503 (the client's own backoff then takes over). */
 const UNAVAILABLE_RETRY_AFTER_SECONDS = 1;
 
 type RateLimiter = ReturnType<typeof createRateLimiter>;
-// The process's limiters, kept on globalThis like the database client: API calls per key, and key
+// The process's limiters (lib/process-state.ts), like the database client: API calls per key, and key
 // lookups that miss the key cache per client address (see API_KEY_LOOKUPS_PER_SECOND).
-const state = globalThis as unknown as { __rhinariumRateLimiters?: { calls: RateLimiter; keyLookups: RateLimiter } };
-
 function rateLimiters() {
-  if (!state.__rhinariumRateLimiters) {
+  return processWide("rateLimiters", (): { calls: RateLimiter; keyLookups: RateLimiter } => {
     const env = readEnv();
-    state.__rhinariumRateLimiters = {
+    return {
       calls: createRateLimiter({ perSecond: env.API_RATE_LIMIT_PER_SECOND, burst: env.API_RATE_LIMIT_BURST }),
       keyLookups: createRateLimiter({ perSecond: env.API_KEY_LOOKUPS_PER_SECOND, burst: env.API_KEY_LOOKUP_BURST }),
     };
-  }
-  return state.__rhinariumRateLimiters;
+  });
 }
 
 /**

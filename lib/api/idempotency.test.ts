@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from "vitest";
 import type { OpenDatabase } from "@/lib/db/connect";
-import { openTestDatabase } from "@/lib/test-support/database";
+import { openTestDatabase } from "@/lab/test-support/database";
 import { ApiError } from "./errors";
 import { jsonAnswer } from "./exchange";
 import {

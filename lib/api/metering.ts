@@ -1,5 +1,6 @@
 import type { Db } from "@/lib/db/connect";
 import { logError } from "@/lib/log";
+import { processWide } from "@/lib/process-state";
 
 export interface ApiCallRecord {
   accountId: string | null;
@@ -122,9 +123,8 @@ function insertUsage(db: Db, rows: UsageRow[]) {
       AS t("accountId" text, "apiKeyId" text, method text, route text, status int, second bigint, calls int, "latencyMsSum" int, "latencyMsMax" int)`;
 }
 
-// One buffer per database client in this process, kept on globalThis like the client itself.
-const state = globalThis as unknown as { __rhinariumUsageBuffers?: Map<Db, UsageBuffer> };
-const buffers = (state.__rhinariumUsageBuffers ??= new Map());
+// One buffer per database client in this process (lib/process-state.ts), like the client itself.
+const buffers = processWide("usageBuffers", () => new Map<Db, UsageBuffer>());
 
 /** Counts one call (buffered, see createUsageBuffer). Never fails the request. */
 export function recordApiCall(db: Db, call: ApiCallRecord): void {

@@ -13,6 +13,7 @@ import { errorAnswer } from "./errors";
 import type { ApiAnswer, ApiRequest } from "./exchange";
 import { malformedPathAnswer, nulTargetAnswer } from "./malformed-path";
 import { handleV2Request, v2RouteOf } from "./v2";
+import { processSlot } from "@/lib/process-state";
 
 // The /v2 API served from plain Node `http`, in front of Next (scripts/server.mjs): the same one
 // wrapper (lib/api/handle-request.ts) behind Node's request and response instead of Next's router,
@@ -265,9 +266,9 @@ async function answerOther(
 /**
  * Called from instrumentation.ts, in Next's own module graph: the front (scripts/server.mjs) gets the
  * API from there once Next has started, so that the API and the dashboard share one database client,
- * key cache, rate limiter, metering buffer and job queue (all kept on globalThis).
+ * key cache, rate limiter, metering buffer and job queue (all in lib/process-state.ts).
  */
 export function exposeApiFront(): void {
-  const handover = (globalThis as unknown as { __rhinariumApiFrontHandover?: (front: ApiFront) => void }).__rhinariumApiFrontHandover;
+  const handover = processSlot<(front: ApiFront) => void>("apiFrontHandover").get();
   handover?.({ claims: claimsApiRequest, serve: serveApiRequest, serveOther: otherRequests(trustedProxies()), configure: configureServer });
 }

@@ -6,12 +6,11 @@ import { getDb } from "@/lib/db";
 import { authSecret, SESSION_MAX_AGE_SECONDS, SIGN_IN_PATH } from "./secret";
 import { endSessions } from "./session-version";
 import { SignInService } from "./sign-in";
+import { processWide } from "@/lib/process-state";
 
 // No NUL: PostgreSQL text cannot hold one, and the database's message must never reach the client.
 const noNul = (s: string) => !s.includes("\u0000");
 const credentialsSchema = z.object({ email: z.string().min(1).max(320).refine(noNul), password: z.string().min(1).max(200).refine(noNul) });
-
-const state = globalThis as unknown as { __rhinariumSignIn?: SignInService };
 
 /** The server's door (lib/http/front-guard.ts) sets X-Forwarded-For to the address it believes: the socket's unless TRUSTED_PROXIES. */
 function clientAddress(headers: Record<string, unknown> | undefined): string {
@@ -38,8 +37,8 @@ export function authOptions(): NextAuthOptions {
         async authorize(credentials, req) {
           const parsed = credentialsSchema.safeParse(credentials);
           if (!parsed.success) return null;
-          state.__rhinariumSignIn ??= new SignInService();
-          const result = await state.__rhinariumSignIn.signIn(await getDb(), { ...parsed.data, address: clientAddress(req?.headers) });
+          const signIn = processWide("signIn", () => new SignInService());
+          const result = await signIn.signIn(await getDb(), { ...parsed.data, address: clientAddress(req?.headers) });
           if (result.ok) return { id: result.user.id, email: result.user.email, role: result.user.role, sessionVersion: result.user.sessionVersion };
           // next-auth passes a thrown message back to the sign-in form as its error code.
           if (result.reason !== "invalid") throw new Error(result.reason);

@@ -3,7 +3,7 @@ import { createUser } from "@/lib/accounts/users";
 import type { OpenDatabase } from "@/lib/db/connect";
 import { SignInService } from "./sign-in";
 import { endSessions, userOfSession } from "./session-version";
-import { openTestDatabase } from "@/lib/test-support/database";
+import { openTestDatabase } from "@/lab/test-support/database";
 import { HashingGate, SlidingWindowLimiter, type SignInPolicy } from "./sign-in-limits";
 
 // Sign-in on a real database, in both modes: argon2id hashes, lockout after consecutive failures

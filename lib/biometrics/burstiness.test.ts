@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { backdropFractionOf, planCapture, renderCapture } from "../synth/capture";
-import { burstLayout, captureOptionsFor, captureSeed, createSubjectFor, subjectSeed } from "../synth/dataset";
-import { Rng } from "../synth/prng";
+import { backdropFractionOf, planCapture, renderCapture } from "@/lab/synth/capture";
+import { burstLayout, captureOptionsFor, captureSeed, createSubjectFor, subjectSeed } from "@/lab/synth/dataset";
+import { Rng } from "@/lab/synth/prng";
 import { burstinessFactor, selfSimilarity } from "./burstiness";
 import { decodeNoseImage } from "./decode";
 import { normaliseContrast } from "./enhance";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { PAIR_CALIBRATION, SESSION_CALIBRATION } from "./calibration";
-import { buildCalibrationTable } from "./evaluation/calibration-builder";
+import { buildCalibrationTable } from "@/lab/evaluation/calibration-builder";
 import { TEMPLATE_VERSION } from "./parameters";
 import { DECISION_THRESHOLD, fmrToScore, scoreToFmr } from "./scoring";
 

@@ -4,7 +4,7 @@ import { PATCH_PIXELS, PATCH_SIZE, patchFrame } from "./patches";
 import { placeNet, runNet, runNetOnPatch, type NetLayer, type PlacedImage, type PlacedNet } from "./simd/net-kernel";
 
 /**
- * A small convolutional descriptor network (trained by `npm run train:descriptor`, scripts/train-descriptor.py):
+ * A small convolutional descriptor network (trained by `npm run train:descriptor`, lab/scripts/train-descriptor.py):
  * a standardised PATCH_SIZE² patch through 3 x 3 convolutions (padding 1, stride 1 or 2, ReLU) and a final linear
  * layer, ending in a unit vector. Inference is 16-bit integer arithmetic with exact int32 sums (simd/net-kernel.ts:
  * weights per output and activations per layer and patch scaled to the int16 range), within about 1e-4 of the

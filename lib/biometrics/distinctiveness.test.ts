@@ -1,9 +1,9 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { renderCapture } from "../synth/capture";
-import { captureSeed, subjectSeed } from "../synth/dataset";
-import { createNoseSubject } from "../synth/nose-surface";
+import { renderCapture } from "@/lab/synth/capture";
+import { captureSeed, subjectSeed } from "@/lab/synth/dataset";
+import { createNoseSubject } from "@/lab/synth/nose-surface";
 import {
   deserializeGenericBank,
   GENERIC_BANK_FILE,

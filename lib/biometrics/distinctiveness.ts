@@ -6,7 +6,7 @@ import { INT32_MIN, residentMatrix, secondBestDots } from "./simd/dot-kernel";
  * How *generic* a keypoint is: a keypoint whose descriptor many other noses also offer (the pad's outline
  * against the background, a nostril's crescent, the philtrum) is weak evidence of identity, however well it
  * matches. Its genericness is the cosine of its second-nearest neighbour in a bank of upright descriptors of
- * other noses (generic-bank.bin, made by scripts/build-generic-bank.ts from training seeds), stored per
+ * other noses (generic-bank.bin, made by lab/scripts/build-generic-bank.ts from training seeds), stored per
  * keypoint in the template as a byte (0 = unlike anything in the bank, 255 = cosine 1). Matching weighs each
  * inlier, and the 1:N first stage each probe keypoint's votes, by `distinctivenessFactor` (pair-matcher.ts
  * `inlierWeight`, `probeVoteWeight`; docs/engine.md, format 9).

@@ -1,7 +1,8 @@
 import fs from "node:fs";
+import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { flatJpeg } from "@/lib/test-support/nose-images";
-import { EnginePool, EngineTaskError } from "./engine-pool";
+import { flatJpeg } from "@/lab/test-support/nose-images";
+import { EnginePool, EngineTaskError, workerEntryPath } from "./engine-pool";
 import { ENGINE_THREAD_NICE } from "./worker";
 
 const pool = new EnginePool(1);
@@ -37,5 +38,24 @@ describe("engine worker pool", () => {
     await expect(failing).rejects.toBeInstanceOf(EngineTaskError);
     await expect(failing).rejects.toThrow(/TemplateFormatError/);
     expect(await next).toEqual({ loaded: false, pets: 0, bytes: 0 });
+  });
+
+  it("runs the worker the test run compiled, as a build's server runs its build's (vitest.global-setup.ts)", () => {
+    expect(workerEntryPath()).toBe(process.env.ENGINE_WORKER_ENTRY);
+    expect(workerEntryPath()).toMatch(/node_modules\/\.cache\/rhinarium-test-engine-[^/]+\/engine\/worker\.mjs$/);
+  });
+
+  it("without one, runs the worker from the sources through tsx when this module runs from its sources (the CLI and the lab)", async () => {
+    const compiled = process.env.ENGINE_WORKER_ENTRY;
+    delete process.env.ENGINE_WORKER_ENTRY;
+    const fromSources = new EnginePool(1);
+    try {
+      expect(workerEntryPath()).toBe(path.join(import.meta.dirname, "worker-entry.mjs"));
+      const result = await fromSources.run("analyseImage", new Uint8Array(await flatJpeg(200, 200)));
+      expect(result).toMatchObject({ ok: false, rejection: { code: "BLANK" } });
+    } finally {
+      process.env.ENGINE_WORKER_ENTRY = compiled;
+      await fromSources.shutdown();
+    }
   });
 });

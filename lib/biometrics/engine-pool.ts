@@ -1,5 +1,7 @@
+import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import type { OperationName, ResultMessage, TaskMessage, WorkerOperations } from "./worker";
 
@@ -31,8 +33,22 @@ interface PoolWorker {
 /** No engine operation runs more than a few seconds; one that does is stuck and its worker is replaced. */
 const TASK_TIMEOUT_MS = 120_000;
 
-function workerEntryPath(): string {
-  return process.env.ENGINE_WORKER_ENTRY ?? path.join(process.cwd(), "lib", "biometrics", "worker-entry.mjs");
+/**
+ * The file each worker thread runs: the same engine as the thread that starts it.
+ * - A build's server (Next bundles this module) runs the worker compiled with that build
+ *   (`scripts/build-engine.mjs`: `<dist dir>/engine/worker.mjs`); a missing one fails every task.
+ * - A process that runs the engine from its TypeScript sources (tsx: the ops CLI, the job worker
+ *   process, the lab's scripts) runs the worker from the same sources through tsx (`worker-entry.mjs`).
+ * - `ENGINE_WORKER_ENTRY` names another compiled worker: the test suite compiles one per run
+ *   (`vitest.global-setup.ts`), so tests run the compiled form the server runs.
+ */
+export function workerEntryPath(): string {
+  if (process.env.ENGINE_WORKER_ENTRY) return process.env.ENGINE_WORKER_ENTRY;
+  const here = fileURLToPath(import.meta.url);
+  if (here.endsWith(".ts")) return path.join(/* turbopackIgnore: true */ path.dirname(here), "worker-entry.mjs");
+  const built = path.join(/* turbopackIgnore: true */ process.cwd(), process.env.NEXT_DIST_DIR || ".next", "engine", "worker.mjs");
+  if (!fs.existsSync(built)) throw new EngineTaskError(`the engine is not compiled (no ${built}): run npm run build`);
+  return built;
 }
 
 /** FNV-1a: spreads keys (gallery keys, pet ids) over the pool's slots. */
@@ -107,7 +123,14 @@ export class EnginePool {
       if (current?.running) continue;
       const task = this.sticky[slot].shift() ?? this.shared.shift();
       if (!task) continue;
-      this.start(current ?? this.spawn(slot), task);
+      let target: PoolWorker;
+      try {
+        target = current ?? this.spawn(slot);
+      } catch (error) {
+        task.reject(error instanceof Error ? error : new EngineTaskError(String(error)));
+        continue;
+      }
+      this.start(target, task);
     }
   }
 
@@ -119,8 +142,11 @@ export class EnginePool {
   }
 
   private spawn(slot: number): PoolWorker {
-    const poolWorker: PoolWorker = { worker: new Worker(workerEntryPath()), running: null, slot };
-    const { worker } = poolWorker;
+    // Built through Reflect: Turbopack, bundling this module into a build's server, would otherwise take
+    // `new Worker(<computed path>)` for a worker entry to bundle from anywhere in the project. The worker
+    // is compiled on its own (scripts/build-engine.mjs).
+    const worker = Reflect.construct(Worker, [workerEntryPath()]) as Worker;
+    const poolWorker: PoolWorker = { worker, running: null, slot };
     worker.unref();
     worker.on("message", (message: ResultMessage) => {
       const running = poolWorker.running;

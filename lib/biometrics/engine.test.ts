@@ -1,9 +1,9 @@
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { renderCapture } from "../synth/capture";
-import { burstLayout, captureSeed, subjectSeed } from "../synth/dataset";
-import { createNoseSubject } from "../synth/nose-surface";
-import type { DifficultyName } from "../synth/parameters";
+import { renderCapture } from "@/lab/synth/capture";
+import { burstLayout, captureSeed, subjectSeed } from "@/lab/synth/dataset";
+import { createNoseSubject } from "@/lab/synth/nose-surface";
+import type { DifficultyName } from "@/lab/synth/parameters";
 import {
   analyseImage as analyseInPool,
   galleryDrop,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { prng } from "@/lib/test-support/nose-images";
+import { prng } from "@/lab/test-support/nose-images";
 import { InvertedIndex } from "./inverted-index";
 import { kernelHeap } from "./simd/posting-kernel";
 import { ANGLE_BINS, INDEXED_POSTINGS, QUERY_WORDS, VOCABULARY_WORDS } from "./parameters";

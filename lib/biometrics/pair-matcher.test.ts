@@ -1,8 +1,8 @@
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
-import { renderCapture } from "../synth/capture";
-import { captureSeed, subjectSeed } from "../synth/dataset";
-import { createNoseSubject } from "../synth/nose-surface";
+import { renderCapture } from "@/lab/synth/capture";
+import { captureSeed, subjectSeed } from "@/lab/synth/dataset";
+import { createNoseSubject } from "@/lab/synth/nose-surface";
 import { extractNoseImage } from "./extract";
 import { compareTemplates, compareUnderHypothesis, ROTATION_HYPOTHESES } from "./pair-matcher";
 import type { NoseTemplate } from "./template";

@@ -31,7 +31,7 @@ export function patchFrame(
  * in the frame turned by `angle` (radians; the same convention as the hand-made descriptor's frames), row by
  * row into `out` from `offset`. Coordinates outside the image are clamped to its border. Extraction samples in
  * the network kernel (simd/net-kernel.ts `runNetOnPatch`), with the same f64 operations in the same order; this
- * is the reference it is tested against, and the sampler of the training patches (scripts/export-patches.ts).
+ * is the reference it is tested against, and the sampler of the training patches (lab/scripts/export-patches.ts).
  */
 export function samplePatch(
   blurred: GreyImage,

@@ -1,8 +1,8 @@
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
-import { renderCapture } from "../synth/capture";
-import { captureSeed, subjectSeed } from "../synth/dataset";
-import { createNoseSubject } from "../synth/nose-surface";
+import { renderCapture } from "@/lab/synth/capture";
+import { captureSeed, subjectSeed } from "@/lab/synth/dataset";
+import { createNoseSubject } from "@/lab/synth/nose-surface";
 import { extractNoseImage } from "./extract";
 import { InvertedIndex } from "./inverted-index";
 import { DESCRIPTOR_ANGLES_DEG, INDEXED_KEYPOINTS, INDEXED_POSTINGS, INDEXED_TURNED_KEYPOINTS, MATCHED_SETS } from "./parameters";

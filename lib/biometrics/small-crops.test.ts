@@ -1,7 +1,7 @@
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
-import { renderCapture } from "../synth/capture";
-import { captureOptionsFor, captureSeed, createSubjectFor, subjectSeed } from "../synth/dataset";
+import { renderCapture } from "@/lab/synth/capture";
+import { captureOptionsFor, captureSeed, createSubjectFor, subjectSeed } from "@/lab/synth/dataset";
 import { extractNoseImage } from "./extract";
 import { compareTemplates } from "./pair-matcher";
 import { MIN_INPUT_SIDE } from "./parameters";

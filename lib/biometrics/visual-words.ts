@@ -5,7 +5,7 @@ import { dotProductMatrix } from "./simd/dot-kernel";
 /**
  * The visual vocabulary of the 1:N index: two-level k-means centroids (int8, descriptor scale), a
  * random orthonormal projection for Hamming signatures, and each word's median projections (the
- * signature bit is "above the word's median"). Trained by scripts/train-vocabulary.ts into
+ * signature bit is "above the word's median"). Trained by lab/scripts/train-vocabulary.ts into
  * vocabulary.bin; changing it changes templates' search keys (bump TEMPLATE_VERSION).
  */
 export interface Vocabulary {

@@ -1,6 +1,8 @@
-// Worker threads run TypeScript sources directly: tsx compiles them on load, so the same files serve the
-// Next server, the CLI scripts and the tests without a separate build step. `workerData.module` lets the
-// evaluation run its own worker module through the same entry.
+// The worker thread of a process that runs the engine from its TypeScript sources (tsx: the ops CLI, the
+// job worker process, the lab's scripts): tsx compiles worker.ts on load, so the thread runs the same
+// sources as the thread that started it (engine-pool.ts, workerEntryPath). A build's server runs the
+// worker compiled at build time instead. `workerData.module` lets the evaluation run its own worker
+// module through the same entry.
 import { workerData } from "node:worker_threads";
 import { register } from "tsx/esm/api";
 

@@ -2,7 +2,7 @@ import type { Db } from "@/lib/db/connect";
 import type { Prisma, Species } from "@/lib/generated/prisma/client";
 import { DomainError } from "@/lib/domain-errors";
 import { readEnv } from "@/lib/env";
-import { getEngine } from "@/lib/jobs/engine-port";
+import { MIN_ENROL_IMAGES, MIN_PROBE_IMAGES } from "@/lib/engine";
 import type { Purpose } from "./schemas";
 
 type Tx = Prisma.TransactionClient | Db;
@@ -42,8 +42,7 @@ export async function getLiveSessionOrThrow(tx: Tx, accountId: string, sessionId
 }
 
 export async function minimumFingerprints(purpose: Purpose): Promise<number> {
-  const engine = await getEngine();
-  return purpose === "PET_PROFILE_REGISTRATION" ? engine.MIN_ENROL_IMAGES : engine.MIN_PROBE_IMAGES;
+  return purpose === "PET_PROFILE_REGISTRATION" ? MIN_ENROL_IMAGES : MIN_PROBE_IMAGES;
 }
 
 /**

@@ -4,7 +4,7 @@ import type { Species } from "@/lib/generated/prisma/enums";
 import { recordAudit } from "@/lib/accounts/audit";
 import { createCaptureSession, minimumFingerprints } from "@/lib/capture-sessions/sessions";
 import { PURPOSES } from "@/lib/capture-sessions/schemas";
-import { getEngine } from "@/lib/jobs/engine-port";
+import { DECISION_THRESHOLD, scoreToFmr } from "@/lib/engine";
 import { viewFingerprintAdditionJob, viewIdentificationJob, viewVerificationJob } from "@/lib/jobs/job-views";
 import { startFingerprintAddition, startIdentification, startVerification } from "@/lib/jobs/start-jobs";
 import { getPetOrThrow } from "@/lib/pets/pets";
@@ -119,8 +119,6 @@ export async function getJobProgress(db: Db, accountId: string, jobId: string): 
     select: { kind: true, petId: true, sessionId: true, failureReason: true, details: true, session: { select: { species: true } } },
   });
   if (!job) throw new DashboardError("This job does not exist.");
-  const engine = await getEngine();
-  const { DECISION_THRESHOLD } = engine;
   if (job.kind === "FINGERPRINT_ADDITION") {
     const view = await viewFingerprintAdditionJob(db, accountId, jobId);
     if (view.status === "SUCCESS") return { status: "SUCCESS", kind: job.kind, petId: job.petId! };
@@ -139,7 +137,7 @@ export async function getJobProgress(db: Db, accountId: string, jobId: string): 
         kind: job.kind,
         isVerified: view.isVerified!,
         score: view.score!,
-        ...decisionThreshold(engine),
+        ...decisionThreshold({ DECISION_THRESHOLD, scoreToFmr }),
         probeImageIds: probe.map((i) => i.id),
         enrolledImageIds: enrolled.map((i) => i.id),
       };

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { Db } from "@/lib/db/connect";
 import type { Prisma } from "@/lib/generated/prisma/client";
-import { getEngine } from "@/lib/jobs/engine-port";
+import { DECISION_THRESHOLD, scoreToFmr } from "@/lib/engine";
 import { jobNoseMatches } from "./duplicate-noses";
 import { decisionThreshold, jobOutcome, searchedPool } from "./job-outcome";
 import { qualityOf } from "./pets";
@@ -65,7 +65,6 @@ export async function listJobs(db: Db, accountId: string, query: JobListQuery) {
     }),
     db.job.count({ where }),
   ]);
-  const { DECISION_THRESHOLD } = await getEngine();
   return {
     total,
     pageSize: JOBS_PAGE_SIZE,
@@ -101,8 +100,6 @@ export type FailureReason = z.infer<typeof failureReasonSchema>;
 export async function getJobDetail(db: Db, accountId: string, jobId: string) {
   const job = await db.job.findFirst({ where: { id: jobId, accountId }, include: { pet: { select: { species: true, breed: true, metadata: true } } } });
   if (!job) return null;
-  const engine = await getEngine();
-  const { DECISION_THRESHOLD } = engine;
   const candidates = job.kind === "IDENTIFICATION" && job.status === "SUCCESS" ? ((job.result as { candidates?: { petId: string; score: number }[] } | null)?.candidates ?? []) : [];
   const candidatePets = await db.pet.findMany({ where: { accountId, id: { in: candidates.map((c) => c.petId) } }, select: { id: true, species: true, breed: true, metadata: true } });
   const images = await db.fingerprintImage.findMany({
@@ -118,7 +115,7 @@ export async function getJobDetail(db: Db, accountId: string, jobId: string) {
     petId: job.petId,
     petLabel: job.pet ? petLabel(job.pet) : null,
     outcome: jobOutcome(job, DECISION_THRESHOLD),
-    ...decisionThreshold(engine),
+    ...decisionThreshold({ DECISION_THRESHOLD, scoreToFmr }),
     verification: job.kind === "VERIFICATION" && job.status === "SUCCESS" ? (job.result as { isVerified: boolean; score: number }) : null,
     candidates: candidates.map((c) => {
       const pet = candidatePets.find((p) => p.id === c.petId);

@@ -4,7 +4,7 @@ import type { Prisma } from "@/lib/generated/prisma/client";
 import { recordAudit } from "@/lib/accounts/audit";
 import { createPet, deletePet, getPetOrThrow, updatePet } from "@/lib/pets/pets";
 import { breedSchema, metadataSchema, speciesSchema } from "@/lib/pets/schemas";
-import { getEngine } from "@/lib/jobs/engine-port";
+import { DECISION_THRESHOLD } from "@/lib/engine";
 import { accountAction, type AccountActionContext } from "./action-client";
 import { jobOutcome } from "./job-outcome";
 import { petNoseMatches } from "./duplicate-noses";
@@ -79,7 +79,6 @@ export async function getPetDetail(db: Db, accountId: string, petId: string) {
     }),
     petNoseMatches(db, accountId, petId),
   ]);
-  const { DECISION_THRESHOLD } = await getEngine();
   return {
     pet,
     noseMatches,

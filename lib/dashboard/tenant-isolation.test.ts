@@ -9,7 +9,7 @@ import { readEnv } from "@/lib/env";
 import { writeImageFile } from "@/lib/storage/images";
 import { InProcessJobQueue, setJobQueue } from "@/lib/jobs/job-queue";
 import type { SessionUser } from "@/lib/auth/session";
-import { appearanceJpeg, noseCapture } from "@/lib/test-support/nose-images";
+import { appearanceJpeg, noseCapture } from "@/lab/test-support/nose-images";
 import { invokeAction, type DashboardAction } from "./action-client";
 import {
   inviteTeamMemberAction,

@@ -4,6 +4,7 @@ import type { DbNotifications } from "./notifications";
 import { applyMigrations } from "./migrate";
 import { acquireOwnerLock, OwnerBusyError, releaseOwnerLock, type OwnerInfo } from "./owner-lock";
 import { makeDataDirPrivate } from "@/lib/private-files";
+import { processSlot } from "@/lib/process-state";
 
 export type { Db } from "./connect";
 
@@ -57,29 +58,32 @@ async function acquireOwnerLockPatiently(env: Env, role: OwnerInfo["role"]): Pro
   }
 }
 
-// One client per process, kept on globalThis so that Next's module reloading in dev reuses it.
-const state = globalThis as unknown as { __rhinariumDb?: Promise<OpenDatabase>; __rhinariumDbOpened?: OpenDatabase };
+// One client per process, kept in lib/process-state.ts so that Next's module reloading in dev reuses it.
+const database = processSlot<Promise<OpenDatabase>>("database");
+const openedDatabase = processSlot<OpenDatabase>("openedDatabase");
 
 function openServerDatabase(): Promise<OpenDatabase> {
-  if (!state.__rhinariumDb) {
+  let opening = database.get();
+  if (!opening) {
     const env = readEnv();
-    const opening = openOwnedDatabase(env, "server");
-    state.__rhinariumDb = opening;
-    opening.then(
+    const started = openOwnedDatabase(env, "server");
+    opening = started;
+    database.set(started);
+    started.then(
       (open) => {
-        if (state.__rhinariumDb === opening) state.__rhinariumDbOpened = open;
+        if (database.get() === started) openedDatabase.set(open);
       },
       () => {
-        state.__rhinariumDb = undefined;
+        database.set(undefined);
       },
     );
   }
-  return state.__rhinariumDb;
+  return opening;
 }
 
 /** The process's database client if it is open already, without a promise (the API's hot path); else getDb. */
 export function openedDb(): Db | undefined {
-  return state.__rhinariumDbOpened?.prisma;
+  return openedDatabase.get()?.prisma;
 }
 
 export async function getDb(): Promise<Db> {
@@ -92,9 +96,9 @@ export async function serverNotifications(): Promise<DbNotifications> {
 }
 
 export async function closeDb(): Promise<void> {
-  const open = state.__rhinariumDb;
-  state.__rhinariumDb = undefined;
-  state.__rhinariumDbOpened = undefined;
+  const open = database.get();
+  database.set(undefined);
+  openedDatabase.set(undefined);
   if (open) await (await open).close();
 }
 

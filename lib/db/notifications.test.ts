@@ -1,11 +1,11 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "@/lib/test-support/scale";
+import { createTestDatabase, type TestDatabase } from "@/lab/test-support/scale";
 import { pgNotifications, SYNC_CHANNEL, type DbNotifications } from "./notifications";
 
 // The listening connection, its lease and the writers' barrier (lib/db/notifications.ts) on a real
 // PostgreSQL database, several "processes" (instances) in this one, with a short lease so that
-// waiting one out is quick. Over HTTP across two server processes: lib/api/cross-process.test.ts.
+// waiting one out is quick. Over HTTP across two server processes: tests/server/cross-process.test.ts.
 
 const LEASE_MS = 400;
 const PING_MS = 50;

@@ -3,7 +3,7 @@ import { createNotifiedCache } from "./notified-cache";
 
 // The rules of every notified cache (lib/db/notified-cache.ts) on a fake loader. The notifications,
 // lease and barrier that drive it are tested on PostgreSQL in lib/db/notifications.test.ts, and over
-// HTTP across two server processes in lib/api/cross-process.test.ts.
+// HTTP across two server processes in tests/server/cross-process.test.ts.
 
 function fakeTable() {
   const rows = new Map<string, string>();

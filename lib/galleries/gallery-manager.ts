@@ -1,11 +1,12 @@
-import type { IdentificationOutcome } from "@/lib/biometrics";
 import type { Db } from "@/lib/db/connect";
-import { getEngine, type Engine } from "@/lib/jobs/engine-port";
+import * as engineDoor from "@/lib/engine";
+import type { Engine, IdentificationOutcome } from "@/lib/engine";
 import { enrolledLightTemplatesByPet, enrolledSearchKeysByPet, enrolledTemplatesByPet } from "@/lib/jobs/templates";
 import { logError, logInfo } from "@/lib/log";
 import { galleryBatchAfter, type GalleryScope } from "./gallery-rows";
+import { processWide } from "@/lib/process-state";
 
-/** The engine's gallery calls (lib/biometrics/index.ts): galleries live in its worker threads. */
+/** The engine's gallery calls (lib/engine): galleries live in its worker threads. */
 export type GalleryEngine = Pick<Engine, "galleryUpsertPets" | "galleryDrop" | "galleryStats" | "identifyInGallery">;
 
 export type { GalleryScope };
@@ -40,11 +41,11 @@ export class GalleryManager {
 
   constructor(
     private readonly db: Db,
-    private readonly engine: () => Promise<GalleryEngine> = getEngine,
+    private readonly engine: GalleryEngine = engineDoor,
   ) {}
 
   async identify(scope: GalleryScope, probe: Uint8Array[]): Promise<IdentificationOutcome> {
-    const engine = await this.engine();
+    const engine = this.engine;
     const search = async () => {
       await this.prepare(scope);
       const loader = (read: typeof enrolledTemplatesByPet) => async (petIds: string[]) =>
@@ -71,7 +72,7 @@ export class GalleryManager {
   /** The gallery, loaded and current, as identify would search it. */
   async stats(scope: GalleryScope): Promise<{ pets: number; bytes: number }> {
     await this.prepare(scope);
-    return (await this.engine()).galleryStats(galleryKey(scope));
+    return this.engine.galleryStats(galleryKey(scope));
   }
 
   private forget(scope: GalleryScope): void {
@@ -150,7 +151,7 @@ export class GalleryManager {
 
   /** Frees every gallery of this process (they are loaded again when next searched). */
   async dropAll(): Promise<void> {
-    const engine = await this.engine();
+    const engine = this.engine;
     const keys = [...this.accounts.values()].flatMap((account) => [...account.scopes.keys()]);
     this.accounts.clear();
     await Promise.all(keys.map((key) => engine.galleryDrop(key)));
@@ -170,7 +171,7 @@ export class GalleryManager {
     let account = this.accounts.get(scope.accountId);
     if (account && Date.now() - account.syncedAt > CHANGE_RETENTION_MS / 2) {
       // Changes this process has not applied may have been deleted: start again from the database.
-      const engine = await this.engine();
+      const engine = this.engine;
       await Promise.all([...account.scopes.keys()].map((key) => engine.galleryDrop(key)));
       this.accounts.delete(scope.accountId);
       account = undefined;
@@ -195,7 +196,7 @@ export class GalleryManager {
    * changes applied to them (which would start partial galleries in the new worker).
    */
   private async forgetLostGalleries(account: AccountGalleries): Promise<void> {
-    const engine = await this.engine();
+    const engine = this.engine;
     for (const key of [...account.scopes.keys()]) {
       if (!(await engine.galleryStats(key)).loaded) account.scopes.delete(key);
     }
@@ -208,7 +209,7 @@ export class GalleryManager {
 
   private async load(scope: GalleryScope): Promise<void> {
     const started = Date.now();
-    const engine = await this.engine();
+    const engine = this.engine;
     const key = galleryKey(scope);
     await engine.galleryDrop(key);
     // One batch read from the database while the engine threads take the previous one: the load runs at the pace of
@@ -252,7 +253,7 @@ export class GalleryManager {
         enrolledSearchKeysByPet(this.db, accountId, petIds),
       ]);
       const petById = new Map(pets.map((p) => [p.id, p]));
-      const engine = await this.engine();
+      const engine = this.engine;
       const updates = [...account.scopes].map(([key, scope]) =>
         engine.galleryUpsertPets(
           key,
@@ -273,9 +274,6 @@ export class GalleryManager {
 }
 
 // One manager per process (the web process in the embedded mode, each `npm run worker`).
-const state = globalThis as unknown as { __rhinariumGalleries?: GalleryManager };
-
 export function getGalleryManager(db: Db): GalleryManager {
-  state.__rhinariumGalleries ??= new GalleryManager(db);
-  return state.__rhinariumGalleries;
+  return processWide("galleries", () => new GalleryManager(db));
 }

@@ -1,11 +1,12 @@
 import type { Species } from "@/lib/generated/prisma/enums";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { OpenDatabase } from "@/lib/db/connect";
-import { getEngine, shutdownEngine } from "@/lib/jobs/engine-port";
+import * as engine from "@/lib/engine";
+import { shutdownEngine } from "@/lib/engine";
 import { enrolledSearchKeysByPet, extractionFor } from "@/lib/jobs/templates";
-import { noseCapture } from "@/lib/test-support/nose-images";
-import { openTestDatabase } from "@/lib/test-support/database";
-import { registerByJob } from "@/lib/test-support/registration";
+import { noseCapture } from "@/lab/test-support/nose-images";
+import { openTestDatabase } from "@/lab/test-support/database";
+import { registerByJob } from "@/lab/test-support/registration";
 import { GalleryManager } from "./gallery-manager";
 import { galleryBatchAfter, unpackKeys, type GalleryScope } from "./gallery-rows";
 
@@ -74,7 +75,6 @@ describe("gallery rows", () => {
     expect((await readAll({ accountId, poolId: null, species: "CAT" }, 1000)).map((pet) => pet.petId)).toEqual([cat]);
 
     // Loaded through the manager by this path, the registered dog is found from new photos, first.
-    const engine = await getEngine();
     const probe: Uint8Array[] = [];
     for (const capture of [5, 6, 7]) {
       const analysis = await engine.analyseImage(await noseCapture(802, capture), extractionFor("PET_IDENTIFICATION"));

@@ -1,7 +1,6 @@
-import type { GalleryPet } from "@/lib/biometrics";
 import type { Db } from "@/lib/db/connect";
 import type { Species } from "@/lib/generated/prisma/enums";
-import { getEngine } from "@/lib/jobs/engine-port";
+import { ENGINE_VERSION, type GalleryPet } from "@/lib/engine";
 import { enrolledSearchKeysByPet } from "@/lib/jobs/templates";
 
 /**
@@ -39,7 +38,6 @@ export async function galleryBatchAfter(
   after: string,
   limit: number,
 ): Promise<{ last: string; pets: GalleryPet[] } | null> {
-  const { ENGINE_VERSION } = await getEngine();
   const rows = await db.$queryRaw<PackedRow[]>`
     WITH batch AS (
       SELECT p.id FROM "Pet" p

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DomainError } from "@/lib/domain-errors";
 import type { OpenDatabase } from "@/lib/db/connect";
 import { DeferredJobQueue, setJobQueue } from "@/lib/jobs/job-queue";
-import { openTestDatabase } from "@/lib/test-support/database";
+import { openTestDatabase } from "@/lab/test-support/database";
 import { MAX_REGISTERED_FINGERPRINTS_PER_PET, startFingerprintAddition } from "./start-jobs";
 
 // The per-pet cap on registered nose images, in both modes: a registration that would pass it is

@@ -2,10 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { OpenDatabase } from "@/lib/db/connect";
 import { jobNoseMatches, petNoseMatches } from "@/lib/dashboard/duplicate-noses";
 import { getGalleryManager } from "@/lib/galleries/gallery-manager";
-import { getEngine, shutdownEngine } from "@/lib/jobs/engine-port";
+import { DECISION_THRESHOLD, galleryStats, galleryTotals, shutdownEngine } from "@/lib/engine";
 import { metrics } from "@/lib/metrics";
-import { openTestDatabase } from "@/lib/test-support/database";
-import { registerByJob } from "@/lib/test-support/registration";
+import { openTestDatabase } from "@/lab/test-support/database";
+import { registerByJob } from "@/lab/test-support/registration";
 
 // A registration whose prints match another enrolled pet of the account succeeds (the API has no field for it) but
 // records the match on the job and in the audit log; everything 1:N reads of its images is written at enrolment.
@@ -34,7 +34,6 @@ async function register(seed: number, captures: number[]) {
 
 describe("duplicates caught at registration", () => {
   it("flags the same dog registered twice, not different dogs, and writes what galleries read at enrolment", async () => {
-    const { DECISION_THRESHOLD } = await getEngine();
     const timed = async () =>
       (await metrics().jobSeconds.get()).values.find((v) => v.metricName?.endsWith("_count") && v.labels.kind === "FINGERPRINT_ADDITION" && v.labels.status === "SUCCESS")?.value ?? 0;
     const timedBefore = await timed();
@@ -85,10 +84,9 @@ describe("duplicates caught at registration", () => {
     const { count } = await open.prisma.fingerprintImage.updateMany({ where: { accountId, petId: { not: null } }, data: { lightTemplate: null } });
     expect(count).toBeGreaterThan(0);
     expect(await manager.preload()).toMatchObject({ galleries: 1 });
-    const { galleryStats } = await getEngine();
     expect(await galleryStats(`${accountId}/*/DOG`)).toMatchObject({ loaded: true, pets: 3 });
     // What /metrics reports of this process's galleries.
-    expect(await (await getEngine()).galleryTotals()).toMatchObject({ galleries: 1, pets: 3 });
+    expect(await galleryTotals()).toMatchObject({ galleries: 1, pets: 3 });
     expect(await open.prisma.fingerprintImage.count({ where: { accountId, petId: { not: null }, usable: true, lightTemplate: null } })).toBe(0);
   }, 120_000);
 });

@@ -2,6 +2,7 @@ import type { Db } from "@/lib/db/connect";
 import { isDatabaseUnavailable } from "@/lib/db/unavailable";
 import { logError, logInfo } from "@/lib/log";
 import { runJob } from "./run-job";
+import { processSlot } from "@/lib/process-state";
 
 /**
  * Where started jobs go. The embedded mode runs them in this process; with REDIS_URL the BullMQ
@@ -138,13 +139,14 @@ export class DeferredJobQueue implements JobQueue {
 }
 
 // One queue per process, set by the server's start-up (lib/server/start.ts).
-const state = globalThis as unknown as { __rhinariumJobQueue?: JobQueue };
+const current = processSlot<JobQueue>("jobQueue");
 
 export function setJobQueue(queue: JobQueue | undefined): void {
-  state.__rhinariumJobQueue = queue;
+  current.set(queue);
 }
 
 export function getJobQueue(): JobQueue {
-  if (!state.__rhinariumJobQueue) throw new Error("job queue not started");
-  return state.__rhinariumJobQueue;
+  const queue = current.get();
+  if (!queue) throw new Error("job queue not started");
+  return queue;
 }

@@ -1,10 +1,9 @@
 import type { Db } from "@/lib/db/connect";
 import { isDatabaseUnavailable } from "@/lib/db/unavailable";
 import type { Prisma } from "@/lib/generated/prisma/client";
-import type { QualityReport } from "@/lib/biometrics";
 import { recordGalleryChanges } from "@/lib/galleries/gallery-changes";
 import { getGalleryManager } from "@/lib/galleries/gallery-manager";
-import { getEngine } from "./engine-port";
+import { explainQualityFailure, MIN_USABLE_ENROL_IMAGES, MIN_USABLE_PROBE_IMAGES, verifyPet, type QualityReport } from "@/lib/engine";
 import { recordAudit } from "@/lib/accounts/audit";
 import { logError } from "@/lib/log";
 import { metrics } from "@/lib/metrics";
@@ -22,7 +21,6 @@ function isQualityReport(value: unknown): value is QualityReport {
 
 /** What support needs to tell the clinic why: a summary with advice, and each image's verdict and figures. */
 async function tooFewUsable(images: ImageRow[], required: number, set: "probe" | "enrolment"): Promise<Outcome> {
-  const { explainQualityFailure } = await getEngine();
   const explanation = explainQualityFailure(images.map((i) => i.quality).filter(isQualityReport), required);
   return {
     status: "FAILED",
@@ -50,7 +48,6 @@ function loadJob(db: Db, jobId: string) {
 }
 
 async function runFingerprintAddition(db: Db, job: JobRow): Promise<Outcome> {
-  const { MIN_USABLE_ENROL_IMAGES } = await getEngine();
   const images = await sessionImages(db, job);
   if (usableTemplates(images).length < MIN_USABLE_ENROL_IMAGES) return tooFewUsable(images, MIN_USABLE_ENROL_IMAGES, "enrolment");
   // Everything a gallery reads of an enrolled image is written now, not on the first search.
@@ -79,7 +76,6 @@ async function registeredDuplicates(db: Db, job: JobRow, templates: Uint8Array[]
 }
 
 async function runVerification(db: Db, job: JobRow): Promise<Outcome> {
-  const { MIN_USABLE_PROBE_IMAGES, verifyPet } = await getEngine();
   const probe = await sessionImages(db, job);
   if (usableTemplates(probe).length < MIN_USABLE_PROBE_IMAGES) return tooFewUsable(probe, MIN_USABLE_PROBE_IMAGES, "probe");
   const enrolled = await currentTemplates(
@@ -97,7 +93,6 @@ async function runVerification(db: Db, job: JobRow): Promise<Outcome> {
 }
 
 async function runIdentification(db: Db, job: JobRow): Promise<Outcome> {
-  const { MIN_USABLE_PROBE_IMAGES } = await getEngine();
   const probe = await sessionImages(db, job);
   if (usableTemplates(probe).length < MIN_USABLE_PROBE_IMAGES) return tooFewUsable(probe, MIN_USABLE_PROBE_IMAGES, "probe");
   const poolName = job.account.searchPoolName;

@@ -2,7 +2,7 @@ import type { Db } from "@/lib/db/connect";
 import { Prisma } from "@/lib/generated/prisma/client";
 import { readImageFile } from "@/lib/storage/images";
 import type { SessionPurpose } from "@/lib/generated/prisma/client";
-import { getEngine, type ExtractionOptions } from "./engine-port";
+import { analyseImage, ENGINE_VERSION, lightTemplateOf, searchKeyOfTemplate, type ExtractionOptions } from "@/lib/engine";
 
 export interface ImageRow {
   id: string;
@@ -29,7 +29,6 @@ export function extractionFor(purpose: SessionPurpose): ExtractionOptions {
  * (its stored search key and light template cleared).
  */
 export async function currentTemplates<T extends ImageRow>(db: Db, images: T[], extraction: ExtractionOptions = {}): Promise<T[]> {
-  const { ENGINE_VERSION, analyseImage } = await getEngine();
   const out: T[] = [];
   for (const image of images) {
     if (image.engineVersion === ENGINE_VERSION) {
@@ -59,7 +58,6 @@ export function usableTemplates(images: ImageRow[]): Uint8Array[] {
  * a deep pass compares), cut from their templates, so that no search has to cut and store them.
  */
 export async function writeEnrolmentCuts(db: Db, images: ImageRow[]): Promise<void> {
-  const { searchKeyOfTemplate, lightTemplateOf } = await getEngine();
   for (const image of images) {
     if (!image.usable || !image.template) continue;
     const template = new Uint8Array(image.template);
@@ -75,7 +73,6 @@ export async function writeEnrolmentCuts(db: Db, images: ImageRow[]): Promise<vo
  * per image instead of the whole template.
  */
 export async function enrolledSearchKeysByPet(db: Db, accountId: string, petIds: string[]): Promise<Map<string, Uint8Array[]>> {
-  const { searchKeyOfTemplate } = await getEngine();
   return enrolledCutsByPet(db, accountId, petIds, "searchKey", searchKeyOfTemplate);
 }
 
@@ -84,7 +81,6 @@ export async function enrolledSearchKeysByPet(db: Db, accountId: string, petIds:
  * light comparison reads, about a fifth of each template.
  */
 export async function enrolledLightTemplatesByPet(db: Db, accountId: string, petIds: string[]): Promise<Map<string, Uint8Array[]>> {
-  const { lightTemplateOf } = await getEngine();
   return enrolledCutsByPet(db, accountId, petIds, "lightTemplate", lightTemplateOf);
 }
 
@@ -100,7 +96,6 @@ async function enrolledCutsByPet(
   column: "searchKey" | "lightTemplate",
   cut: (template: Uint8Array) => Uint8Array,
 ): Promise<Map<string, Uint8Array[]>> {
-  const { ENGINE_VERSION } = await getEngine();
   if (petIds.length === 0) return new Map();
   // Plain SQL, the part in base64: text is decoded natively, where PGlite parses a bytea value in JavaScript a byte at
   // a time (a deep pass reads ~22 MB of light templates).

@@ -3,7 +3,7 @@ import { readEnv } from "@/lib/env";
 import { logError, logInfo } from "@/lib/log";
 import { getGalleryManager } from "@/lib/galleries/gallery-manager";
 import { startJobWorker } from "./bullmq-queue";
-import { shutdownEngine } from "./engine-port";
+import { shutdownEngine } from "@/lib/engine";
 
 /**
  * `npm run worker`: a job worker process. Run any number, on any machine that reaches the same

@@ -8,7 +8,7 @@ import { restoreBackup, writeBackup } from "./backup";
 import { OpsUsageError } from "./errors";
 
 // ops backup / restore of the embedded default, here in-process (the CLI path). Through a running
-// server's ops port: lib/api/hardening.test.ts.
+// server's ops port: tests/server/hardening.test.ts.
 
 const dirs: string[] = [];
 const tempDir = () => {

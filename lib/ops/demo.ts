@@ -4,11 +4,11 @@ import path from "node:path";
 import sharp from "sharp";
 import { RhinariumClient } from "@rhinarium/sdk";
 import { startProgress } from "@/lib/progress";
-import { captureFileName, generateDataset, subjectDirName } from "@/lib/synth/dataset";
+import { captureFileName, generateDataset, subjectDirName } from "@/lab/synth/dataset";
 
 /**
  * `ops demo`: fills a clinic through the public API, as a clinic's app would, with synthetic noses
- * (lib/synth): registered pets with enrolled prints, verification and identification jobs that
+ * (lab/synth): registered pets with enrolled prints, verification and identification jobs that
  * succeed, and a registration that fails on blurred photos, so every dashboard page has something.
  * It runs in the CLI's process (rendering noses is heavy), against a running server.
  */

@@ -6,13 +6,13 @@ import { openOwnedDatabase } from "@/lib/db";
 import type { OpenDatabase } from "@/lib/db/connect";
 import { createNotifiedCache } from "@/lib/db/notified-cache";
 import { readEnv } from "@/lib/env";
-import { createTestDatabase, type TestDatabase } from "@/lib/test-support/scale";
+import { createTestDatabase, type TestDatabase } from "@/lab/test-support/scale";
 import { applyPetViewChange, getPetViewJsonOrThrow, PET_VIEW_CHANGE_CHANNEL, PET_VIEW_FLUSH, type CachedPetView } from "./pet-view-cache";
 import type { PetView } from "./schemas";
 import { petViewSelect, updatePet } from "./pets";
 
 // What notifies the pet view cache (the triggers of prisma/migrations/*_pet_view_change_notifications),
-// in both modes, and the cache's tenancy rule. Across two server processes: lib/api/cross-process.test.ts.
+// in both modes, and the cache's tenancy rule. Across two server processes: tests/server/cross-process.test.ts.
 
 const cleanups: (() => Promise<void>)[] = [];
 

@@ -4,6 +4,7 @@ import type { Db } from "@/lib/db";
 import { listeningCache, type NotifiedCache } from "@/lib/db/notified-cache";
 import { findPetView } from "./pets";
 import type { PetView } from "./schemas";
+import { processWide } from "@/lib/process-state";
 
 // GET /v2/pets/{petId} answered from this process's memory: one database read per call capped reads
 // far below the goal (docs/benchmarks.md). The rules are those of every notified cache
@@ -67,10 +68,7 @@ export function applyPetViewChange(cache: NotifiedCache<CachedPetView>, payload:
   else cache.invalidate(payload);
 }
 
-// One cache per process, kept on globalThis like the database client; it listens on the server's database.
-const state = globalThis as unknown as { __rhinariumPetViewCache?: NotifiedCache<CachedPetView> };
-
+// One cache per process (lib/process-state.ts), like the database client; it listens on the server's database.
 export function serverPetViewCache(): NotifiedCache<CachedPetView> {
-  state.__rhinariumPetViewCache ??= listeningCache(PET_VIEW_CHANGE_CHANNEL, CACHE_LIMITS, applyPetViewChange);
-  return state.__rhinariumPetViewCache;
+  return processWide("petViewCache", () => listeningCache(PET_VIEW_CHANGE_CHANNEL, CACHE_LIMITS, applyPetViewChange));
 }

@@ -1,5 +1,5 @@
 import type { Db } from "@/lib/db";
-import { getEngine } from "@/lib/jobs/engine-port";
+import { engineLoad, galleryTotals } from "@/lib/engine";
 import { registerGauge } from "@/lib/metrics";
 
 /** The gauges only the server can read, registered once at start-up (read when /metrics is scraped). */
@@ -9,19 +9,19 @@ export function registerServerGauges(db: Db): void {
     return rows.map((row) => ({ labels: { kind: row.kind }, value: row._count._all }));
   });
   registerGauge("rhinarium_engine_tasks", "Engine tasks in this process's worker-thread pool, running or waiting for a thread.", ["state"], async () => {
-    const load = (await getEngine()).engineLoad();
+    const load = engineLoad();
     return [
       { labels: { state: "running" }, value: load.running },
       { labels: { state: "queued" }, value: load.queued },
     ];
   });
   registerGauge("rhinarium_gallery_pets", "Pets in the 1:N galleries this process holds loaded, over all of them.", [], async () => [
-    { labels: {}, value: (await (await getEngine()).galleryTotals()).pets },
+    { labels: {}, value: (await galleryTotals()).pets },
   ]);
   registerGauge("rhinarium_galleries_loaded", "1:N galleries (account, search pool and species) this process holds loaded.", [], async () => [
-    { labels: {}, value: (await (await getEngine()).galleryTotals()).galleries },
+    { labels: {}, value: (await galleryTotals()).galleries },
   ]);
   registerGauge("rhinarium_engine_workers", "Worker threads of this process's engine pool (0 until its first task).", [], async () => [
-    { labels: {}, value: (await getEngine()).engineLoad().workers },
+    { labels: {}, value: engineLoad().workers },
   ]);
 }

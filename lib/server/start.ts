@@ -7,15 +7,15 @@ import { readEnv } from "@/lib/env";
 import { getGalleryManager } from "@/lib/galleries/gallery-manager";
 import { BullJobQueue } from "@/lib/jobs/bullmq-queue";
 import { DeferredJobQueue, InProcessJobQueue, resumePendingJobs, setJobQueue } from "@/lib/jobs/job-queue";
-import { shutdownEngine } from "@/lib/jobs/engine-port";
+import { shutdownEngine } from "@/lib/engine";
 import { sweepIdempotencyKeys } from "@/lib/api/idempotency";
 import { logError, logInfo } from "@/lib/log";
 import { startOpsServer } from "@/lib/ops/ops-server";
 import { registerServerGauges } from "@/lib/server/server-gauges";
 import { serverPetViewCache } from "@/lib/pets/pet-view-cache";
 import { startOrphanSweeps } from "@/lib/storage/orphan-sweep";
+import { processWide } from "@/lib/process-state";
 
-const state = globalThis as unknown as { __rhinariumStarted?: Promise<void> };
 /** Idempotency keys past their 24 hours are forgotten once an hour. */
 const IDEMPOTENCY_SWEEP_MS = 3600_000;
 
@@ -26,7 +26,7 @@ const IDEMPOTENCY_SWEEP_MS = 3600_000;
  * open the loopback ops port, and close it all on SIGTERM/SIGINT.
  */
 export function startServer(): Promise<void> {
-  state.__rhinariumStarted ??= (async () => {
+  return processWide("serverStart", async () => {
     const env = readEnv();
     // Without NEXTAUTH_URL next-auth would build every URL and cookie on localhost:3000: it takes the
     // request's host instead (the door drops forwarded host and protocol headers of untrusted clients).
@@ -80,8 +80,7 @@ export function startServer(): Promise<void> {
       storage: env.STORAGE_URL ? "s3" : "disk",
       dataDir: env.dataDir,
     });
-  })();
-  return state.__rhinariumStarted;
+  });
 }
 
 /**

@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { ListObjectsV2Command, S3Client } from "@aws-sdk/client-s3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startMoto, type MotoServer } from "@/lib/test-support/moto";
+import { startMoto, type MotoServer } from "@/lab/test-support/moto";
 import type { Db } from "@/lib/db/connect";
 import { DiskImageStore, imageRelativePath, imageStoreFromUrl, type ImageStore } from "./images";
 import { sweepOrphanImages } from "./orphan-sweep";

@@ -4,6 +4,7 @@ import { readEnv } from "@/lib/env";
 import { logError } from "@/lib/log";
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from "@/lib/private-files";
 import { S3ImageStore } from "./s3-image-store";
+import { processWide } from "@/lib/process-state";
 
 // Images are stored under a key `images/<accountId>/<sessionId>/<kind>-<imageId>.jpg`, which the
 // database keeps (`filePath`). By default the key is a path under DATA_DIR, so a data folder can be
@@ -92,14 +93,11 @@ export function imageStoreFromUrl(storageUrl: string | undefined, dataDir: strin
 }
 
 // One store per process, built from the environment on first use.
-const state = globalThis as unknown as { __rhinariumImageStore?: ImageStore };
-
 export function getImageStore(): ImageStore {
-  if (!state.__rhinariumImageStore) {
+  return processWide("imageStore", () => {
     const env = readEnv();
-    state.__rhinariumImageStore = imageStoreFromUrl(env.STORAGE_URL, env.dataDir);
-  }
-  return state.__rhinariumImageStore;
+    return imageStoreFromUrl(env.STORAGE_URL, env.dataDir);
+  });
 }
 
 export function imageRelativePath(accountId: string, sessionId: string, kind: ImageKind, imageId: string): string {

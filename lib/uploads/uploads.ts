@@ -5,7 +5,7 @@ import type { Prisma } from "@/lib/generated/prisma/client";
 import { DomainError, invalidInput } from "@/lib/domain-errors";
 import { MAX_UPLOAD_BYTES } from "./limits";
 import { getLiveSessionOrThrow } from "@/lib/capture-sessions/sessions";
-import { getEngine } from "@/lib/jobs/engine-port";
+import { analyseImage, ENGINE_VERSION, isJpeg } from "@/lib/engine";
 import { extractionFor } from "@/lib/jobs/templates";
 import { imageRelativePath, removeImageFiles, writeImageFile, type ImageKind } from "@/lib/storage/images";
 
@@ -21,7 +21,7 @@ async function readJpegOrThrow(file: Blob): Promise<Uint8Array> {
   const bytes = new Uint8Array(await file.arrayBuffer());
   if (bytes.byteLength === 0) throw invalidInput("file", "must not be empty");
   // By content, not by the declared type or file name.
-  if (!(await getEngine()).isJpeg(bytes)) throw invalidInput("file", "must be a JPEG image");
+  if (!isJpeg(bytes)) throw invalidInput("file", "must be a JPEG image");
   return bytes;
 }
 
@@ -76,8 +76,7 @@ async function storeImage<T>(
 export async function uploadFingerprint(db: Db, accountId: string, sessionId: string, file: Blob): Promise<{ id: string }> {
   const bytes = await readJpegOrThrow(file);
   const session = await getOpenSessionOrThrow(db, accountId, sessionId, "fingerprint");
-  const engine = await getEngine();
-  const analysis = await engine.analyseImage(bytes, extractionFor(session.purpose));
+  const analysis = await analyseImage(bytes, extractionFor(session.purpose));
   if (!analysis.ok) throw invalidInput("file", analysis.rejection.message);
   const id = randomUUID();
   const filePath = imageRelativePath(accountId, sessionId, "fingerprint", id);
@@ -92,7 +91,7 @@ export async function uploadFingerprint(db: Db, accountId: string, sessionId: st
         quality: JSON.parse(JSON.stringify(analysis.quality)),
         usable: analysis.quality.usable && analysis.template !== null,
         template: analysis.template ? Buffer.from(analysis.template) : null,
-        engineVersion: engine.ENGINE_VERSION,
+        engineVersion: ENGINE_VERSION,
       },
       select: { id: true },
     }),

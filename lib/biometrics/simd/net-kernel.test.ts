@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Rng } from "../../synth/prng";
+import { Rng } from "@/lab/synth/prng";
 import { patchFrame, samplePatch } from "../patches";
 import { int16Limit, placeImage, placeNet, runNet, runNetOnPatch, type NetLayer } from "./net-kernel";
 

@@ -1,0 +1,154 @@
+import { recordGalleryChanges } from "@/lib/galleries/gallery-changes";
+import { GalleryManager, type GalleryScope } from "@/lib/galleries/gallery-manager";
+import { galleryBatchAfter } from "@/lib/galleries/gallery-rows";
+import { ENGINE_VERSION, lightTemplateOf, searchKeyOfTemplate } from "@/lib/engine";
+import { enrolledLightTemplatesByPet } from "@/lib/jobs/templates";
+import { Rng } from "@/lab/synth/prng";
+import { openTestDatabase } from "@/lab/test-support/database";
+import { distractorMix, prepareTemplates, type IdentificationBenchOptions } from "./identification";
+import { postgresPids, processCpuMicros } from "./api-load";
+import { cpuMsSince, quantile } from "./stats";
+
+// The identification path of a worker end to end, on PostgreSQL or PGlite: enrolled pets are rows with their
+// templates, as registration jobs leave them; the gallery manager loads the gallery from the database,
+// and each identification fetches its shortlist's templates from the database.
+
+export interface GalleryLoadResult {
+  mode: "postgres" | "pglite";
+  pets: number;
+  templateRows: number;
+  templateBytes: number;
+  searchKeyBytes: number;
+  loadMs: number;
+  /**
+   * CPU time of the preload (user + system, every thread), ms: this process's (the engine threads, and PGlite, which
+   * runs in it) and PostgreSQL's (every postgres process of the machine, so also other clients' at the time).
+   */
+  loadCpuMs: number;
+  loadPostgresCpuMs: number;
+  /** Reading every pet's gallery data from the database alone (galleryBatchAfter, batches of LOAD_BATCH_PETS), no engine. */
+  readMs: number;
+  p50: number;
+  p95: number;
+  rank1: number;
+  /** Animals never enrolled (every one takes the deep pass, reading its candidates' light templates from the database). */
+  unknownP50: number;
+  unknownP95: number;
+  /** Unknown animals that matched nobody (the right answer). */
+  nobody: number;
+  /** Reading 368 pets' light templates (what one deep pass reads), median. */
+  lightReadMs: number;
+  /** An identification right after another process enrolled a pet: the change is applied first. */
+  afterChangeMs: number;
+}
+
+export async function benchGalleryLoad(mode: "postgres" | "pglite", pets: number, options: Omit<IdentificationBenchOptions, "sizes">): Promise<GalleryLoadResult> {
+  const { subjects, strangers, pool } = await prepareTemplates(options);
+  const database = await openTestDatabase(mode, "bench_gallery");
+  const db = database.open.prisma;
+  try {
+    const account = await db.account.create({ data: { name: "Bench gallery" } });
+    const session = await db.captureSession.create({
+      data: { accountId: account.id, purpose: "PET_PROFILE_REGISTRATION", species: "DOG", expiresAt: new Date(Date.now() + 3600_000) },
+    });
+    const rng = new Rng(778);
+    const genuineIds: string[] = [];
+    let templateRows = 0;
+    let templateBytes = 0;
+    let searchKeyBytes = 0;
+    options.log(`gallery load: writing ${pets} enrolled pets to ${mode}`);
+    for (let start = 0; start < pets; start += 500) {
+      const batch = Array.from({ length: Math.min(500, pets - start) }, (_, i) => start + i);
+      const rows = batch.map((n) => ({ id: `bench-pet-${String(n).padStart(7, "0")}`, accountId: account.id, species: "DOG" as const }));
+      await db.pet.createMany({ data: rows });
+      const images = batch.flatMap((n) => {
+        const templates = n < subjects.length ? subjects[n].enrol : [...distractorMix(rng, pool.length)].map((i) => pool[i]);
+        if (n < subjects.length) genuineIds.push(rows[n - start].id);
+        return templates.map((template) => ({
+          accountId: account.id,
+          sessionId: session.id,
+          petId: rows[n - start].id,
+          filePath: "images/bench/none.jpg",
+          byteSize: 0,
+          usable: true,
+          template: Buffer.from(template),
+          // As a registration leaves the rows of enrolled images (lib/jobs/templates.ts, writeEnrolmentCuts).
+          searchKey: Buffer.from(searchKeyOfTemplate(template)),
+          lightTemplate: Buffer.from(lightTemplateOf(template)),
+          engineVersion: ENGINE_VERSION,
+        }));
+      });
+      templateRows += images.length;
+      templateBytes += images.reduce((sum, image) => sum + image.template.byteLength, 0);
+      searchKeyBytes += images.reduce((sum, image) => sum + image.searchKey.byteLength, 0);
+      await db.fingerprintImage.createMany({ data: images });
+    }
+
+    const scope: GalleryScope = { accountId: account.id, poolId: null, species: "DOG" };
+    // The database's side of a load alone: every batch read, nothing indexed.
+    let t0 = performance.now();
+    let read = 0;
+    for (let batch = await galleryBatchAfter(db, scope, "", 1000); batch; batch = await galleryBatchAfter(db, scope, batch.last, 1000)) read += batch.pets.length;
+    const readMs = performance.now() - t0;
+    if (read !== pets) throw new Error(`the gallery rows hold ${read} pets, not ${pets}`);
+    // A process starting with these pets enrolled: its galleries preloaded (what start-up does in the background).
+    const manager = new GalleryManager(db);
+    const postgres = mode === "postgres" ? postgresPids() : [];
+    const postgresCpu = () => postgres.reduce((sum, pid) => sum + processCpuMicros(pid), 0) / 1000;
+    const postgresBefore = postgresCpu();
+    const cpu = process.cpuUsage();
+    t0 = performance.now();
+    await manager.preload();
+    const loadMs = performance.now() - t0;
+    const loadCpuMs = cpuMsSince(cpu);
+    const loadPostgresCpuMs = postgresCpu() - postgresBefore;
+    if ((await manager.stats(scope)).pets !== pets) throw new Error("the preloaded gallery does not hold every pet");
+    const latencies: number[] = [];
+    let rank1 = 0;
+    for (let s = 0; s < subjects.length; s++) {
+      t0 = performance.now();
+      const outcome = await manager.identify(scope, subjects[s].probe);
+      latencies.push(performance.now() - t0);
+      if (outcome.candidates[0]?.petId === genuineIds[s]) rank1++;
+    }
+    const unknown: number[] = [];
+    let nobody = 0;
+    for (const probe of strangers) {
+      t0 = performance.now();
+      const outcome = await manager.identify(scope, probe);
+      unknown.push(performance.now() - t0);
+      if (outcome.candidates.length === 0) nobody++;
+    }
+    const lightReads: number[] = [];
+    const petIds = (await db.pet.findMany({ where: { accountId: account.id }, select: { id: true }, take: 368 * 5 })).map((pet) => pet.id);
+    for (let i = 0; i < 5; i++) {
+      t0 = performance.now();
+      await enrolledLightTemplatesByPet(db, account.id, petIds.slice(i * 368, (i + 1) * 368));
+      lightReads.push(performance.now() - t0);
+    }
+    // Another process enrols one more pet, as a registration job's finish does (rows and change together).
+    await db.$transaction(async (tx) => {
+      const late = await tx.pet.create({ data: { accountId: account.id, species: "DOG" } });
+      await recordGalleryChanges(tx, account.id, [late.id]);
+      await tx.fingerprintImage.createMany({
+        data: subjects[0].enrol.map((template) => ({
+          accountId: account.id,
+          sessionId: session.id,
+          petId: late.id,
+          filePath: "images/bench/none.jpg",
+          byteSize: 0,
+          usable: true,
+          template: Buffer.from(template),
+          engineVersion: ENGINE_VERSION,
+        })),
+      });
+    });
+    t0 = performance.now();
+    await manager.identify(scope, subjects[1].probe);
+    const afterChangeMs = performance.now() - t0;
+    await manager.dropAll();
+    return { mode, pets, templateRows, templateBytes, searchKeyBytes, loadMs, loadCpuMs, loadPostgresCpuMs, readMs, p50: quantile(latencies, 0.5), p95: quantile(latencies, 0.95), rank1: rank1 / subjects.length, unknownP50: quantile(unknown, 0.5), unknownP95: quantile(unknown, 0.95), nobody: nobody / Math.max(1, strangers.length), lightReadMs: quantile(lightReads, 0.5), afterChangeMs };
+  } finally {
+    await database.close();
+  }
+}

@@ -1,0 +1,352 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import sharp from "sharp";
+import * as engine from "@/lib/engine";
+import { ENGINE_VERSION } from "@/lib/engine";
+import { captureFileName, generateDataset, MANIFEST_FILE, subjectDirName } from "@/lab/synth/dataset";
+import type { DifficultyName } from "@/lab/synth/parameters";
+import { Rng } from "@/lab/synth/prng";
+import { cpuMsSince, quantile } from "./stats";
+
+// 1:N at gallery sizes far beyond what can be enrolled through the API on one machine in minutes.
+// Every template comes from the engine's enrolment path (analyseImage on a synthetic JPEG), and every
+// search goes through identifyInGallery exactly as the gallery manager calls it. What is synthetic:
+// - enrolled animals: for each probe setting (`settings`: the hard setting, the reality-matched one…), `genuine`
+//   synthetic subjects enrolled with captures 0–4 and probed with captures 5–7 (extracted as 1:N probes are);
+// - unknown animals: `strangers` more subjects of each setting, never enrolled, probed with captures 5–7;
+// - distractor pets: each enrolled with ENROL_IMAGES templates drawn at random from a pool of images of
+//   other subjects (one capture of each of `distractorSubjects` subjects of `difficulty`, and its mirror image,
+//   which to the matcher is another nose). A distractor is thus a mix of several noses; none is a probe's.
+// - loadTemplates answers from memory instead of PostgreSQL (the database cost of the shortlist is the
+//   same at every gallery size and is measured end to end by the identification job figures).
+
+const ENROL_CAPTURES = [0, 1, 2, 3, 4];
+const PROBE_CAPTURES = [5, 6, 7];
+const ENROL_IMAGES = 5;
+/**
+ * The seed of each probe setting's subjects. A subject's nose depends on the seed alone, not on the
+ * setting (lib/synth/dataset.ts subjectSeed): with one seed for every setting, subject i of the real
+ * setting would be the same animal as subject i of the hard setting, enrolled in the same gallery.
+ */
+const PROBE_SET_SEEDS: Record<DifficultyName, number> = { normal: 5050, hard: 5151, real: 5252 };
+
+export interface IdentificationBenchOptions {
+  sizes: number[];
+  /** Enrolled subjects per probe setting. */
+  genuine: number;
+  /** Unknown animals (never enrolled) per probe setting. */
+  strangers: number;
+  /** Generator settings of the probe sets (a row each, enrolled and unknown). */
+  settings: DifficultyName[];
+  distractorSubjects: number;
+  /** The distractor pool's setting. */
+  difficulty: DifficultyName;
+  cacheDir: string;
+  log: (line: string) => void;
+}
+
+/** One row: a probe set's searches at one gallery size. */
+export interface ProbeRow {
+  setting: DifficultyName;
+  kind: "enrolled" | "unknown";
+  probes: number;
+  p50: number;
+  p95: number;
+  max: number;
+  /** Enrolled: the probe's pet first; unknown: nobody returned (the right answer). */
+  rank1: number;
+  /** Enrolled: the probe's pet anywhere among the candidates. */
+  found: number;
+  /** Searches that needed the deep pass. */
+  deep: number;
+  shortlisted: number;
+  reranked: number;
+  compared: number;
+  /** Medians of the cascade's phases (ms), timed from the loader calls: fast first stage + its full matching, deep pass. */
+  fastMs: number;
+  deepMs: number;
+  /** Median CPU time of a search, every thread of the process (not stretched by other processes' load). */
+  cpuMs: number;
+}
+
+export interface GallerySizeResult {
+  pets: number;
+  rows: ProbeRow[];
+  galleryBytes: number;
+  rssBytes: number;
+  upsertPerSecond: number;
+}
+
+interface Subject {
+  enrol: Uint8Array[];
+  probe: Uint8Array[];
+}
+
+async function dataset(dir: string, subjects: number, captures: number, seed: number, difficulty: DifficultyName): Promise<void> {
+  if (fs.existsSync(path.join(dir, MANIFEST_FILE))) return;
+  fs.rmSync(dir, { recursive: true, force: true });
+  await generateDataset({ out: dir, subjects, captures, seed, difficulty, workers: os.availableParallelism() });
+}
+
+/**
+ * Engine templates of the given JPEG files, cached per engine version (extraction is the slow part); the files that
+ * `isProbe` picks are extracted as 1:N probes are, with the outer frames.
+ */
+async function templatesOf(cacheFile: string, jpegs: () => Promise<Buffer>[], isProbe: (index: number) => boolean): Promise<(Uint8Array | null)[]> {
+  if (fs.existsSync(cacheFile)) return readTemplateCache(cacheFile);
+  const sources = jpegs();
+  const out: (Uint8Array | null)[] = new Array(sources.length).fill(null);
+  let next = 0;
+  // A few in flight keep every engine thread busy.
+  await Promise.all(
+    Array.from({ length: os.availableParallelism() * 2 }, async () => {
+      while (next < sources.length) {
+        const i = next++;
+        const analysis = await engine.analyseImage(await sources[i], { outerFrames: isProbe(i) });
+        out[i] = analysis.ok && analysis.quality.usable && analysis.template ? analysis.template : null;
+      }
+    }),
+  );
+  writeTemplateCache(cacheFile, out);
+  return out;
+}
+
+/** No template (an unusable image): a length no template has. */
+const NO_TEMPLATE = 0xffffffff;
+
+/**
+ * The cache as binary records (a 4-byte length, then the template): thousands of ~120 KB templates
+ * are more than one JavaScript string can hold, as JSON with base64 they were.
+ */
+function writeTemplateCache(file: string, templates: (Uint8Array | null)[]): void {
+  const fd = fs.openSync(file + ".tmp", "w");
+  try {
+    for (const t of templates) {
+      const length = Buffer.alloc(4);
+      length.writeUInt32LE(t ? t.byteLength : NO_TEMPLATE);
+      fs.writeSync(fd, length);
+      if (t) fs.writeSync(fd, t);
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
+  fs.renameSync(file + ".tmp", file);
+}
+
+function readTemplateCache(file: string): (Uint8Array | null)[] {
+  const bytes = fs.readFileSync(file);
+  const out: (Uint8Array | null)[] = [];
+  for (let at = 0; at < bytes.byteLength; ) {
+    const length = bytes.readUInt32LE(at);
+    at += 4;
+    if (length === NO_TEMPLATE) out.push(null);
+    else {
+      out.push(new Uint8Array(bytes.subarray(at, at + length)));
+      at += length;
+    }
+  }
+  return out;
+}
+
+export interface BenchTemplates {
+  /** Genuine subjects with at least 3 enrolment and 2 probe templates. */
+  subjects: Subject[];
+  /** Probes of animals never enrolled. */
+  strangers: Uint8Array[][];
+  /** Templates distractor pets are mixed from. */
+  pool: Uint8Array[];
+}
+
+/** The templates distractor pets are mixed from: one capture of each distractor subject, and its mirror image. */
+async function preparePool(options: Omit<IdentificationBenchOptions, "sizes">): Promise<Uint8Array[]> {
+  fs.mkdirSync(options.cacheDir, { recursive: true });
+  const poolDir = path.join(options.cacheDir, `distractors-${options.difficulty}-${options.distractorSubjects}`);
+  options.log(`identification: rendering ${options.distractorSubjects} distractor subjects (cached in ${options.cacheDir})`);
+  await dataset(poolDir, options.distractorSubjects, 1, 6262, options.difficulty);
+  const poolFiles = Array.from({ length: options.distractorSubjects }, (_, s) => path.join(poolDir, subjectDirName(s, options.distractorSubjects), captureFileName(0, 1)));
+  const pool = await templatesOf(path.join(options.cacheDir, `${path.basename(poolDir)}-v${ENGINE_VERSION}.bin`), () => [
+    ...poolFiles.map((f) => fs.promises.readFile(f)),
+    ...poolFiles.map((f) => sharp(f).flop().jpeg({ quality: 92 }).toBuffer()),
+  ], () => false);
+  return pool.filter((t): t is Uint8Array => t !== null);
+}
+
+/** The first probe setting's enrolled subjects (enrolled with captures 0–4, probed with 5–7) and the distractor pool. */
+export async function prepareTemplates(options: Omit<IdentificationBenchOptions, "sizes">): Promise<BenchTemplates> {
+  const set = await prepareProbeSet(options.settings[0] ?? options.difficulty, options);
+  return { subjects: set.enrolled, strangers: set.strangers, pool: await preparePool(options) };
+}
+
+/** Distractor pet number `n`'s templates: ENROL_IMAGES drawn from the pool, the same for the same seed. */
+export function distractorMix(rng: Rng, poolSize: number): Uint16Array {
+  const mix = new Uint16Array(ENROL_IMAGES);
+  for (let i = 0; i < ENROL_IMAGES; i++) mix[i] = Math.floor(rng.next() * poolSize);
+  return mix;
+}
+
+
+interface ProbeSet {
+  setting: DifficultyName;
+  /** Enrolled subjects (pet ids `${setting}-g${i}`) with at least 3 enrolment and 2 probe templates. */
+  enrolled: Subject[];
+  /** Never enrolled: probes only. */
+  strangers: Uint8Array[][];
+}
+
+/** A setting's enrolled subjects and unknown animals, rendered and extracted once (cached per engine version). */
+async function prepareProbeSet(setting: DifficultyName, options: Omit<IdentificationBenchOptions, "sizes">): Promise<ProbeSet> {
+  const subjects = options.genuine + options.strangers;
+  const seed = PROBE_SET_SEEDS[setting];
+  const dir = path.join(options.cacheDir, `probes-${setting}-${subjects}-s${seed}`);
+  options.log(`identification: rendering ${subjects} subjects x 8 captures, ${setting} setting`);
+  await dataset(dir, subjects, 8, seed, setting);
+  const files = Array.from({ length: subjects }, (_, s) => Array.from({ length: 8 }, (_, c) => path.join(dir, subjectDirName(s, subjects), captureFileName(c, 8)))).flat();
+  const templates = await templatesOf(
+    path.join(options.cacheDir, `${path.basename(dir)}-v${ENGINE_VERSION}.bin`),
+    () => files.map((f) => fs.promises.readFile(f)),
+    (i) => PROBE_CAPTURES.includes(i % 8),
+  );
+  const of = (s: number, captures: number[]) => captures.map((c) => templates[s * 8 + c]).filter((t): t is Uint8Array => t !== null);
+  const enrolled = Array.from({ length: options.genuine }, (_, s) => ({ enrol: of(s, ENROL_CAPTURES), probe: of(s, PROBE_CAPTURES) }));
+  const strangers = Array.from({ length: options.strangers }, (_, i) => of(options.genuine + i, PROBE_CAPTURES));
+  return {
+    setting,
+    enrolled: enrolled.filter((s) => s.enrol.length >= 3 && s.probe.length >= 2),
+    strangers: strangers.filter((probe) => probe.length >= 2),
+  };
+}
+
+/** Grows one gallery through the sizes (each gallery holds the previous one) and searches it at each. */
+export async function benchIdentification(options: IdentificationBenchOptions): Promise<{ results: GallerySizeResult[]; poolTemplates: number; sets: { setting: DifficultyName; enrolled: number; strangers: number }[] }> {
+  const pool = await preparePool(options);
+  const sets: ProbeSet[] = [];
+  for (const setting of options.settings) sets.push(await prepareProbeSet(setting, options));
+  const key = `bench/${process.pid}`;
+  await engine.galleryDrop(key);
+
+  // What the database columns keep of each image, cut once per template.
+  const cutOnce = (cut: (template: Uint8Array) => Uint8Array) => {
+    const cuts = new Map<Uint8Array, Uint8Array>();
+    return (template: Uint8Array) => {
+      let part = cuts.get(template);
+      if (!part) cuts.set(template, (part = cut(template)));
+      return part;
+    };
+  };
+  const searchKeyOf = cutOnce(engine.searchKeyOfTemplate);
+  const lightOf = cutOnce(engine.lightTemplateOf);
+  const rng = new Rng(777);
+  const distractors = new Map<string, Uint16Array>();
+  const genuine = new Map<string, Uint8Array[]>();
+  for (const set of sets) set.enrolled.forEach((subject, i) => genuine.set(`${set.setting}-g${i}`, subject.enrol));
+  const genuineIds = [...genuine.keys()];
+  const templatesOfPet = (petId: string): Uint8Array[] => {
+    const mix = distractors.get(petId);
+    return mix ? [...mix].map((i) => pool[i]) : (genuine.get(petId) ?? []);
+  };
+  // Each search's phases, from when the engine asks for templates: the fast pass's full templates, the deep pass's
+  // light ones, then its promoted pets' full templates.
+  let loads: number[] = [];
+  const loadTemplates = async (petIds: string[]) => {
+    loads.push(performance.now());
+    return petIds.map((petId) => ({ petId, templates: templatesOfPet(petId) }));
+  };
+  const loadLightTemplates = async (petIds: string[]) => {
+    loads.push(performance.now());
+    return petIds.map((petId) => ({ petId, templates: templatesOfPet(petId).map(lightOf) }));
+  };
+
+  // Warm the engine threads (code, SIMD kernel) before measuring anything.
+  const warm = sets[0].enrolled[0];
+  await engine.galleryUpsertPet(key, "warm", warm.enrol.map(searchKeyOf));
+  await engine.identifyInGallery(key, warm.probe, loadTemplates, loadLightTemplates);
+  await engine.galleryRemovePet(key, "warm");
+  const rssBefore = process.memoryUsage().rss;
+
+  const search = async (probe: Uint8Array[]) => {
+    loads = [];
+    const cpu = process.cpuUsage();
+    const t0 = performance.now();
+    const outcome = await engine.identifyInGallery(key, probe, loadTemplates, loadLightTemplates);
+    const total = performance.now() - t0;
+    const cpuMs = cpuMsSince(cpu);
+    const deep = outcome.details.reranked > 0 || loads.length > 1;
+    // The fast pass ends where the deep pass asks for its light templates (or at the end).
+    const fastEnd = deep && loads.length > 1 ? loads[1] - t0 : total;
+    return { outcome, total, deep, fastMs: fastEnd, deepMs: total - fastEnd, cpuMs };
+  };
+  const row = (setting: DifficultyName, kind: ProbeRow["kind"], searches: Awaited<ReturnType<typeof search>>[], right: boolean[], found: boolean[]): ProbeRow => {
+    const mean = (f: (s: (typeof searches)[number]) => number) => searches.reduce((sum, s) => sum + f(s), 0) / Math.max(1, searches.length);
+    const latencies = searches.map((s) => s.total);
+    return {
+      setting,
+      kind,
+      probes: searches.length,
+      p50: quantile(latencies, 0.5),
+      p95: quantile(latencies, 0.95),
+      max: Math.max(...latencies),
+      rank1: right.filter(Boolean).length / Math.max(1, right.length),
+      found: found.filter(Boolean).length / Math.max(1, found.length),
+      deep: searches.filter((s) => s.deep).length / Math.max(1, searches.length),
+      shortlisted: mean((s) => s.outcome.details.shortlisted),
+      reranked: mean((s) => s.outcome.details.reranked),
+      compared: mean((s) => s.outcome.details.compared),
+      fastMs: quantile(searches.map((s) => s.fastMs), 0.5),
+      deepMs: quantile(searches.filter((s) => s.deep).map((s) => s.deepMs), 0.5) || 0,
+      cpuMs: quantile(searches.map((s) => s.cpuMs), 0.5),
+    };
+  };
+
+  const results: GallerySizeResult[] = [];
+  let pets = 0;
+  for (const size of [...options.sizes].sort((a, b) => a - b)) {
+    const started = performance.now();
+    const added = pets;
+    const batch: { petId: string; templates: Uint8Array[] }[] = [];
+    for (; pets < size; pets++) {
+      let petId: string;
+      if (pets < genuineIds.length) {
+        petId = genuineIds[pets];
+      } else {
+        petId = `d${pets}`;
+        distractors.set(petId, distractorMix(rng, pool.length));
+      }
+      // Search keys in batches, as the gallery manager loads them from the database.
+      batch.push({ petId, templates: templatesOfPet(petId).map(searchKeyOf) });
+      if (batch.length >= 500) await engine.galleryUpsertPets(key, batch.splice(0));
+    }
+    await engine.galleryUpsertPets(key, batch);
+    const upsertPerSecond = (pets - added) / ((performance.now() - started) / 1000);
+    const stats = await engine.galleryStats(key);
+    const rssBytes = process.memoryUsage().rss - rssBefore;
+
+    const rows: ProbeRow[] = [];
+    for (const set of sets) {
+      const searches: Awaited<ReturnType<typeof search>>[] = [];
+      const right: boolean[] = [];
+      const found: boolean[] = [];
+      for (let s = 0; s < set.enrolled.length; s++) {
+        const petId = `${set.setting}-g${s}`;
+        const done = await search(set.enrolled[s].probe);
+        searches.push(done);
+        right.push(done.outcome.candidates[0]?.petId === petId);
+        found.push(done.outcome.candidates.some((c) => c.petId === petId));
+      }
+      rows.push(row(set.setting, "enrolled", searches, right, found));
+      const unknown: Awaited<ReturnType<typeof search>>[] = [];
+      for (const probe of set.strangers) unknown.push(await search(probe));
+      const nobody = unknown.map((s) => s.outcome.candidates.length === 0);
+      rows.push(row(set.setting, "unknown", unknown, nobody, nobody));
+    }
+    const result: GallerySizeResult = { pets: stats.pets, rows, galleryBytes: stats.bytes, rssBytes, upsertPerSecond };
+    options.log(`identification: ${JSON.stringify(result)}`);
+    results.push(result);
+  }
+  await engine.galleryDrop(key);
+  return {
+    results,
+    poolTemplates: pool.length,
+    sets: sets.map((set) => ({ setting: set.setting, enrolled: set.enrolled.length, strangers: set.strangers.length })),
+  };
+}

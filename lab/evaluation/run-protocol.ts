@@ -1,0 +1,115 @@
+import fs from "node:fs";
+import path from "node:path";
+import { analyseImage, shutdownEngine, type ImageAnalysis } from "@/lib/biometrics/index";
+import { sessionRawScore } from "@/lib/biometrics/session-matcher";
+import { readLabelledDataset } from "./dataset";
+import { EvalWorkers } from "./eval-workers";
+import { canEnrol, canProbe, planProtocol, usableImages, type ProtocolOptions, type ProtocolPlan } from "./protocol";
+import { startProgress } from "@/lib/progress";
+
+export interface ProtocolRun {
+  plan: ProtocolPlan;
+  analyses: ImageAnalysis[];
+  usable: boolean[];
+  /** Subjects whose enrolment had too few usable images. */
+  failedToEnrol: Set<string>;
+  /** Raw session statistics (mean of the two best probe images' pair similarities); 0 when the probe was unusable. */
+  genuineSessions: number[];
+  impostorSessions: number[];
+  /** Image-pair inlier counts from the same comparisons. */
+  genuinePairs: number[];
+  impostorPairs: number[];
+  extractionMsPerImage: number;
+  /** Wall time of the comparison phase spread over the session comparisons, times the worker count. */
+  msPerSessionComparison: number;
+  msPerPairComparison: number;
+  workers: EvalWorkers;
+}
+
+const PAIRS_PER_REQUEST = 4000;
+const log = (message: string) => process.stderr.write(`${message}\n`);
+
+/** Every image of the plan, each probe image with the outer frames that a 1:N probe's first stage reads (extract.ts). */
+async function analyseAll(root: string, images: string[], probes: ReadonlySet<number>, concurrency: number): Promise<ImageAnalysis[]> {
+  const results: ImageAnalysis[] = new Array(images.length);
+  const progress = startProgress("extracting", images.length, (done) => {
+    if (done % 500 === 0) log(`  extracted ${done}/${images.length}`);
+  });
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < images.length) {
+        const index = next++;
+        results[index] = await analyseImage(fs.readFileSync(path.join(root, images[index])), { outerFrames: probes.has(index) });
+        progress.tick();
+      }
+    }),
+  );
+  progress.stop();
+  return results;
+}
+
+/** Extract every image, then make all genuine and impostor session comparisons of the protocol. */
+export async function runProtocol(root: string, options: ProtocolOptions): Promise<ProtocolRun> {
+  const plan = planProtocol(readLabelledDataset(root), options);
+  log(`${plan.enrolled.length} enrolled + ${plan.unenrolled.length} unenrolled subjects, ${plan.images.length} images`);
+  const workers = new EvalWorkers();
+  const probes = new Set([...plan.enrolled, ...plan.unenrolled].flatMap((subject) => subject.probe));
+  const analyses = await analyseAll(root, plan.images, probes, workers.size * 2);
+  await shutdownEngine();
+  const extractionMs = analyses.reduce((sum, a) => sum + (a.ok ? a.extractionMs : 0), 0);
+  const usable = analyses.map((a) => a.ok && a.template !== null);
+  await workers.broadcast({ kind: "load", templates: analyses.map((a) => (a.ok ? a.template : null)) });
+
+  const failedToEnrol = new Set(plan.enrolled.filter((s) => !canEnrol(s, usable)).map((s) => s.id));
+  const gallery = plan.enrolled.filter((s) => !failedToEnrol.has(s.id));
+  const impostorSet = gallery.slice(0, plan.impostorSubjects);
+  // Each session comparison: usable probe images x usable enrolled images, as a block of pair indices.
+  const sessions: { genuine: boolean; probe: number[]; enrol: number[]; offset: number }[] = [];
+  const flatPairs: number[] = [];
+  const addSession = (genuine: boolean, probe: number[], enrol: number[]) => {
+    sessions.push({ genuine, probe, enrol, offset: flatPairs.length / 2 });
+    for (const p of probe) for (const e of enrol) flatPairs.push(p, e);
+  };
+  for (const subject of gallery) {
+    const probe = canProbe(subject.probe, usable) ? usableImages(subject.probe, usable) : [];
+    addSession(true, probe, usableImages(subject.enrol, usable));
+  }
+  for (const probeSubject of impostorSet) {
+    const probe = canProbe(probeSubject.probe, usable) ? usableImages(probeSubject.probe, usable) : [];
+    for (const enrolled of impostorSet) {
+      if (enrolled !== probeSubject) addSession(false, probe, usableImages(enrolled.enrol, usable));
+    }
+  }
+  const pairs = Int32Array.from(flatPairs);
+  const requests = [];
+  for (let start = 0; start < pairs.length; start += PAIRS_PER_REQUEST * 2) {
+    requests.push({ kind: "pairs" as const, pairs: pairs.slice(start, start + PAIRS_PER_REQUEST * 2) });
+  }
+  log(`comparing ${sessions.length} sessions (${pairs.length / 2} image pairs) on ${workers.size} workers`);
+  const started = performance.now();
+  const progress = startProgress("comparing", requests.length, (done) => {
+    if (done % 50 === 0) log(`  ${done}/${requests.length} batches`);
+  });
+  const chunks = await workers.map<Float64Array>(requests, () => progress.tick());
+  progress.stop();
+  const elapsed = performance.now() - started;
+  const similarity = new Float64Array(pairs.length / 2);
+  chunks.forEach((chunk, i) => similarity.set(chunk, i * PAIRS_PER_REQUEST));
+
+  const run: ProtocolRun = {
+    plan, analyses, usable, failedToEnrol, workers,
+    genuineSessions: [], impostorSessions: [], genuinePairs: [], impostorPairs: [],
+    extractionMsPerImage: extractionMs / Math.max(1, usable.length),
+    msPerSessionComparison: (elapsed * workers.size) / Math.max(1, sessions.length),
+    msPerPairComparison: (elapsed * workers.size) / Math.max(1, similarity.length),
+  };
+  for (const session of sessions) {
+    const matrix = session.probe.map((_, p) =>
+      Array.from(similarity.subarray(session.offset + p * session.enrol.length, session.offset + (p + 1) * session.enrol.length)),
+    );
+    (session.genuine ? run.genuineSessions : run.impostorSessions).push(session.probe.length ? sessionRawScore(matrix) : 0);
+    for (const row of matrix) (session.genuine ? run.genuinePairs : run.impostorPairs).push(...row);
+  }
+  return run;
+}

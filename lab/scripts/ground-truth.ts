@@ -1,0 +1,119 @@
+/**
+ * The generator's ground truth for the engine's keypoints, shared by `npm run eval:correspondence` and
+ * `npm run export:patches`: for two captures of one nose (a synthetic set made by `npm run synth`), a keypoint's
+ * true partner is the keypoint of the other capture at the same nose-surface point (within a tolerance, at a
+ * scale within 1.5x).
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { decodeNoseImage } from "@/lib/biometrics/decode";
+import { normaliseContrast } from "@/lib/biometrics/enhance";
+import type { DescriptorNet } from "@/lib/biometrics/descriptor-net";
+import { describeKeypoints, descriptorFrame, detectKeypoints, type Keypoint, type ScaleLevel } from "@/lib/biometrics/features";
+import { DESCRIPTOR_ANGLES_DEG, DESCRIPTOR_SETS, MATCHED_SETS } from "@/lib/biometrics/parameters";
+import { planCapture, surfacePointOf } from "../synth/capture";
+import { burstLayout, captureFileName, captureSeed, MANIFEST_FILE, subjectDirName, subjectSeed, type DatasetManifest } from "../synth/dataset";
+import { createNoseSubject } from "../synth/nose-surface";
+
+const SCALE_TOLERANCE = Math.log(1.5);
+
+export interface GroundTruthCapture {
+  subject: number;
+  capture: number;
+  burst: number;
+  /** The capture's roll (radians): image = nose surface turned by it. */
+  rotation: number;
+  keypoints: Keypoint[];
+  /** The engine's descriptors, one array per frame (DESCRIPTOR_ANGLES_DEG), upright first. */
+  descriptors: Int8Array[];
+  /** The scale space the keypoints were found in (only when asked for: it is large). */
+  levels?: ScaleLevel[];
+  /** count x 3: u, v, coverage on the nose surface. */
+  surface: Float32Array;
+  /** Working-size pixels per surface unit. */
+  pixelsPerUnit: number;
+}
+
+export function readManifest(root: string): DatasetManifest {
+  return JSON.parse(fs.readFileSync(path.join(root, MANIFEST_FILE), "utf8")) as DatasetManifest;
+}
+
+/**
+ * How the generator rendered each capture of subject `s` (its turn, scale, warp), in capture order, with the
+ * burst it belongs to (a capture alone is a burst of its own: its index).
+ */
+export function capturePlans(manifest: DatasetManifest, s: number): { plan: ReturnType<typeof planCapture>; burst: number }[] {
+  const seed = subjectSeed(manifest.seed, s);
+  const subject = createNoseSubject(seed);
+  const bursts = burstLayout(seed, manifest.captures, manifest.difficulty);
+  return Array.from({ length: manifest.captures }, (_, c) => {
+    const burst = bursts[c];
+    const plan = planCapture(subject, captureSeed(seed, c), {
+      difficulty: manifest.difficulty,
+      ...(burst ? { burst } : {}),
+      ...(manifest.framing === "loose" ? { framing: manifest.framing } : {}),
+    });
+    return { plan, burst: burst?.seed ?? c };
+  });
+}
+
+/**
+ * Every capture of subject `s`: the engine's keypoints with their surface points, and either their descriptors (by
+ * `options.net`, the engine's network by default) or, with `options.levels`, the scale space they were found in.
+ */
+export async function loadSubjectCaptures(
+  root: string,
+  manifest: DatasetManifest,
+  s: number,
+  options: { levels?: boolean; net?: DescriptorNet } = {},
+): Promise<GroundTruthCapture[]> {
+  const plans = capturePlans(manifest, s);
+  const captures: GroundTruthCapture[] = [];
+  for (let c = 0; c < manifest.captures; c++) {
+    const { plan, burst } = plans[c];
+    const file = path.join(root, subjectDirName(s, manifest.subjects), captureFileName(c, manifest.captures));
+    const { image } = await decodeNoseImage(fs.readFileSync(file));
+    const toCapture = plan.width / image.width;
+    const { keypoints, levels } = detectKeypoints(normaliseContrast(image), image);
+    const all = options.levels ? null : describeKeypoints(levels, keypoints, DESCRIPTOR_SETS, options.net);
+    const descriptors = all ? DESCRIPTOR_ANGLES_DEG.map((_, set) => descriptorFrame(all, keypoints.length, set)) : [];
+    const surface = new Float32Array(keypoints.length * 3);
+    keypoints.forEach((k, i) => {
+      const p = surfacePointOf(plan, (k.x + 0.5) * toCapture - 0.5, (k.y + 0.5) * toCapture - 0.5);
+      surface.set([p.u, p.v, p.coverage], i * 3);
+    });
+    captures.push({ subject: s, capture: c, burst, rotation: plan.rotation, keypoints, descriptors, levels: options.levels ? levels : undefined, surface, pixelsPerUnit: plan.pixelsPerUnit / toCapture });
+  }
+  return captures;
+}
+
+/** For each keypoint of a, the keypoint of b at the same surface point (within `tolerancePx` of a's working size) and a similar physical scale, or -1. */
+export function truePartners(a: GroundTruthCapture, b: GroundTruthCapture, tolerancePx: number): Int32Array {
+  const partners = new Int32Array(a.keypoints.length).fill(-1);
+  const tolerance = tolerancePx / a.pixelsPerUnit;
+  for (let i = 0; i < a.keypoints.length; i++) {
+    if (a.surface[i * 3 + 2] < 0.5) continue;
+    let best = tolerance * tolerance;
+    for (let j = 0; j < b.keypoints.length; j++) {
+      const du = a.surface[i * 3] - b.surface[j * 3];
+      const dv = a.surface[i * 3 + 1] - b.surface[j * 3 + 1];
+      const scaleA = a.keypoints[i].sigma / a.pixelsPerUnit;
+      const scaleB = b.keypoints[j].sigma / b.pixelsPerUnit;
+      if (du * du + dv * dv < best && Math.abs(Math.log(scaleA / scaleB)) < SCALE_TOLERANCE) {
+        best = du * du + dv * dv;
+        partners[i] = j;
+      }
+    }
+  }
+  return partners;
+}
+
+/** The true turn (degrees) at which a's frame sees b's upright frame: the image is the surface turned by the capture's roll. */
+export function trueTurnDeg(a: GroundTruthCapture, b: GroundTruthCapture): number {
+  return ((a.rotation - b.rotation) * 180) / Math.PI;
+}
+
+/** The descriptor frame (index into DESCRIPTOR_ANGLES_DEG) nearest a turn, as the matcher's best rotation hypothesis would be. */
+export function nearestFrame(turnDeg: number): number {
+  return DESCRIPTOR_ANGLES_DEG.slice(0, MATCHED_SETS).reduce((best, angle, set) => (Math.abs(angle - turnDeg) < Math.abs(DESCRIPTOR_ANGLES_DEG[best] - turnDeg) ? set : best), 0);
+}

@@ -1,0 +1,202 @@
+/**
+ * npm run eval:pairs -- DIR [--impostor-pairs N] [--peer] [--cache FILE]
+ * Image pairs of a labelled set, as the real-photo measurement of issue #24 counts them: every genuine pair (any two
+ * captures of one subject) and a deterministic spread of N impostor pairs (default 20,000), each scored 0–100 by the
+ * engine's single-image score (unusable image → 0). Prints AUC, EER, FNMR at FMR 1 % / 0.1 %, the share of genuine
+ * pairs scoring 0, genuine pairs accepted at the decision threshold, the impostors' largest score and the unusable
+ * images; with --peer, OpenCV SIFT + ratio test + RANSAC (scripts/peer/) on the same pairs beside it. --cache keeps
+ * the templates in FILE (reused while the template format is the same), so matcher changes re-score quickly.
+ * --usable-thresholds 50,40,30: the same pairs again with each quality threshold in place of QUALITY_USABLE_THRESHOLD
+ * (an image refused today is described anyway, and counts when its quality reaches the threshold and it has
+ * QUALITY_MIN_KEYPOINTS keypoints): what the quality gate costs and saves.
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { parseScriptArgs } from "@/scripts/script-cli";
+import { analyseImage, shutdownEngine, DECISION_THRESHOLD } from "@/lib/biometrics";
+import { areaUnderRoc, equalErrorRate, fnmrAtFmr } from "../evaluation/metrics";
+import { readLabelledDataset } from "../evaluation/dataset";
+import { runSiftPeer } from "../evaluation/sift-peer";
+import { compareTemplates } from "@/lib/biometrics/pair-matcher";
+import { pairScore } from "@/lib/biometrics/scoring";
+import { deserializeTemplate, templateVersionOf, KEYPOINT_FIELDS, type NoseTemplate } from "@/lib/biometrics/template";
+import { decodeNoseImage } from "@/lib/biometrics/decode";
+import { normaliseContrast } from "@/lib/biometrics/enhance";
+import { keypointGenericness } from "@/lib/biometrics/distinctiveness";
+import { descriptorFrame, extractLocalFeatures } from "@/lib/biometrics/features";
+import { extractNoseImage } from "@/lib/biometrics/extract";
+import { MATCHED_SETS, QUALITY_MIN_KEYPOINTS, TEMPLATE_VERSION } from "@/lib/biometrics/parameters";
+import { computeSearchKey } from "@/lib/biometrics/search-key";
+
+const { positionals, values } = parseScriptArgs({
+  name: "eval:pairs",
+  description: "Image pairs of a labelled set (all genuine, N impostor) scored by the engine, and with --peer by OpenCV SIFT + RANSAC.",
+  args: "DIR",
+  options: {
+    "impostor-pairs": { type: "string", default: "20000" },
+    peer: { type: "boolean" },
+    cache: { type: "string" },
+    "usable-thresholds": { type: "string" },
+  },
+});
+const root = positionals[0];
+if (!root) throw new Error("usage: eval:pairs DIR [--impostor-pairs N] [--peer] [--cache FILE]");
+const impostorPairs = Number(values["impostor-pairs"]);
+if (!Number.isInteger(impostorPairs) || impostorPairs < 1) throw new Error(`--impostor-pairs must be a positive integer, got "${values["impostor-pairs"]}"`);
+const log = (message: string) => process.stderr.write(`${message}\n`);
+const percent = (value: number) => `${(value * 100).toFixed(2)} %`;
+
+interface Pair {
+  a: number;
+  b: number;
+  genuine: boolean;
+}
+
+/** Every genuine pair; impostor pairs from a fixed linear congruential walk, so a set always gives the same pairs. */
+function choosePairs(subjectOf: readonly number[]): Pair[] {
+  const pairs: Pair[] = [];
+  for (let i = 0; i < subjectOf.length; i++) {
+    for (let j = i + 1; j < subjectOf.length && subjectOf[j] === subjectOf[i]; j++) pairs.push({ a: i, b: j, genuine: true });
+  }
+  const seen = new Set<number>();
+  let state = 12345;
+  const next = () => (state = (Math.imul(state, 1103515245) + 12345) >>> 0) % subjectOf.length;
+  for (let tries = 0; seen.size < impostorPairs && tries < impostorPairs * 20; tries++) {
+    const a = next();
+    const b = next();
+    if (subjectOf[a] === subjectOf[b]) continue;
+    const key = Math.min(a, b) * subjectOf.length + Math.max(a, b);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    pairs.push({ a: Math.min(a, b), b: Math.max(a, b), genuine: false });
+  }
+  return pairs;
+}
+
+async function extractAll(images: string[]): Promise<(Uint8Array | null)[]> {
+  const cache = values.cache;
+  if (cache && fs.existsSync(cache)) {
+    const stored = JSON.parse(fs.readFileSync(cache, "utf8")) as { images: string[]; templates: (string | null)[] };
+    const templates = stored.templates.map((t) => (t === null ? null : new Uint8Array(Buffer.from(t, "base64"))));
+    const current = templates.find((t) => t !== null);
+    const fresh = await analyseImage(fs.readFileSync(path.join(root, images[0])));
+    const sameFormat = current && fresh.ok && fresh.template && templateVersionOf(current) === templateVersionOf(fresh.template);
+    if (sameFormat && stored.images.join("\n") === images.join("\n")) {
+      log(`templates from ${cache}`);
+      return templates;
+    }
+  }
+  const results: (Uint8Array | null)[] = new Array(images.length).fill(null);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 4 }, async () => {
+      while (next < images.length) {
+        const index = next++;
+        const analysis = await analyseImage(fs.readFileSync(path.join(root, images[index])));
+        results[index] = analysis.ok ? analysis.template : null;
+        if (index % 400 === 0) log(`  extracted ${index}/${images.length}`);
+      }
+    }),
+  );
+  if (cache) {
+    fs.writeFileSync(cache, JSON.stringify({ images, templates: results.map((t) => (t ? Buffer.from(t).toString("base64") : null)) }));
+  }
+  return results;
+}
+
+function report(name: string, pairs: readonly Pair[], scores: readonly number[], zeroMeans: string): void {
+  const genuine = scores.filter((_, k) => pairs[k].genuine);
+  const impostor = scores.filter((_, k) => !pairs[k].genuine);
+  const at = (fmr: number) => fnmrAtFmr(genuine, impostor, fmr);
+  console.log(
+    `${name}: AUC ${areaUnderRoc(genuine, impostor).toFixed(4)}, EER ${percent(equalErrorRate(genuine, impostor).eer)}, ` +
+      `FNMR at FMR 1 % ${percent(at(0.01).fnmr)} (threshold ${at(0.01).threshold}), at 0.1 % ${percent(at(0.001).fnmr)} (threshold ${at(0.001).threshold}), ` +
+      `genuine ${zeroMeans} ${percent(genuine.filter((s) => s <= 0).length / genuine.length)}, impostor max ${Math.max(...impostor)}`,
+  );
+}
+
+/** The template extraction would make of an image whatever its quality, and that quality (extract.ts without the gate). */
+async function describeAnyway(file: string): Promise<{ template: NoseTemplate; quality: number; keypoints: number }> {
+  const jpeg = fs.readFileSync(file);
+  const extraction = await extractNoseImage(jpeg);
+  if (!extraction.ok) throw new Error(`${file}: ${extraction.rejection.message}`);
+  const { image } = await decodeNoseImage(jpeg);
+  const { keypoints, descriptors } = extractLocalFeatures(normaliseContrast(image), image, MATCHED_SETS);
+  const packed = new Float32Array(keypoints.length * KEYPOINT_FIELDS);
+  keypoints.forEach((k, i) => packed.set([k.x, k.y, k.sigma], i * KEYPOINT_FIELDS));
+  const template: NoseTemplate = {
+    version: TEMPLATE_VERSION,
+    width: image.width,
+    height: image.height,
+    quality: extraction.quality.score,
+    keypoints: packed,
+    descriptors,
+    genericness: keypointGenericness(descriptorFrame(descriptors, keypoints.length, 0)),
+    searchKey: computeSearchKey(keypoints.length, descriptors),
+  };
+  return { template, quality: extraction.quality.score, keypoints: keypoints.length };
+}
+
+async function main(): Promise<void> {
+  const subjects = readLabelledDataset(root);
+  const images = subjects.flatMap((s) => s.images);
+  const subjectOf = subjects.flatMap((s, k) => s.images.map(() => k));
+  const pairs = choosePairs(subjectOf);
+  const genuineCount = pairs.filter((p) => p.genuine).length;
+  log(`${subjects.length} subjects, ${images.length} images, ${genuineCount} genuine and ${pairs.length - genuineCount} impostor pairs`);
+  const started = performance.now();
+  const serialized = await extractAll(images);
+  await shutdownEngine();
+  log(`extraction ${((performance.now() - started) / 1000).toFixed(0)} s`);
+  const templates: (NoseTemplate | null)[] = serialized.map((t) => (t ? deserializeTemplate(t) : null));
+  const similarities = pairs.map(({ a, b }) => {
+    const ta = templates[a];
+    const tb = templates[b];
+    return ta && tb ? compareTemplates(ta, tb).similarity : 0;
+  });
+  const scores = similarities.map(pairScore);
+  console.log(`data set: ${path.resolve(root)}; ${genuineCount} genuine, ${pairs.length - genuineCount} impostor image pairs`);
+  console.log(`unusable images: ${templates.filter((t) => t === null).length} of ${images.length}`);
+  report("Rhinarium score", pairs, scores, "scoring 0");
+  report("Rhinarium raw similarity", pairs, similarities, "at 0");
+  const genuineScores = scores.filter((_, k) => pairs[k].genuine);
+  console.log(`genuine pairs accepted at ${DECISION_THRESHOLD}: ${percent(genuineScores.filter((s) => s >= DECISION_THRESHOLD).length / genuineScores.length)}`);
+  if (values["usable-thresholds"]) {
+    const refused = templates.flatMap((t, i) => (t === null ? [i] : []));
+    const described = new Map<number, Awaited<ReturnType<typeof describeAnyway>>>();
+    for (const i of refused) {
+      try {
+        described.set(i, await describeAnyway(path.join(root, images[i])));
+      } catch (error) {
+        log(String(error));
+      }
+    }
+    for (const threshold of values["usable-thresholds"].split(",").map(Number)) {
+      const counted = templates.map((t, i) => {
+        const d = described.get(i);
+        return t ?? (d && d.quality >= threshold && d.keypoints >= QUALITY_MIN_KEYPOINTS ? d.template : null);
+      });
+      // Only pairs that hold a refused image can change.
+      const gated = pairs.map(({ a, b }, k) => {
+        if (templates[a] && templates[b]) return scores[k];
+        const ta = counted[a];
+        const tb = counted[b];
+        return ta && tb ? pairScore(compareTemplates(ta, tb).similarity) : 0;
+      });
+      console.log(`usable from quality ${threshold}: ${counted.filter((t) => t === null).length} unusable images`);
+      report(`  Rhinarium score, usable from ${threshold}`, pairs, gated, "scoring 0");
+    }
+  }
+  if (values.peer) {
+    const csv = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "pairs-")), "pairs.csv");
+    fs.writeFileSync(csv, `a,b\n${pairs.map((p) => `${images[p.a]},${images[p.b]}`).join("\n")}\n`);
+    const peer = await runSiftPeer({ pairsCsv: csv, root });
+    report(`OpenCV SIFT + ratio + RANSAC (inliers; ${peer.timings.threads} threads)`, pairs, peer.scores.map((s) => s.score), "with 0 inliers");
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

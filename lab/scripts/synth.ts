@@ -1,0 +1,161 @@
+// CLI: npm run synth -- --out DIR --subjects N --captures M [--seed S] [--difficulty normal|hard|real]
+//                       [--backdrop plain|textured|shared-periodic|shared-textured] [--framing tight|loose]
+//                       [--workers W]
+//      npm run synth -- stats DIR [--limit N] [--workers W]   (the set's statistics beside real crops')
+import { availableParallelism } from "node:os";
+import { BACKDROP_KINDS, type BackdropKind } from "../synth/backdrop";
+import { formatSummary, measureCrops, summarise } from "../synth/crop-stats";
+import { startProgress } from "@/lib/progress";
+import { FRAMINGS, type Framing } from "../synth/capture";
+import { generateDataset } from "../synth/dataset";
+import type { DifficultyName } from "../synth/parameters";
+
+const USAGE =
+  "usage: npm run synth -- --out DIR --subjects N --captures M [--seed S] [--difficulty normal|hard|real]\n" +
+  "         [--backdrop plain|textured|shared-periodic|shared-textured] [--framing tight|loose] (real only)\n" +
+  "         [--workers W]";
+
+const STATS_USAGE = "usage: npm run synth -- stats DIR [--limit N] [--workers W]";
+
+class UsageError extends Error {}
+
+interface CliArgs {
+  out: string;
+  subjects: number;
+  captures: number;
+  seed: number;
+  difficulty: DifficultyName;
+  backdrop?: BackdropKind;
+  framing?: Framing;
+  workers: number;
+}
+
+function parseInteger(name: string, raw: string, min: number, max: number): number {
+  if (!/^\d+$/.test(raw)) throw new UsageError(`--${name} must be a non-negative integer, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new UsageError(`--${name} must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+function parseArgs(argv: string[]): CliArgs {
+  const values = new Map<string, string>();
+  const known = new Set(["out", "subjects", "captures", "seed", "difficulty", "backdrop", "framing", "workers"]);
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === "--help" || arg === "-h") {
+      console.log(USAGE);
+      process.exit(0);
+    }
+    const match = /^--([a-z]+)(?:=(.*))?$/.exec(arg);
+    if (!match || !known.has(match[1]!)) throw new UsageError(`unknown argument "${arg}"`);
+    const name = match[1]!;
+    const value = match[2] ?? argv[++i];
+    if (value === undefined || value.startsWith("--")) throw new UsageError(`--${name} needs a value`);
+    if (values.has(name)) throw new UsageError(`--${name} given twice`);
+    values.set(name, value);
+  }
+  const required = (name: string) => {
+    const v = values.get(name);
+    if (v === undefined) throw new UsageError(`--${name} is required`);
+    return v;
+  };
+  const difficulty = values.get("difficulty") ?? "hard";
+  if (difficulty !== "normal" && difficulty !== "hard" && difficulty !== "real") {
+    throw new UsageError(`--difficulty must be "normal", "hard" or "real", got "${difficulty}"`);
+  }
+  const backdrop = values.get("backdrop");
+  if (backdrop !== undefined && !(BACKDROP_KINDS as readonly string[]).includes(backdrop)) {
+    throw new UsageError(`--backdrop must be one of ${BACKDROP_KINDS.join(", ")}, got "${backdrop}"`);
+  }
+  if (backdrop !== undefined && difficulty !== "real") throw new UsageError("--backdrop needs --difficulty real");
+  const framing = values.get("framing");
+  if (framing !== undefined && !(FRAMINGS as readonly string[]).includes(framing)) {
+    throw new UsageError(`--framing must be one of ${FRAMINGS.join(", ")}, got "${framing}"`);
+  }
+  if (framing !== undefined && difficulty !== "real") throw new UsageError("--framing needs --difficulty real");
+  const out = required("out");
+  if (out.trim() === "") throw new UsageError("--out must not be empty");
+  return {
+    out,
+    subjects: parseInteger("subjects", required("subjects"), 1, 10_000_000),
+    captures: parseInteger("captures", required("captures"), 1, 1000),
+    seed: parseInteger("seed", values.get("seed") ?? "1", 0, 0xffffffff),
+    difficulty,
+    ...(backdrop ? { backdrop: backdrop as BackdropKind } : {}),
+    ...(framing === "loose" ? { framing: "loose" as const } : {}),
+    workers: parseInteger("workers", values.get("workers") ?? String(Math.min(2, availableParallelism())), 1, 64),
+  };
+}
+
+interface StatsArgs {
+  dir: string;
+  limit: number;
+  workers: number;
+}
+
+function parseStatsArgs(argv: string[]): StatsArgs {
+  const [dir, ...rest] = argv;
+  if (!dir || dir.startsWith("--")) throw new UsageError("stats needs a directory");
+  let limit = 0;
+  let workers = Math.min(2, availableParallelism());
+  for (let i = 0; i < rest.length; i++) {
+    const match = /^--(limit|workers)(?:=(.*))?$/.exec(rest[i]!);
+    if (!match) throw new UsageError(`unknown argument "${rest[i]}"`);
+    const value = match[2] ?? rest[++i];
+    if (value === undefined) throw new UsageError(`--${match[1]} needs a value`);
+    if (match[1] === "limit") limit = parseInteger("limit", value, 0, 10_000_000);
+    else workers = parseInteger("workers", value, 1, 64);
+  }
+  return { dir, limit, workers };
+}
+
+async function stats(argv: string[]): Promise<void> {
+  const args = parseStatsArgs(argv);
+  const records = await measureCrops(args.dir, { workers: args.workers, limit: args.limit });
+  if (records.length === 0) throw new Error(`no .jpg/.jpeg/.png crops under ${args.dir}`);
+  console.log(formatSummary(summarise(records), records.length));
+}
+
+async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  if (argv[0] === "stats") {
+    try {
+      await stats(argv.slice(1));
+    } catch (error) {
+      if (error instanceof UsageError) {
+        console.error(`synth: ${error.message}\n${STATS_USAGE}`);
+        process.exit(2);
+      }
+      throw error;
+    }
+    return;
+  }
+  let args: CliArgs;
+  try {
+    args = parseArgs(process.argv.slice(2));
+  } catch (error) {
+    if (error instanceof UsageError) {
+      console.error(`synth: ${error.message}\n${USAGE}`);
+      process.exit(2);
+    }
+    throw error;
+  }
+  const started = performance.now();
+  const progress = startProgress("synth", args.subjects);
+  const manifest = await generateDataset({ ...args, onSubjectDone: () => progress.tick() });
+  progress.stop();
+  const seconds = (performance.now() - started) / 1000;
+  const images = manifest.subjects * manifest.captures;
+  const framed = manifest.framing === "loose" ? ", loose framing" : "";
+  const setting = manifest.backdrop ? `${manifest.difficulty} (${manifest.backdrop} backdrop${framed})` : manifest.difficulty;
+  console.log(
+    `synth: wrote ${images} ${setting} captures (${manifest.subjects} subjects × ${manifest.captures}) ` +
+      `to ${args.out} in ${seconds.toFixed(1)} s (${((seconds * 1000) / images).toFixed(1)} ms/image wall, ` +
+      `${args.workers} worker${args.workers > 1 ? "s" : ""}), seed ${manifest.seed}`,
+  );
+}
+
+main().catch((error: unknown) => {
+  console.error(`synth: failed: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+});

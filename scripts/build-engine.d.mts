@@ -1,0 +1,4 @@
+/** The compiled engine worker, relative to the dist dir of the build it belongs to. */
+export const ENGINE_WORKER: string;
+/** Compiles the engine's worker into `<distDir>/engine/` (replacing it); resolves to the worker's path. */
+export function compileEngine(distDir: string): Promise<string>;

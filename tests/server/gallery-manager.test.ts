@@ -1,0 +1,161 @@
+import fs from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openDatabase, type OpenDatabase } from "@/lib/db/connect";
+import { readEnv } from "@/lib/env";
+import type { RhinariumClient } from "@rhinarium/sdk";
+import * as engine from "@/lib/engine";
+import { shutdownEngine } from "@/lib/engine";
+import { noseCapture } from "@/lab/test-support/nose-images";
+import { apiClient, createTestDatabase, probeSession, registerPet, type TestDatabase } from "@/lab/test-support/scale";
+import { buildOnce, ops, startServer, type TestServer } from "@/lab/test-support/server";
+import { currentTemplates, enrolledLightTemplatesByPet, enrolledTemplatesByPet, extractionFor, imageSelect } from "@/lib/jobs/templates";
+import { DESCRIPTOR_SETS, MATCHED_SETS } from "@/lib/biometrics/parameters";
+import { descriptorSetCount, deserializeTemplate } from "@/lib/biometrics/template";
+import { GalleryManager, type GalleryScope } from "@/lib/galleries/gallery-manager";
+
+// This test process holds galleries (as a worker does) while another process, the real server, enrols,
+// deletes and moves pets through its API and the ops CLI: the next identification here must see each
+// change without reloading the gallery.
+
+let database: TestDatabase;
+let server: TestServer;
+let db: OpenDatabase;
+let client: RhinariumClient;
+let accountId: string;
+
+beforeAll(async () => {
+  await buildOnce();
+  database = await createTestDatabase("gallery");
+  server = await startServer({ databaseUrl: database.url });
+  const account = await ops(server.env, "account:create", "--name", "Gallery clinic", "--plan", "standard");
+  accountId = account.accountId as string;
+  client = apiClient(server.baseUrl, account.apiKey as string);
+  db = await openDatabase(readEnv({ DATABASE_URL: database.url, DATA_DIR: server.dataDir } as unknown as NodeJS.ProcessEnv));
+  // Re-extraction here reads the image files the server stored.
+  process.env.DATA_DIR = server.dataDir;
+}, 600_000);
+
+afterAll(async () => {
+  await shutdownEngine();
+  await db?.close();
+  await server?.stop();
+  await database?.drop();
+  if (server) fs.rmSync(server.dataDir, { recursive: true, force: true });
+});
+
+/** New photos of synthetic pet `seed`, analysed by the engine in this process as a 1:N probe's are. */
+async function probe(seed: number): Promise<Uint8Array[]> {
+  const templates: Uint8Array[] = [];
+  for (const i of [5, 6, 7]) {
+    const analysis = await engine.analyseImage(await noseCapture(seed, i), extractionFor("PET_IDENTIFICATION"));
+    if (analysis.ok && analysis.template) templates.push(analysis.template);
+  }
+  return templates;
+}
+
+async function found(manager: GalleryManager, scope: GalleryScope, seed: number): Promise<string[]> {
+  return (await manager.identify(scope, await probe(seed))).candidates.map((c) => c.petId);
+}
+
+describe("gallery manager, with another process changing pets", () => {
+  it("finds a pet enrolled elsewhere and stops finding one deleted elsewhere, without reloading", async () => {
+    const rex = await registerPet(client, 501);
+    const max = await registerPet(client, 502);
+    const manager = new GalleryManager(db.prisma);
+    const all: GalleryScope = { accountId, poolId: null, species: "DOG" };
+
+    expect(await found(manager, all, 501)).toEqual([rex]);
+    expect(await found(manager, all, 502)).toEqual([max]);
+    expect(await manager.stats(all)).toMatchObject({ loaded: true, pets: 2 });
+    const loads = await db.prisma.galleryChange.count({ where: { accountId } });
+
+    // Enrolled by the server's job runner after this process loaded the gallery.
+    const bella = await registerPet(client, 503);
+    expect(await db.prisma.galleryChange.count({ where: { accountId } })).toBe(loads + 1);
+    expect(await found(manager, all, 503)).toEqual([bella]);
+    expect(await manager.stats(all)).toMatchObject({ pets: 3 });
+
+    // Deleted through the server's API.
+    await client.deletePet(rex);
+    expect(await found(manager, all, 501)).toEqual([]);
+    expect(await found(manager, all, 502)).toEqual([max]);
+    expect(await manager.stats(all)).toMatchObject({ pets: 2 });
+
+    // A second manager (another process) loading now sees the same gallery.
+    const fresh = new GalleryManager(db.prisma);
+    expect(await fresh.stats(all)).toMatchObject({ pets: 2 });
+    await fresh.dropAll();
+    expect(await manager.stats(all)).toMatchObject({ pets: 2 });
+  });
+
+  it("reads the light comparison's templates from their own column, cut once and cut again after re-extraction", async () => {
+    const pet = await registerPet(client, 505);
+    const light = (await enrolledLightTemplatesByPet(db.prisma, accountId, [pet])).get(pet)!;
+    const rows = () =>
+      db.prisma.fingerprintImage.findMany({ where: { petId: pet, usable: true }, orderBy: { createdAt: "asc" }, select: { id: true, template: true, lightTemplate: true } });
+    const stored = await rows();
+    expect(light).toHaveLength(stored.length);
+    stored.forEach((row, i) => {
+      expect(Buffer.from(row.lightTemplate!).equals(Buffer.from(light[i]))).toBe(true);
+      expect(Buffer.from(row.lightTemplate!).equals(Buffer.from(engine.lightTemplateOf(new Uint8Array(row.template!))))).toBe(true);
+      expect(row.lightTemplate!.length).toBeLessThan(row.template!.length / 2.5);
+    });
+
+    // A template of an older engine version is re-extracted; the light template cut from the old one goes with it.
+    await db.prisma.fingerprintImage.update({ where: { id: stored[0].id }, data: { engineVersion: engine.ENGINE_VERSION - 1, lightTemplate: Buffer.from([1, 2, 3]) } });
+    const again = (await enrolledLightTemplatesByPet(db.prisma, accountId, [pet])).get(pet)!;
+    const [first] = await rows();
+    expect(Buffer.from(again[0]).equals(Buffer.from(engine.lightTemplateOf(new Uint8Array(first.template!))))).toBe(true);
+    expect(Buffer.from(first.lightTemplate!).equals(Buffer.from(again[0]))).toBe(true);
+    // Re-extracted by another path first (verification reads whole templates): the stale cuts are cleared, not kept
+    // as if current.
+    await db.prisma.fingerprintImage.update({ where: { id: stored[1].id }, data: { engineVersion: engine.ENGINE_VERSION - 1, lightTemplate: Buffer.from([1, 2, 3]), searchKey: Buffer.from([4, 5, 6]) } });
+    await enrolledTemplatesByPet(db.prisma, accountId, [pet]);
+    const cleared = await db.prisma.fingerprintImage.findUniqueOrThrow({ where: { id: stored[1].id }, select: { engineVersion: true, lightTemplate: true, searchKey: true } });
+    expect(cleared).toEqual({ engineVersion: engine.ENGINE_VERSION, lightTemplate: null, searchKey: null });
+    // Another account's pets are not read.
+    expect((await enrolledLightTemplatesByPet(db.prisma, "another-account", [pet])).size).toBe(0);
+  });
+
+  it("stores an identification session's images with the outer frames that 1:N lookups read, any other without", async () => {
+    const frames = (rows: { template: Uint8Array | null }[]) => rows.flatMap((r) => (r.template ? [descriptorSetCount(deserializeTemplate(new Uint8Array(r.template)))] : []));
+    const imagesOf = (where: { petId?: string; sessionId?: string }) => db.prisma.fingerprintImage.findMany({ where, select: imageSelect, orderBy: { createdAt: "asc" } });
+    const pet = await registerPet(client, 506);
+    const enrolled = frames(await imagesOf({ petId: pet }));
+    expect(enrolled.length).toBeGreaterThanOrEqual(3);
+    expect(new Set(enrolled)).toEqual(new Set([MATCHED_SETS]));
+    const verification = frames(await imagesOf({ sessionId: await probeSession(client, 506, "PET_VERIFICATION", pet) }));
+    expect(new Set(verification)).toEqual(new Set([MATCHED_SETS]));
+    const identification = await probeSession(client, 506, "PET_IDENTIFICATION");
+    const probes = await imagesOf({ sessionId: identification });
+    expect(frames(probes).length).toBeGreaterThanOrEqual(2);
+    expect(new Set(frames(probes))).toEqual(new Set([DESCRIPTOR_SETS]));
+
+    // An identification job re-extracts a stale probe image (an older engine version's) with them again.
+    const stale = probes.map((row) => ({ ...row, engineVersion: engine.ENGINE_VERSION - 1 }));
+    expect(new Set(frames(await currentTemplates(db.prisma, stale, extractionFor("PET_IDENTIFICATION"))))).toEqual(new Set([DESCRIPTOR_SETS]));
+    expect(new Set(frames(await currentTemplates(db.prisma, stale, extractionFor("PET_VERIFICATION"))))).toEqual(new Set([MATCHED_SETS]));
+    const job = await client.waitForIdentification((await client.identifyPet(identification)).jobId);
+    expect(job.status).toBe("SUCCESS");
+    expect(job.pets?.[0]?.id).toBe(pet);
+  });
+
+  it("moves a pet between search pools' galleries when the ops CLI moves it", async () => {
+    const luna = await registerPet(client, 504);
+    const manager = new GalleryManager(db.prisma);
+    await ops(server.env, "pool:create", "--account", accountId, "--name", "shelter", "--pets", luna);
+    const shelter = await db.prisma.searchPool.findUniqueOrThrow({ where: { accountId_name: { accountId, name: "shelter" } } });
+    const shelterScope: GalleryScope = { accountId, poolId: shelter.id, species: "DOG" };
+    expect(await found(manager, shelterScope, 504)).toEqual([luna]);
+    expect(await manager.stats(shelterScope)).toMatchObject({ pets: 1 });
+
+    await ops(server.env, "pool:create", "--account", accountId, "--name", "clinic", "--pets", luna);
+    expect(await found(manager, shelterScope, 504)).toEqual([]);
+    expect(await manager.stats(shelterScope)).toMatchObject({ pets: 0 });
+    // The default pool holds every pet, whatever its named pool.
+    expect(await found(manager, { accountId, poolId: null, species: "DOG" }, 504)).toEqual([luna]);
+    // A gallery without pets (no cat enrolled, a pool emptied) finds nobody.
+    expect(await found(manager, { accountId, poolId: null, species: "CAT" }, 504)).toEqual([]);
+    expect(await manager.stats({ accountId, poolId: null, species: "CAT" })).toMatchObject({ pets: 0 });
+  });
+});
