@@ -122,6 +122,8 @@ export async function galleryStats(galleryKey: string): Promise<{ loaded: boolea
   return { loaded: true, pets: shards.reduce((sum, s) => sum + s.pets, 0), bytes: shards.reduce((sum, s) => sum + s.bytes, 0) };
 }
 
+let searches = 0;
+
 /**
  * 1:N in a gallery: the cascade (`runCascade`: a fast pass, and a deep pass when it accepted nobody). Every shard's
  * first stage runs at once in its worker; the light and the full matching are shared out over the pool. The full
@@ -136,11 +138,13 @@ export async function identifyInGallery(
   loadLightTemplates: (petIds: string[]) => Promise<GalleryPet[]> = loadTemplates,
 ): Promise<IdentificationOutcome> {
   const engine = enginePool();
+  // Each shard keeps the fast pass's votes under this search's token; a deep pass adds the ± 40° frames' votes to them.
+  const search = `search-${++searches}`;
   const shortlist = async (limit: number, sets: number) =>
     mergeShortlists(
       await Promise.all(
         everySlot(engine).map((slot) =>
-          engine.runOnSlot(slot, "galleryShortlist", galleryKey, probe, limit, sets).catch((error: unknown) => {
+          engine.runOnSlot(slot, "galleryShortlist", galleryKey, probe, limit, sets, search).catch((error: unknown) => {
             if (error instanceof EngineTaskError && error.message.startsWith(GalleryNotLoadedError.errorName)) throw new GalleryNotLoadedError(galleryKey);
             throw error;
           }),

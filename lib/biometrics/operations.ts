@@ -80,10 +80,10 @@ export async function identifyAmong(probes: NoseTemplate[][], pets: { petId: str
   try {
     for (const pet of pets) gallery.upsert(pet.petId, pet.templates.map((t) => t.searchKey));
     const outcomes: IdentificationOutcome[] = [];
-    for (const probe of probes) {
+    for (const [n, probe] of probes.entries()) {
       outcomes.push(
         await runCascade({
-          shortlist: async (limit, sets) => gallery.shortlist(probe, limit, sets),
+          shortlist: async (limit, sets) => gallery.shortlist(probe, limit, sets, `probe-${n}`),
           rank: async (petIds) => rankCandidates(probe, withTemplates(petIds)),
           compareLightly: async (petIds) => lightRawScores(probe, withTemplates(petIds)),
         }),
