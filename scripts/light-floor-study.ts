@@ -13,6 +13,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseScriptArgs } from "./script-cli";
+import { readTemplateCache } from "../lib/bench/identification";
 import { compareSessions } from "../lib/biometrics/session-matcher";
 import { DECISION_THRESHOLD, sessionScore } from "../lib/biometrics/scoring";
 import { RERANK_KEYPOINTS, TEMPLATE_VERSION } from "../lib/biometrics/parameters";
@@ -29,21 +30,8 @@ const { values } = parseScriptArgs({
   },
 });
 
-/** The bench's template cache: a 4-byte length (0xffffffff: no template), then the template. */
-function readCache(file: string): (NoseTemplate | null)[] {
-  const bytes = fs.readFileSync(file);
-  const out: (NoseTemplate | null)[] = [];
-  for (let at = 0; at < bytes.byteLength; ) {
-    const length = bytes.readUInt32LE(at);
-    at += 4;
-    if (length === 0xffffffff) out.push(null);
-    else {
-      out.push(deserializeTemplate(new Uint8Array(bytes.subarray(at, at + length))));
-      at += length;
-    }
-  }
-  return out;
-}
+/** The bench's cached templates, decoded (null: an unusable image). */
+const readCache = (file: string) => readTemplateCache(file).map((bytes) => (bytes ? deserializeTemplate(bytes) : null));
 
 const cacheFile = (prefix: string) => {
   const name = fs.readdirSync(values.cache).find((f) => f.startsWith(prefix) && f.endsWith(`-v${TEMPLATE_VERSION}.bin`));

@@ -134,7 +134,7 @@ function writeTemplateCache(file: string, templates: (Uint8Array | null)[]): voi
   fs.renameSync(file + ".tmp", file);
 }
 
-function readTemplateCache(file: string): (Uint8Array | null)[] {
+export function readTemplateCache(file: string): (Uint8Array | null)[] {
   const bytes = fs.readFileSync(file);
   const out: (Uint8Array | null)[] = [];
   for (let at = 0; at < bytes.byteLength; ) {
