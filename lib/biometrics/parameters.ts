@@ -212,7 +212,7 @@ export const RERANK_KEYPOINTS = 60;
 export const RERANK_PROMOTED = 4;
 /**
  * Searches whose fast-pass votes a gallery shard keeps for their deep pass at once (inverted-index.ts `VoteKeeping`):
- * two identifications in flight reuse theirs; each costs 64 B a row for each probe image (~1 KB a pet for three).
+ * two identifications in flight reuse theirs; each costs 68 B a row for each probe image (~1 KB a pet for three).
  */
 export const KEPT_SEARCHES = 2;
 
