@@ -101,7 +101,7 @@ export interface CeilingServer {
   stop(): Promise<void>;
 }
 
-/** The bare http server (lib/bench/ceiling-server.mjs) answering `getBody` to GET, `postBody` (201) to POST and `patchBody` to PATCH. */
+/** The bare http server (lab/bench/ceiling-server.mjs) answering `getBody` to GET, `postBody` (201) to POST and `patchBody` to PATCH. */
 export async function startCeilingServer(getBody: string, postBody: string, patchBody: string): Promise<CeilingServer> {
   const port = await freePort();
   const child = spawn("node", [path.join(process.cwd(), "lab", "bench", "ceiling-server.mjs")], {

@@ -26,7 +26,7 @@ const PROBE_CAPTURES = [5, 6, 7];
 const ENROL_IMAGES = 5;
 /**
  * The seed of each probe setting's subjects. A subject's nose depends on the seed alone, not on the
- * setting (lib/synth/dataset.ts subjectSeed): with one seed for every setting, subject i of the real
+ * setting (lab/synth/dataset.ts subjectSeed): with one seed for every setting, subject i of the real
  * setting would be the same animal as subject i of the hard setting, enrolled in the same gallery.
  */
 const PROBE_SET_SEEDS: Record<DifficultyName, number> = { normal: 5050, hard: 5151, real: 5252 };
@@ -134,7 +134,7 @@ function writeTemplateCache(file: string, templates: (Uint8Array | null)[]): voi
   fs.renameSync(file + ".tmp", file);
 }
 
-function readTemplateCache(file: string): (Uint8Array | null)[] {
+export function readTemplateCache(file: string): (Uint8Array | null)[] {
   const bytes = fs.readFileSync(file);
   const out: (Uint8Array | null)[] = [];
   for (let at = 0; at < bytes.byteLength; ) {

@@ -55,7 +55,7 @@ function usable(indices: number[]): NoseTemplate[] {
   return indices.map((i) => templates[i]).filter((t): t is NoseTemplate => t !== null);
 }
 
-function handle(request: EvalRequest): unknown {
+function handle(request: EvalRequest): unknown | Promise<unknown> {
   switch (request.kind) {
     case "load":
       templates = request.templates.map((bytes) => (bytes ? deserializeTemplate(bytes) : null));
@@ -72,9 +72,9 @@ function handle(request: EvalRequest): unknown {
 }
 
 sharp.concurrency(1);
-parentPort?.on("message", (message: { id: number; request: EvalRequest }) => {
+parentPort?.on("message", async (message: { id: number; request: EvalRequest }) => {
   try {
-    parentPort!.postMessage({ id: message.id, result: handle(message.request) });
+    parentPort!.postMessage({ id: message.id, result: await handle(message.request) });
   } catch (error) {
     parentPort!.postMessage({ id: message.id, error: (error as Error).message });
   }

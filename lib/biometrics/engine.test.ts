@@ -96,10 +96,10 @@ describe("1:1 verification (3 probe vs 5 enrolled images)", () => {
 });
 
 describe("1:N identification on hard captures", () => {
-  it("finds each probe's pet first and nobody for a stranger", () => {
+  it("finds each probe's pet first and nobody for a stranger", async () => {
     const decoded = (s: number) => templatesOf(hardAnalyses[s]).map(deserializeTemplate);
     const gallery = [0, 1, 2].map((s) => ({ petId: `pet-${s}`, templates: decoded(s).slice(0, 5) }));
-    const outcomes = identifyAmong([0, 1, 2, 3].map((s) => decoded(s).slice(5)), gallery);
+    const outcomes = await identifyAmong([0, 1, 2, 3].map((s) => decoded(s).slice(5)), gallery);
     for (const s of [0, 1, 2]) expect(outcomes[s].candidates[0]?.petId, `subject ${s}`).toBe(`pet-${s}`);
     expect(outcomes[3].candidates).toEqual([]);
   });
@@ -138,9 +138,9 @@ describe("descriptor frames: the outer ones only for 1:N probes", () => {
     expect(verifyPet(without.slice(5), without.slice(0, 5)).score).toBeGreaterThan(verifyPet(without.slice(5), other.slice(0, 5)).score);
   });
 
-  it("a 1:N probe without them still finds its pet, looking up in the frames it has", () => {
+  it("a 1:N probe without them still finds its pet, looking up in the frames it has", async () => {
     const gallery = [0, 1, 2].map((s) => ({ petId: `pet-${s}`, templates: decoded(matchedOnly, s).slice(0, 5) }));
-    const outcomes = identifyAmong([0, 1, 2, 3].map((s) => decoded(matchedOnly, s).slice(5)), gallery);
+    const outcomes = await identifyAmong([0, 1, 2, 3].map((s) => decoded(matchedOnly, s).slice(5)), gallery);
     for (const s of [0, 1, 2]) expect(outcomes[s].candidates[0]?.petId, `subject ${s}`).toBe(`pet-${s}`);
     expect(outcomes[3].candidates).toEqual([]);
   });
@@ -156,7 +156,7 @@ describe("1:N cascade: the light comparison beyond the first stage's shortlist",
   const otherNose = () => templatesOf(hardAnalyses[1]).slice(0, 5);
   const decoyIds = Array.from({ length: DECOYS }, (_, i) => `decoy-${String(i).padStart(2, "0")}`);
 
-  it("finds a pet that the first stage ranks beyond its shortlist (in process)", () => {
+  it("finds a pet that the first stage ranks beyond its shortlist (in process)", async () => {
     const probe = probeOf().map(deserializeTemplate);
     const keys = decoyKeys().map(deserializeSearchKey);
     const gallery = [
@@ -170,7 +170,7 @@ describe("1:N cascade: the light comparison beyond the first stage's shortlist",
     expect(rank).toBe(DECOYS);
     expect(rank).toBeGreaterThanOrEqual(SHORTLIST_SIZE);
 
-    const [outcome] = identifyAmong([probe], gallery);
+    const [outcome] = await identifyAmong([probe], gallery);
     expect(outcome.candidates.map((c) => c.petId)).toEqual(["pet-0"]);
     expect(outcome.details).toMatchObject({ shortlisted: DECOYS + 1, reranked: DECOYS + 1 - SHORTLIST_SIZE, compared: SHORTLIST_SIZE + RERANK_PROMOTED });
   });

@@ -4,6 +4,7 @@ import { InvertedIndex } from "./inverted-index";
 import { probeVoteWeight } from "./distinctiveness";
 import { keypointBurstWeights } from "./pair-matcher";
 import { computeProbeLookups, deserializeSearchKey, isSearchKey, type SearchKey } from "./search-key";
+import { DESCRIPTOR_SETS } from "./parameters";
 import { descriptorSetCount, deserializeTemplate, keypointCount, searchKeyOfTemplate, type NoseTemplate } from "./template";
 
 /**
@@ -13,6 +14,8 @@ import { descriptorSetCount, deserializeTemplate, keypointCount, searchKeyOfTemp
  */
 export class Gallery {
   private readonly index = new InvertedIndex();
+  /** Searches whose votes the index keeps (`shortlist` with a search token): the frames they were cast by. */
+  private readonly keptFrames = new Map<string, number>();
 
   get size(): number {
     return this.index.size;
@@ -46,15 +49,27 @@ export class Gallery {
    * The first stage: the `limit` best pets, best first, by the probe's lookups in its first `sets` descriptor frames
    * (the cascade's fast pass: SHORTLIST_SIZE by MATCHED_SETS frames; its deep pass: RERANK_CANDIDATES by all).
    */
-  shortlist(probe: readonly NoseTemplate[], limit: number, sets: number): GalleryShortlist {
+  shortlist(probe: readonly NoseTemplate[], limit: number, sets: number, search?: string): GalleryShortlist {
+    // With a search token, a pass by fewer than all frames keeps its votes, and the next pass of the same search adds
+    // only its further frames' votes to them (the same scores as looking up every frame again; InvertedIndex.search).
+    const kept = search === undefined ? undefined : this.keptFrames.get(search);
+    const resume = search !== undefined && kept !== undefined && kept < sets && this.index.holdsVotes(search, probe.length);
+    const fromSet = resume ? kept! : 0;
     // A probe image extracted without outer frames (extract.ts) looks up in the frames it has.
     // A probe keypoint repeated across its image (a periodic backdrop, pair-matcher.ts `keypointBurstWeights`) votes
     // as little as it counts as an inlier: otherwise every pet enrolled on the same backdrop collects its votes.
     const lookups = probe.map((t) => {
       const burst = keypointBurstWeights(t);
-      return computeProbeLookups(keypointCount(t), t.descriptors, Math.min(sets, descriptorSetCount(t)), (k) => burst[k] * probeVoteWeight(t.genericness[k]));
+      return computeProbeLookups(keypointCount(t), t.descriptors, Math.min(sets, descriptorSetCount(t)), (k) => burst[k] * probeVoteWeight(t.genericness[k]), fromSet);
     });
-    const hits = this.index.search(lookups, limit);
+    const keep = search !== undefined && sets < DESCRIPTOR_SETS;
+    if (search !== undefined) {
+      this.keptFrames.delete(search);
+      if (keep) this.keptFrames.set(search, sets);
+      // Tokens of searches whose votes the index no longer keeps are forgotten.
+      for (const token of this.keptFrames.keys()) if (token !== search && !this.index.holdsVotes(token)) this.keptFrames.delete(token);
+    }
+    const hits = this.index.search(lookups, limit, search === undefined || (!keep && !resume) ? undefined : { token: search, resume, keep });
     return { petIds: hits.map((hit) => hit.petId), scores: hits.map((hit) => hit.score), searched: this.index.size };
   }
 }
@@ -100,8 +115,8 @@ export function galleryTotals(): { galleries: number; pets: number; bytes: numbe
   return { galleries: galleries.size, pets, bytes };
 }
 
-export function galleryShortlist(key: string, probe: Uint8Array[], limit: number, sets: number): GalleryShortlist {
+export function galleryShortlist(key: string, probe: Uint8Array[], limit: number, sets: number, search?: string): GalleryShortlist {
   const gallery = galleries.get(key);
   if (!gallery) throw new GalleryNotLoadedError(key);
-  return gallery.shortlist(probe.map(deserializeTemplate), limit, sets);
+  return gallery.shortlist(probe.map(deserializeTemplate), limit, sets, search);
 }

@@ -4,8 +4,7 @@
  */
 import { EnginePool, EngineTaskError, hashKey } from "./engine-pool";
 import { mergeShortlists } from "./gallery-shortlist";
-import { DESCRIPTOR_SETS, MATCHED_SETS, RERANK_CANDIDATES, SHORTLIST_SIZE } from "./parameters";
-import { promoteByLightScore, rerankNeeded, sortCandidates } from "./candidates";
+import { joinRankings, runCascade } from "./cascade";
 import { GalleryNotLoadedError } from "./gallery-not-loaded";
 import type { ExtractionOptions } from "./extract";
 import type { GalleryPet, IdentificationOutcome, ImageAnalysis, VerificationOutcome } from "./operations";
@@ -123,16 +122,14 @@ export async function galleryStats(galleryKey: string): Promise<{ loaded: boolea
   return { loaded: true, pets: shards.reduce((sum, s) => sum + s.pets, 0), bytes: shards.reduce((sum, s) => sum + s.bytes, 0) };
 }
 
+let searches = 0;
+
 /**
- * 1:N in a gallery, a cascade. Every shard's first stage runs at once in its worker.
- * - Fast pass: the first stage by the probe's matched frames (MATCHED_SETS), its SHORTLIST_SIZE best matched in full
- *   (templates from `loadTemplates`). A pet accepted here ends the search: what almost every genuine probe gets.
- * - Deep pass, only when the fast one accepted nobody (`rerankNeeded`): the first stage again by all five frames (the
- *   ± 40° ones reach turned captures), its RERANK_CANDIDATES best that were not matched yet compared lightly, and
- *   the best of those (`promoteByLightScore`) matched in full.
- * The light and the full matching are shared out over the pool. The light comparison's templates come from
- * `loadLightTemplates` (`lightTemplateOf` each: a fifth of the bytes; by default the whole templates, which it cuts
- * the same way). Pets that a loader leaves out (deleted meanwhile) are skipped.
+ * 1:N in a gallery: the cascade (`runCascade`: a fast pass, and a deep pass when it accepted nobody). Every shard's
+ * first stage runs at once in its worker; the light and the full matching are shared out over the pool. The full
+ * matching's templates come from `loadTemplates`, the light comparison's from `loadLightTemplates` (`lightTemplateOf`
+ * each: a fifth of the bytes; by default the whole templates, which it cuts the same way). Pets that a loader leaves
+ * out (deleted meanwhile) are skipped.
  */
 export async function identifyInGallery(
   galleryKey: string,
@@ -141,11 +138,13 @@ export async function identifyInGallery(
   loadLightTemplates: (petIds: string[]) => Promise<GalleryPet[]> = loadTemplates,
 ): Promise<IdentificationOutcome> {
   const engine = enginePool();
-  const firstStage = async (limit: number, sets: number) =>
+  // Each shard keeps the fast pass's votes under this search's token; a deep pass adds the ± 40° frames' votes to them.
+  const search = `search-${++searches}`;
+  const shortlist = async (limit: number, sets: number) =>
     mergeShortlists(
       await Promise.all(
         everySlot(engine).map((slot) =>
-          engine.runOnSlot(slot, "galleryShortlist", galleryKey, probe, limit, sets).catch((error: unknown) => {
+          engine.runOnSlot(slot, "galleryShortlist", galleryKey, probe, limit, sets, search).catch((error: unknown) => {
             if (error instanceof EngineTaskError && error.message.startsWith(GalleryNotLoadedError.errorName)) throw new GalleryNotLoadedError(galleryKey);
             throw error;
           }),
@@ -153,30 +152,14 @@ export async function identifyInGallery(
       ),
       limit,
     );
-  const load = async (petIds: string[]) => (petIds.length > 0 ? loadTemplates(petIds) : []);
-  const loadLight = async (petIds: string[]) => (petIds.length > 0 ? loadLightTemplates(petIds) : []);
-  const rank = async (pets: GalleryPet[]) => {
-    const rankings = await shareOut(engine, pets, async (share) => [await engine.run("rankShortlist", probe, share)]);
-    return { compared: pets.length, candidates: rankings.flatMap((ranking) => ranking.candidates), bestRaw: rankings.reduce((best, ranking) => Math.max(best, ranking.bestRaw), 0) };
-  };
-  const fast = await firstStage(SHORTLIST_SIZE, MATCHED_SETS);
-  const head = await rank(await load(fast.petIds));
-  const details = { searched: fast.searched, shortlisted: fast.petIds.length, reranked: 0, compared: head.compared, bestRaw: head.bestRaw };
-  if (!rerankNeeded(head.candidates.length)) return { candidates: sortCandidates(head.candidates), details };
-  const seen = new Set(fast.petIds);
-  const rest = await loadLight((await firstStage(RERANK_CANDIDATES, DESCRIPTOR_SETS)).petIds.filter((petId) => !seen.has(petId)));
-  const light = await shareOut(engine, rest, (share) => engine.run("rerankCandidates", probe, share));
-  const promoted = await rank(await load(promoteByLightScore(light)));
-  return {
-    candidates: sortCandidates([...head.candidates, ...promoted.candidates]),
-    details: {
-      ...details,
-      shortlisted: fast.petIds.length + rest.length,
-      reranked: light.length,
-      compared: head.compared + promoted.compared,
-      bestRaw: Math.max(head.bestRaw, promoted.bestRaw),
+  return runCascade({
+    shortlist,
+    rank: async (petIds) => {
+      const pets = petIds.length > 0 ? await loadTemplates(petIds) : [];
+      return joinRankings(await shareOut(engine, pets, async (share) => [await engine.run("rankShortlist", probe, share)]));
     },
-  };
+    compareLightly: async (petIds) => shareOut(engine, await loadLightTemplates(petIds), (share) => engine.run("rerankCandidates", probe, share)),
+  });
 }
 
 /** Runs `task` on shares of `pets` dealt round-robin over the pool's workers, and joins the results. */

@@ -38,6 +38,25 @@ function probeOf(key: SearchKey, turn = 0, flips = 2): ProbeLookups {
   return { count, keypoint, words, signatures, angles, weights: new Float32Array(count).fill(1) };
 }
 
+/** Two lookups of one probe image, one after the other (the second's keypoints numbered after the first's). */
+function joinLookups(a: ProbeLookups, b: ProbeLookups): ProbeLookups {
+  const offset = a.count > 0 ? a.keypoint[a.count - 1] + 1 : 0;
+  const join = <T extends Uint32Array | Uint16Array | Uint8Array | Float32Array>(x: T, y: T, make: (n: number) => T) => {
+    const out = make(x.length + y.length);
+    out.set(x);
+    out.set(y, x.length);
+    return out;
+  };
+  return {
+    count: a.count + b.count,
+    keypoint: join(a.keypoint, b.keypoint.map((k) => k + offset), (n) => new Uint32Array(n)),
+    words: join(a.words, b.words, (n) => new Uint16Array(n)),
+    signatures: join(a.signatures, b.signatures, (n) => new Uint32Array(n)),
+    angles: join(a.angles, b.angles, (n) => new Uint8Array(n)),
+    weights: join(a.weights, b.weights, (n) => new Float32Array(n)),
+  };
+}
+
 describe("inverted index", () => {
   it("builds by batches (upsertMany) the index one-by-one upserts build, replacements and removals included", () => {
     const one = new InvertedIndex();
@@ -154,6 +173,46 @@ describe("inverted index", () => {
     expect(index.size).toBe(10);
     expect(index.search([probeOf(randomKey(135))], 3).map((s) => s.petId)).not.toContain("pet-35");
     expect(index.search([probeOf(randomKey(9999))], 1)[0].petId).toBe("pet-35");
+  });
+
+  it("adds a later pass's lookups to the votes it kept: the scores of one search by all of them, bit for bit", () => {
+    const index = new InvertedIndex();
+    for (let p = 0; p < 100; p++) index.upsert(`pet-${p}`, [randomKey(p * 10 + 1), randomKey(p * 10 + 2)]);
+    /** One probe image's lookups: the keys of `pets` (their first or second image) seen turned by `turn`. */
+    const lookups = (pets: number[], image: number, turn: number) => pets.map((p) => probeOf(randomKey(p * 10 + image), turn, 3)).reduce(joinLookups);
+    // Per probe image, a first pass and further lookups. Probe A's first pass touches over an eighth of the rows (the
+    // kernel sweeps them), probe B's a few.
+    const probeA = [0, 1].map((i) => ({ first: lookups([...Array(30).keys()].map((p) => p + 10 * i), 1, 20), more: lookups([3, 40, 41 + i], 2, -28) }));
+    const probeB = [0, 1, 2].map((i) => ({ first: lookups([60 + i, 70], 2, 0), more: lookups([60 + i, 80, 90], 1, 40) }));
+    const whole = (probe: typeof probeA) => index.search(probe.map((image) => joinLookups(image.first, image.more)), 50);
+    const first = (probe: typeof probeA) => index.search(probe.map((image) => image.first), 50);
+    const keep = (probe: typeof probeA, token: string) => index.search(probe.map((image) => image.first), 50, { token, resume: false, keep: true });
+    const resume = (probe: typeof probeA, token: string) => index.search(probe.map((image) => image.more), 50, { token, resume: true, keep: false });
+
+    expect(whole(probeA)).not.toEqual(first(probeA));
+    expect(whole(probeB)).not.toEqual(first(probeB));
+    // Two searches in flight at once, each resumed after the other kept its votes.
+    expect(keep(probeA, "a")).toEqual(first(probeA));
+    expect(keep(probeB, "b")).toEqual(first(probeB));
+    expect(index.holdsVotes("a", 2) && index.holdsVotes("b", 3)).toBe(true);
+    expect(resume(probeA, "a")).toEqual(whole(probeA));
+    expect(index.holdsVotes("a")).toBe(false);
+    expect(resume(probeB, "b")).toEqual(whole(probeB));
+    // Searches that ended in their first pass leave votes behind; a third search in flight evicts the oldest one's.
+    keep(probeB, "c");
+    keep(probeA, "d");
+    keep(probeB, "e");
+    expect(index.holdsVotes("c")).toBe(false);
+    expect(resume(probeB, "e")).toEqual(whole(probeB));
+    expect(resume(probeA, "d")).toEqual(whole(probeA));
+    // A pet added or removed voids the kept votes.
+    keep(probeA, "f");
+    index.upsert("pet-new", [randomKey(5)]);
+    expect(index.holdsVotes("f")).toBe(false);
+    expect(() => resume(probeA, "f")).toThrow();
+    keep(probeA, "g");
+    expect(resume(probeA, "g")).toEqual(whole(probeA));
+    index.dispose();
   });
 
   it("holds a bounded number of bytes per image", () => {

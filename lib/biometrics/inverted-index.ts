@@ -1,5 +1,5 @@
 import { finishProbeImage, kernelHeap, kernelViews, scanPostingList, setHammingWeights, type KernelViews } from "./simd/posting-kernel";
-import { ANGLE_BINS, HAMMING_SIGMA, HAMMING_THRESHOLD, STOP_WORD_FACTOR, STOP_WORD_MIN_POSTINGS, VOCABULARY_WORDS } from "./parameters";
+import { ANGLE_BINS, HAMMING_SIGMA, KEPT_SEARCHES, HAMMING_THRESHOLD, STOP_WORD_FACTOR, STOP_WORD_MIN_POSTINGS, VOCABULARY_WORDS } from "./parameters";
 import type { ProbeLookups, SearchKey } from "./search-key";
 
 /**
@@ -31,6 +31,33 @@ const ANGLE_SHIFT = 8 - Math.log2(ANGLE_BINS);
 const BINS_LOG2 = Math.log2(ANGLE_BINS);
 /** A probe image that touched more than this fraction of the rows is finished by a sweep over all rows. */
 const SWEEP_FRACTION = 0.125;
+
+/**
+ * Keeping a search's votes for its next pass (the cascade's deep pass adds the ± 40° frames' votes to the fast pass's
+ * rather than casting them all again): `keep` keeps this call's votes under `token`; `resume` adds this call's lookups
+ * to the votes kept under `token` (`holdsVotes`). The scores are those of one search by all the lookups, bit for bit.
+ */
+export interface VoteKeeping {
+  token: string;
+  resume: boolean;
+  keep: boolean;
+}
+
+/** One probe image's kept votes: every row's orientation histogram, and the rows it touched. */
+interface KeptImage {
+  histograms: KernelArray;
+  touched: KernelArray;
+  count: number;
+}
+
+interface KeptVotes {
+  token: string;
+  version: number;
+  /** Holds votes (kept and not yet resumed). */
+  held: boolean;
+  used: number;
+  images: KeptImage[];
+}
 
 export interface PetScore {
   petId: string;
@@ -96,14 +123,22 @@ export class InvertedIndex {
   private bestProbe = new Float64Array(0);
   private secondProbe = new Float64Array(0);
   private stamp = 0;
+  /** Changes with every pet added or removed: kept votes are valid in the version they were cast in. */
+  private version = 0;
+  private readonly kept: KeptVotes[] = [];
+  private keptClock = 0;
 
   get size(): number {
     return this.livePets;
   }
 
   get bytes(): number {
-    const kernel = [this.rowPet, this.stamps, this.histograms, this.touched, this.petBest, this.petTouched];
+    const kernel = [this.rowPet, this.stamps, this.histograms, this.touched, this.petBest, this.petTouched, ...this.keptArrays()];
     return this.blockBytes + kernel.reduce((sum, array) => sum + array.bytes, 0) + this.rowPostings.byteLength;
+  }
+
+  private keptArrays(): KernelArray[] {
+    return this.kept.flatMap((k) => k.images.flatMap((image) => [image.histograms, image.touched]));
   }
 
   has(petId: string): boolean {
@@ -121,6 +156,7 @@ export class InvertedIndex {
    * cache instead of every posting landing in another of the 8,192 lists.
    */
   upsertMany(batch: readonly { petId: string; keys: readonly SearchKey[] }[]): void {
+    this.version++;
     // A pet listed twice keeps its last images, as two upserts would.
     const pets = [...new Map(batch.map((pet) => [pet.petId, pet])).values()];
     // Removals first: a compaction they cause renumbers rows, so it must come before the new rows are read.
@@ -206,6 +242,7 @@ export class InvertedIndex {
       postings += this.rowPostings[row];
     }
     this.petRows[pet] = null;
+    this.version++;
     this.livePets--;
     this.livePostings -= postings;
     this.deadPostings += postings;
@@ -216,7 +253,9 @@ export class InvertedIndex {
   /** Returns every byte of kernel memory the index holds; the index is empty afterwards. */
   dispose(): void {
     for (let word = 0; word < VOCABULARY_WORDS; word++) this.freeList(word);
-    for (const array of [this.rowPet, this.stamps, this.histograms, this.touched, this.petBest, this.petTouched]) array.release();
+    for (const array of [this.rowPet, this.stamps, this.histograms, this.touched, this.petBest, this.petTouched, ...this.keptArrays()]) array.release();
+    this.kept.length = 0;
+    this.version++;
     this.petIds.length = 0;
     this.petIndex.clear();
     this.petRows.length = 0;
@@ -232,12 +271,18 @@ export class InvertedIndex {
    * score is the mean of its two best probe images' scores (the rule of the full matcher). The `limit`
    * best pets, best first.
    */
-  search(probe: readonly ProbeLookups[], limit: number): PetScore[] {
+  search(probe: readonly ProbeLookups[], limit: number, votes?: VoteKeeping): PetScore[] {
     if (limit <= 0 || probe.length === 0) return [];
     this.ensureScratch();
     const idf = this.idfSquared();
     const scored: number[] = [];
-    for (const lookups of probe) this.scoreProbeImage(lookups, idf, scored);
+    const kept = votes ? this.keptVotesFor(votes, probe.length) : null;
+    probe.forEach((lookups, image) => this.scoreProbeImage(lookups, idf, scored, kept?.images[image], votes));
+    if (kept) {
+      kept.token = votes!.token;
+      kept.held = votes!.keep;
+      kept.used = ++this.keptClock;
+    }
     const divisor = Math.min(2, probe.length);
     const best: PetScore[] = [];
     for (const pet of scored) {
@@ -248,11 +293,75 @@ export class InvertedIndex {
     return best;
   }
 
-  /** Votes of one probe image; each pet's score (its two best images) goes into its two best probe-image scores. */
-  private scoreProbeImage(lookups: ProbeLookups, idf: Float32Array, scored: number[]): void {
-    const { heads, stamps, histograms, rowPet, touched } = this;
-    let touchedCount = 0;
+  /**
+   * Whether this index holds the votes of search `token` (kept by a `search` with `keep`, for `probeImages` probe
+   * images if given) and they are still valid: no pet was added or removed since.
+   */
+  holdsVotes(token: string, probeImages?: number): boolean {
+    const kept = this.kept.find((k) => k.token === token);
+    return kept !== undefined && kept.held && kept.version === this.version && (probeImages === undefined || kept.images.length === probeImages);
+  }
+
+  /**
+   * The kept votes a search writes to: its own when it resumes them (`holdsVotes` must have said so), otherwise a free or
+   * the least recently used of KEPT_SEARCHES sets, emptied. Sized to the rows.
+   */
+  private keptVotesFor(votes: VoteKeeping, probeImages: number): KeptVotes {
+    const own = this.kept.find((k) => k.token === votes.token);
+    if (votes.resume) {
+      if (!own || !this.holdsVotes(votes.token, probeImages)) throw new Error("no votes kept for this search");
+      return own;
+    }
+    let kept = own;
+    if (!kept && this.kept.length < KEPT_SEARCHES) this.kept.push((kept = { token: votes.token, version: -1, held: false, used: 0, images: [] }));
+    kept ??= this.kept.reduce((oldest, k) => (k.used < oldest.used ? k : oldest));
+    const rows = this.rowPet.capacity;
+    for (const image of kept.images.splice(probeImages)) {
+      image.histograms.release();
+      image.touched.release();
+    }
+    while (kept.images.length < probeImages) kept.images.push({ histograms: new KernelArray(4 * ANGLE_BINS), touched: new KernelArray(4), count: 0 });
+    for (const image of kept.images) {
+      if (image.histograms.capacity < rows) {
+        // Fresh regions are zeroed.
+        image.histograms.release();
+        image.touched.release();
+        image.histograms.ensure(rows, false);
+        image.touched.ensure(rows, false);
+      } else if (kept.held && image.count > 0) {
+        // Votes kept and never resumed (the search ended in its first pass): cleared.
+        const { i32 } = kernelViews();
+        const histograms = image.histograms.address >>> 2;
+        if (image.count > rows / 8) i32.fill(0, histograms, histograms + image.histograms.capacity * ANGLE_BINS);
+        else for (let j = 0, touched = image.touched.address >>> 2; j < image.count; j++) {
+          const at = histograms + i32[touched + j] * ANGLE_BINS;
+          i32.fill(0, at, at + ANGLE_BINS);
+        }
+      }
+      image.count = 0;
+    }
+    kept.held = false;
+    kept.version = this.version;
+    return kept;
+  }
+
+  /**
+   * Votes of one probe image; each pet's score (its two best images) goes into its two best probe-image scores. With
+   * `into`, the votes go to a kept image's histograms: added to those it holds (`resume`), and kept afterwards (`keep`).
+   */
+  private scoreProbeImage(lookups: ProbeLookups, idf: Float32Array, scored: number[], into?: KeptImage, votes?: VoteKeeping): void {
+    const { heads, stamps, rowPet } = this;
+    const histograms = into?.histograms ?? this.histograms;
+    const touched = into?.touched ?? this.touched;
+    let touchedCount = into && votes?.resume ? into.count : 0;
     const stopAbove = this.stopWordLength();
+    if (touchedCount > 0) {
+      // The rows this image touched before are marked touched again (the kernel appends a row at its first vote).
+      const mark = ++this.stamp;
+      const { i32 } = kernelViews();
+      const at = stamps.address >>> 2;
+      for (let j = 0, list = touched.address >>> 2; j < touchedCount; j++) i32[at + i32[list + j]] = mark;
+    }
     let stamp = this.stamp;
     for (let k = 0; k < lookups.count; k++) {
       // A new stamp for each probe keypoint: an enrolled image takes one vote of its lookups.
@@ -287,7 +396,9 @@ export class InvertedIndex {
       this.petBest.address,
       this.petTouched.address,
       sweep ? 1 : 0,
+      votes?.keep ? 1 : 0,
     );
+    if (into) into.count = touchedCount;
     const { i32, f64 } = kernelViews();
     const petTouched = this.petTouched.address >>> 2;
     const petBest = this.petBest.address >>> 3;

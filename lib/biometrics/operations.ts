@@ -1,8 +1,9 @@
 import { extractNoseImage, type ExtractionOptions } from "./extract";
 import { compareTemplates } from "./pair-matcher";
-import { promoteByLightScore, rerankNeeded, sortCandidates, type LightScore } from "./candidates";
+import { sortCandidates, type LightScore } from "./candidates";
+import { runCascade, type CandidateRanking } from "./cascade";
 import { Gallery } from "./gallery";
-import { DESCRIPTOR_SETS, MATCHED_SETS, RERANK_CANDIDATES, RERANK_KEYPOINTS, SHORTLIST_SIZE } from "./parameters";
+import { RERANK_KEYPOINTS } from "./parameters";
 import { DECISION_THRESHOLD, pairScore, sessionScore } from "./scoring";
 import { compareSessions } from "./session-matcher";
 import { deserializeTemplate, serializeTemplate, strongestKeypoints, type NoseTemplate } from "./template";
@@ -70,35 +71,25 @@ export function verifyPet(probe: Uint8Array[], enrolled: Uint8Array[]): Verifica
 
 /**
  * 1:N of each probe set among decoded templates (the evaluation's path): one gallery built for all probes, then
- * the cascade of `identifyInGallery` in this thread.
+ * the cascade (`runCascade`, as `identifyInGallery` runs it) in this thread.
  */
-export function identifyAmong(probes: NoseTemplate[][], pets: { petId: string; templates: NoseTemplate[] }[]): IdentificationOutcome[] {
+export async function identifyAmong(probes: NoseTemplate[][], pets: { petId: string; templates: NoseTemplate[] }[]): Promise<IdentificationOutcome[]> {
   const gallery = new Gallery();
   const byId = new Map(pets.map((pet) => [pet.petId, pet.templates]));
   const withTemplates = (petIds: readonly string[]) => petIds.map((petId) => ({ petId, templates: byId.get(petId) ?? [] }));
   try {
     for (const pet of pets) gallery.upsert(pet.petId, pet.templates.map((t) => t.searchKey));
-    return probes.map((probe) => {
-      const fast = gallery.shortlist(probe, SHORTLIST_SIZE, MATCHED_SETS);
-      const head = rankCandidates(probe, withTemplates(fast.petIds));
-      const details = { searched: fast.searched, shortlisted: fast.petIds.length, reranked: 0, compared: fast.petIds.length, bestRaw: head.bestRaw };
-      if (!rerankNeeded(head.candidates.length)) return { candidates: head.candidates, details };
-      const seen = new Set(fast.petIds);
-      const rest = gallery.shortlist(probe, RERANK_CANDIDATES, DESCRIPTOR_SETS).petIds.filter((petId) => !seen.has(petId));
-      const light = lightRawScores(probe, withTemplates(rest));
-      const promotedIds = promoteByLightScore(light);
-      const promoted = rankCandidates(probe, withTemplates(promotedIds));
-      return {
-        candidates: sortCandidates([...head.candidates, ...promoted.candidates]),
-        details: {
-          ...details,
-          shortlisted: fast.petIds.length + rest.length,
-          reranked: light.length,
-          compared: fast.petIds.length + promotedIds.length,
-          bestRaw: Math.max(head.bestRaw, promoted.bestRaw),
-        },
-      };
-    });
+    const outcomes: IdentificationOutcome[] = [];
+    for (const [n, probe] of probes.entries()) {
+      outcomes.push(
+        await runCascade({
+          shortlist: async (limit, sets) => gallery.shortlist(probe, limit, sets, `probe-${n}`),
+          rank: async (petIds) => rankCandidates(probe, withTemplates(petIds)),
+          compareLightly: async (petIds) => lightRawScores(probe, withTemplates(petIds)),
+        }),
+      );
+    }
+    return outcomes;
   } finally {
     gallery.dispose();
   }
@@ -120,23 +111,20 @@ export function rerankCandidates(probe: Uint8Array[], pets: GalleryPet[]): Light
   );
 }
 
-export interface CandidateRanking {
-  candidates: IdentificationCandidate[];
-  bestRaw: number;
-}
-
 /** Full matching of shortlisted pets: those at or above the decision threshold, best first. */
 export function rankCandidates(probe: readonly NoseTemplate[], pets: readonly { petId: string; templates: readonly NoseTemplate[] }[]): CandidateRanking {
   let bestRaw = 0;
+  let compared = 0;
   const candidates: IdentificationCandidate[] = [];
   for (const { petId, templates } of pets) {
     if (templates.length === 0) continue;
+    compared++;
     const { raw } = compareSessions(probe, templates);
     bestRaw = Math.max(bestRaw, raw);
     const score = sessionScore(raw);
     if (score >= DECISION_THRESHOLD) candidates.push({ petId, score });
   }
-  return { candidates: sortCandidates(candidates), bestRaw };
+  return { candidates: sortCandidates(candidates), compared, bestRaw };
 }
 
 /** rankCandidates on serialised templates: one share of a shortlist, run in a pool worker. */

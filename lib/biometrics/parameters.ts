@@ -196,7 +196,7 @@ export const MIN_USABLE_PROBE_IMAGES = 2;
  */
 export const SHORTLIST_SIZE = 16;
 /**
- * The cascade's deep pass (index.ts, `identifyInGallery`), run only when the full matching of the fast pass's
+ * The cascade's deep pass (cascade.ts, `runCascade`), run only when the full matching of the fast pass's
  * SHORTLIST_SIZE pets accepted nobody (`rerankNeeded`): the first stage by all frames ranks RERANK_CANDIDATES pets;
  * each one not compared yet is compared lightly (the full matcher on each image's RERANK_KEYPOINTS strongest
  * keypoints) and the RERANK_PROMOTED best of them are compared in full (`promoteByLightScore`).
@@ -210,6 +210,11 @@ export const SHORTLIST_SIZE = 16;
 export const RERANK_CANDIDATES = 384;
 export const RERANK_KEYPOINTS = 60;
 export const RERANK_PROMOTED = 4;
+/**
+ * Searches whose fast-pass votes a gallery shard keeps for their deep pass at once (inverted-index.ts `VoteKeeping`):
+ * two identifications in flight reuse theirs; each costs 68 B a row for each probe image (~1 KB a pet for three).
+ */
+export const KEPT_SEARCHES = 2;
 
 // --- 1:N inverted index (visual words with Hamming embedding) --------------------------------
 

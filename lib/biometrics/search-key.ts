@@ -91,18 +91,21 @@ export function computeSearchKey(keypointTotal: number, descriptors: Int8Array):
 }
 
 /**
- * A probe image's lookups in its first `sets` descriptor frames (all by default; MATCHED_SETS for the cascade's fast
- * pass), one frame after another; each lookup's votes weighted by `keypointWeight` of its keypoint (1 by default).
+ * A probe image's lookups in its descriptor frames `fromSet` to `sets` - 1 (all by default; the first MATCHED_SETS for
+ * the cascade's fast pass, the others for its deep pass), one frame after another; each lookup's votes weighted by
+ * `keypointWeight` of its keypoint (1 by default).
  */
 export function computeProbeLookups(
   keypointTotal: number,
   descriptors: Int8Array,
   sets: number = DESCRIPTOR_SETS,
   keypointWeight: (keypoint: number) => number = () => 1,
+  fromSet = 0,
 ): ProbeLookups {
   const wordsIn = (set: number) => (set === 0 ? QUERY_WORDS : TURNED_QUERY_WORDS);
-  const parts = Array.from({ length: sets }, (_, set) => wordsAndSignatures(keypointTotal, descriptors, set, PROBE_KEYPOINTS, wordsIn(set)));
-  const total = parts.reduce((n, part, set) => n + part.count * wordsIn(set), 0);
+  const frames = Array.from({ length: Math.max(0, sets - fromSet) }, (_, i) => fromSet + i);
+  const parts = frames.map((set) => wordsAndSignatures(keypointTotal, descriptors, set, PROBE_KEYPOINTS, wordsIn(set)));
+  const total = parts.reduce((n, part, i) => n + part.count * wordsIn(frames[i]), 0);
   const keypoint = new Uint32Array(total);
   const words = new Uint16Array(total);
   const signatures = new Uint32Array(total * 2);
@@ -110,8 +113,8 @@ export function computeProbeLookups(
   const weights = new Float32Array(total);
   let at = 0;
   let keypoints = 0;
-  parts.forEach((part, set) => {
-    const perKeypoint = wordsIn(set);
+  parts.forEach((part, i) => {
+    const perKeypoint = wordsIn(frames[i]);
     words.set(part.words, at);
     signatures.set(part.signatures, at * 2);
     for (let i = 0; i < part.count; i++) {

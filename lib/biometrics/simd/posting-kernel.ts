@@ -37,6 +37,7 @@ export const finishProbeImage = instance.exports.finish as (
   petBest: number,
   petTouched: number,
   sweep: number,
+  keep: number,
 ) => number;
 
 /** Views of the kernel memory; a grown memory replaces its buffer, so they are re-made on demand. */

@@ -67,10 +67,11 @@
   ;; bytes a pet at `petBest`). Pets that got their first score are appended at `petTouched`; returns
   ;; how many. With `sweep` set, `n` is the number of rows and every row with a stamp is taken in memory
   ;; order instead of the `touched` list's order: faster once a probe image touched a large part of the
-  ;; gallery (sequential, not random, reads).
+  ;; gallery (sequential, not random, reads). With `keep` set, the histograms are kept (a later scan of more
+  ;; frames adds its votes to them: the cascade's deep pass resuming the fast pass's votes).
   (func (export "finish")
     (param $touched i32) (param $n i32) (param $hist i32) (param $stamps i32) (param $rowPet i32)
-    (param $binsLog2 i32) (param $petBest i32) (param $petTouched i32) (param $sweep i32)
+    (param $binsLog2 i32) (param $petBest i32) (param $petTouched i32) (param $sweep i32) (param $keep i32)
     (result i32)
     (local $i i32) (local $row i32) (local $base i32) (local $bins i32) (local $b i32)
     (local $best f64) (local $pp i32) (local $old f64) (local $m i32)
@@ -98,7 +99,7 @@
                 (i32.shl (i32.and (i32.add (local.get $b) (i32.const 1)) (i32.sub (local.get $bins) (i32.const 1))) (i32.const 2))))))))
             (local.set $b (i32.add (local.get $b) (i32.const 1)))
             (br $eachBin)))
-        (local.set $b (i32.const 0))
+        (local.set $b (select (local.get $bins) (i32.const 0) (local.get $keep)))
         (block $clearDone
           (loop $clear
             (br_if $clearDone (i32.ge_u (local.get $b) (local.get $bins)))
