@@ -3,7 +3,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { flatJpeg } from "@/lab/test-support/nose-images";
 import { EnginePool, EngineTaskError, workerEntryPath } from "./engine-pool";
-import { ENGINE_THREAD_NICE } from "./worker";
+import { ENGINE_THREAD_NICE, engineThreadNice } from "./worker";
 
 const pool = new EnginePool(1);
 afterAll(() => pool.shutdown());
@@ -28,8 +28,11 @@ describe("engine worker pool", () => {
       return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]);
     };
     const nices = fs.readdirSync(`/proc/${process.pid}/task`).map(niceOf);
-    expect(niceOf(String(process.pid))).toBe(0);
-    expect(nices).toContain(ENGINE_THREAD_NICE);
+    const main = niceOf(String(process.pid));
+    expect(nices).toContain(engineThreadNice(main));
+    if (main < 19) expect(engineThreadNice(main)).toBeGreaterThan(main);
+    expect(engineThreadNice(0)).toBe(ENGINE_THREAD_NICE);
+    expect(engineThreadNice(15)).toBe(19);
   });
 
   it("rejects a failing task with its error and goes on with the next", async () => {

@@ -40,11 +40,18 @@ sharp.concurrency(1);
  */
 export const ENGINE_THREAD_NICE = 10;
 
+/** The nice value of an engine thread in a process running at `processNice`: that much lower in priority, at most 19. */
+export function engineThreadNice(processNice: number): number {
+  return Math.min(19, processNice + ENGINE_THREAD_NICE);
+}
+
 /** Lowers this thread's priority (Linux: the nice value is per thread; setpriority takes its id). */
 function yieldCpuToMainThread(): void {
   try {
     const threadId = Number(fs.readlinkSync("/proc/thread-self").split("/").pop());
-    if (Number.isInteger(threadId) && threadId > 0) os.setPriority(threadId, ENGINE_THREAD_NICE);
+    // Relative to the process's own nice value (a thread starts with it), so a server started under `nice` keeps its
+    // engine below its main thread rather than raising the engine to an absolute 10.
+    if (Number.isInteger(threadId) && threadId > 0) os.setPriority(threadId, engineThreadNice(os.getPriority(threadId)));
   } catch {
     // Not Linux, or not permitted: the engine runs at the process's priority.
   }
