@@ -2,6 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import sharp from "sharp";
+import { startProgress } from "@/lib/progress";
 import * as engine from "@/lib/engine";
 import { ENGINE_VERSION } from "@/lib/engine";
 import { captureFileName, generateDataset, MANIFEST_FILE, subjectDirName } from "@/lab/synth/dataset";
@@ -97,6 +98,7 @@ async function templatesOf(cacheFile: string, jpegs: () => Promise<Buffer>[], is
   if (fs.existsSync(cacheFile)) return readTemplateCache(cacheFile);
   const sources = jpegs();
   const out: (Uint8Array | null)[] = new Array(sources.length).fill(null);
+  const progress = startProgress(`extracting ${path.basename(cacheFile)}`, sources.length);
   let next = 0;
   // A few in flight keep every engine thread busy.
   await Promise.all(
@@ -105,9 +107,11 @@ async function templatesOf(cacheFile: string, jpegs: () => Promise<Buffer>[], is
         const i = next++;
         const analysis = await engine.analyseImage(await sources[i], { outerFrames: isProbe(i) });
         out[i] = analysis.ok && analysis.quality.usable && analysis.template ? analysis.template : null;
+        progress.tick();
       }
     }),
   );
+  progress.stop();
   writeTemplateCache(cacheFile, out);
   return out;
 }
@@ -322,6 +326,7 @@ export async function benchIdentification(options: IdentificationBenchOptions): 
     const rssBytes = process.memoryUsage().rss - rssBefore;
 
     const rows: ProbeRow[] = [];
+    const progress = startProgress(`searching ${size.toLocaleString("en")} pets`, sets.reduce((sum, set) => sum + set.enrolled.length + set.strangers.length, 0));
     for (const set of sets) {
       const searches: Awaited<ReturnType<typeof search>>[] = [];
       const right: boolean[] = [];
@@ -329,16 +334,21 @@ export async function benchIdentification(options: IdentificationBenchOptions): 
       for (let s = 0; s < set.enrolled.length; s++) {
         const petId = `${set.setting}-g${s}`;
         const done = await search(set.enrolled[s].probe);
+        progress.tick();
         searches.push(done);
         right.push(done.outcome.candidates[0]?.petId === petId);
         found.push(done.outcome.candidates.some((c) => c.petId === petId));
       }
       rows.push(row(set.setting, "enrolled", searches, right, found));
       const unknown: Awaited<ReturnType<typeof search>>[] = [];
-      for (const probe of set.strangers) unknown.push(await search(probe));
+      for (const probe of set.strangers) {
+        unknown.push(await search(probe));
+        progress.tick();
+      }
       const nobody = unknown.map((s) => s.outcome.candidates.length === 0);
       rows.push(row(set.setting, "unknown", unknown, nobody, nobody));
     }
+    progress.stop();
     const result: GallerySizeResult = { pets: stats.pets, rows, galleryBytes: stats.bytes, rssBytes, upsertPerSecond };
     options.log(`identification: ${JSON.stringify(result)}`);
     results.push(result);
