@@ -1,5 +1,6 @@
 /**
  * npm run export:patches -- DIR --subjects FROM-TO --out FILE [--tolerance-px 3] [--jitter-deg 10] [--upright] [--seed 1]
+ *   [--b-root DIR]
  * Training data for the learned descriptor (scripts/train-descriptor.py): for every ordered pair of captures of
  * one nose from different bursts (a synthetic set made by `npm run synth`), every keypoint of the first whose true
  * partner the second's detector also found (scripts/ground-truth.ts) gives one record: the first keypoint's
@@ -7,6 +8,8 @@
  * bear the matcher's rotation hypotheses' error), the partner's patch upright (lib/biometrics/patches.ts).
  * With --upright the first patch is upright too (plus the jitter): the network must bear the whole turn between
  * the captures.
+ * With --b-root DIR the second capture of each pair is read from DIR instead: a copy of the set made by
+ * `npm run degrade:set` (same manifest, names and geometry), so each record pairs a sharp patch with a soft, dark one.
  * File: "RPP1", u32 record count, then per record i32 subject, int8 patch a, int8 patch b (PATCH_PIXELS each).
  */
 import fs from "node:fs";
@@ -26,11 +29,12 @@ const { positionals, values } = parseScriptArgs({
     "jitter-deg": { type: "string", default: "10" },
     upright: { type: "boolean", default: false },
     seed: { type: "string", default: "1" },
+    "b-root": { type: "string" },
   },
 });
 const root = positionals[0];
 const range = /^(\d+)-(\d+)$/.exec(values.subjects ?? "");
-if (!root || !range || !values.out) throw new Error("usage: export:patches DIR --subjects FROM-TO --out FILE [--tolerance-px 3] [--jitter-deg 10] [--upright] [--seed 1]");
+if (!root || !range || !values.out) throw new Error("usage: export:patches DIR --subjects FROM-TO --out FILE [--tolerance-px 3] [--jitter-deg 10] [--upright] [--seed 1] [--b-root DIR]");
 const manifest = readManifest(root);
 const [from, to] = [Number(range[1]), Math.min(Number(range[2]), manifest.subjects - 1)];
 const jitter = (Number(values["jitter-deg"]) * Math.PI) / 180;
@@ -43,9 +47,10 @@ const patch = new Float32Array(PATCH_PIXELS);
 const started = performance.now();
 for (let s = from; s <= to; s++) {
   const captures = await loadSubjectCaptures(root, manifest, s, { levels: true });
+  const others = values["b-root"] ? await loadSubjectCaptures(values["b-root"], manifest, s, { levels: true }) : captures;
   for (let ai = 0; ai < captures.length; ai++) {
     for (let bi = 0; bi < captures.length; bi++) {
-      const [a, b] = [captures[ai], captures[bi]];
+      const [a, b] = [captures[ai], others[bi]];
       if (a.burst === b.burst) continue;
       const partners = truePartners(a, b, Number(values["tolerance-px"]));
       const turn = values.upright ? 0 : (trueTurnDeg(a, b) * Math.PI) / 180;

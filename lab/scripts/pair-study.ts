@@ -9,6 +9,8 @@
  * --usable-thresholds 50,40,30: the same pairs again with each quality threshold in place of QUALITY_USABLE_THRESHOLD
  * (an image refused today is described anyway, and counts when its quality reaches the threshold and it has
  * QUALITY_MIN_KEYPOINTS keypoints): what the quality gate costs and saves.
+ * --across K: only pairs of one of a subject's first K captures (name order) and one later capture, genuine and
+ * impostor alike: on a copy made by `npm run degrade:set -- SRC --out DST --from-capture K`, one sharp and one soft.
  */
 import fs from "node:fs";
 import os from "node:os";
@@ -28,6 +30,7 @@ import { descriptorFrame, extractLocalFeatures } from "@/lib/biometrics/features
 import { extractNoseImage } from "@/lib/biometrics/extract";
 import { MATCHED_SETS, QUALITY_MIN_KEYPOINTS, TEMPLATE_VERSION } from "@/lib/biometrics/parameters";
 import { computeSearchKey } from "@/lib/biometrics/search-key";
+import { Rng } from "../synth/prng";
 
 const { positionals, values } = parseScriptArgs({
   name: "eval:pairs",
@@ -38,12 +41,15 @@ const { positionals, values } = parseScriptArgs({
     peer: { type: "boolean" },
     cache: { type: "string" },
     "usable-thresholds": { type: "string" },
+    across: { type: "string" },
   },
 });
 const root = positionals[0];
 if (!root) throw new Error("usage: eval:pairs DIR [--impostor-pairs N] [--peer] [--cache FILE]");
 const impostorPairs = Number(values["impostor-pairs"]);
 if (!Number.isInteger(impostorPairs) || impostorPairs < 1) throw new Error(`--impostor-pairs must be a positive integer, got "${values["impostor-pairs"]}"`);
+const across = values.across === undefined ? null : Number(values.across);
+if (across !== null && !(Number.isInteger(across) && across > 0)) throw new Error(`--across must be a positive integer, got "${values.across}"`);
 const log = (message: string) => process.stderr.write(`${message}\n`);
 const percent = (value: number) => `${(value * 100).toFixed(2)} %`;
 
@@ -53,19 +59,27 @@ interface Pair {
   genuine: boolean;
 }
 
-/** Every genuine pair; impostor pairs from a fixed linear congruential walk, so a set always gives the same pairs. */
+/**
+ * Every genuine pair; impostor pairs from a fixed linear congruential walk, so a set always gives the same pairs.
+ * With --across, only pairs of an early capture (rank within its subject below K) and a later one.
+ */
 function choosePairs(subjectOf: readonly number[]): Pair[] {
+  const rank = new Array<number>(subjectOf.length).fill(0);
+  for (let i = 1; i < rank.length; i++) rank[i] = subjectOf[i] === subjectOf[i - 1] ? rank[i - 1] + 1 : 0;
+  const allowed = (a: number, b: number) => across === null || rank[a] < across !== rank[b] < across;
   const pairs: Pair[] = [];
   for (let i = 0; i < subjectOf.length; i++) {
-    for (let j = i + 1; j < subjectOf.length && subjectOf[j] === subjectOf[i]; j++) pairs.push({ a: i, b: j, genuine: true });
+    for (let j = i + 1; j < subjectOf.length && subjectOf[j] === subjectOf[i]; j++) if (allowed(i, j)) pairs.push({ a: i, b: j, genuine: true });
   }
   const seen = new Set<number>();
   let state = 12345;
-  const next = () => (state = (Math.imul(state, 1103515245) + 12345) >>> 0) % subjectOf.length;
+  // The walk's consecutive draws have tied low bits (capture ranks), so --across draws from mulberry32 instead.
+  const spread = new Rng(12345);
+  const next = across === null ? () => (state = (Math.imul(state, 1103515245) + 12345) >>> 0) % subjectOf.length : () => spread.int(0, subjectOf.length - 1);
   for (let tries = 0; seen.size < impostorPairs && tries < impostorPairs * 20; tries++) {
     const a = next();
     const b = next();
-    if (subjectOf[a] === subjectOf[b]) continue;
+    if (subjectOf[a] === subjectOf[b] || !allowed(a, b)) continue;
     const key = Math.min(a, b) * subjectOf.length + Math.max(a, b);
     if (seen.has(key)) continue;
     seen.add(key);
