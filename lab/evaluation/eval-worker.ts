@@ -27,7 +27,7 @@ function comparePairs(pairs: Int32Array): Float64Array {
   return similarity;
 }
 
-/** Each pair's full figures and inliers, in the compact row format of `scripts/fusion-study.ts`. */
+/** Each pair's full figures and inliers, in the compact row format of `lab/scripts/fusion-study.ts`. */
 function comparePairsInDetail(pairs: Int32Array): PairDetailRow[] {
   const rows: PairDetailRow[] = [];
   for (let k = 0; k < pairs.length / 2; k++) {

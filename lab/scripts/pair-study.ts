@@ -16,6 +16,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseScriptArgs } from "@/scripts/script-cli";
+import { startProgress } from "@/lib/progress";
 import { analyseImage, shutdownEngine, DECISION_THRESHOLD } from "@/lib/biometrics";
 import { areaUnderRoc, equalErrorRate, fnmrAtFmr } from "../evaluation/metrics";
 import { readLabelledDataset } from "../evaluation/dataset";
@@ -102,6 +103,9 @@ async function extractAll(images: string[]): Promise<(Uint8Array | null)[]> {
     }
   }
   const results: (Uint8Array | null)[] = new Array(images.length).fill(null);
+  const progress = startProgress("extracting", images.length, (done) => {
+    if (done % 400 === 0) log(`  extracted ${done}/${images.length}`);
+  });
   let next = 0;
   await Promise.all(
     Array.from({ length: 4 }, async () => {
@@ -109,10 +113,11 @@ async function extractAll(images: string[]): Promise<(Uint8Array | null)[]> {
         const index = next++;
         const analysis = await analyseImage(fs.readFileSync(path.join(root, images[index])));
         results[index] = analysis.ok ? analysis.template : null;
-        if (index % 400 === 0) log(`  extracted ${index}/${images.length}`);
+        progress.tick();
       }
     }),
   );
+  progress.stop();
   if (cache) {
     fs.writeFileSync(cache, JSON.stringify({ images, templates: results.map((t) => (t ? Buffer.from(t).toString("base64") : null)) }));
   }

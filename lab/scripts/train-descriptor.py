@@ -3,7 +3,7 @@
                                 [--init NET.rdn] [--threads 2]
 
 Trains the learned patch descriptor (lib/biometrics/descriptor-net.ts) on generator-true keypoint partners
-exported by `npm run export:patches` (scripts/export-patches.ts). Needs PyTorch on the machine's own Python
+exported by `npm run export:patches` (lab/scripts/export-patches.ts). Needs PyTorch on the machine's own Python
 (Debian: `apt-get install python3-torch`; PyPI is not reachable here), hence /usr/bin/python3.
 
 Network: 3 x 3 convolutions (ReLU) with strides 1, 2, 1, 2 and the given widths, then a linear layer to 128,
@@ -24,6 +24,7 @@ partners (both directions), clean and with one side degraded (a fixed draw). Wri
 """
 
 import argparse
+import sys
 import struct
 import time
 
@@ -263,6 +264,7 @@ def main():
     print(f"{len(a)} training pairs, {len(va)} validation pairs, {parameters} parameters, {steps} steps; "
           f"validation nearest before training {100 * nearest_rate(net, va, vb):.1f} %, one side degraded "
           f"{100 * nearest_rate(net, vda, vdb):.1f} %", flush=True)
+    progress = Progress("training", steps)
     for epoch in range(args.epochs):
         started = time.time()
         order = torch.randperm(len(a), generator=generator)[: args.pairs_per_epoch]
@@ -279,11 +281,38 @@ def main():
             schedule.step()
             total += float(loss)
             batches += 1
+            progress.tick()
+        progress.pause()
         print(f"epoch {epoch + 1}: loss {total / batches:.4f}, validation nearest {100 * nearest_rate(net, va, vb):.1f} %, "
               f"one side degraded {100 * nearest_rate(net, vda, vdb):.1f} %, "
               f"{time.time() - started:.0f} s", flush=True)
     write_weights(net, args.out, va[:4])
     print(f"wrote {args.out}")
+
+
+class Progress:
+    """Steps done and the ETA on stderr, as the TypeScript commands' progress bars (lib/progress.ts): redrawn in place
+    on a terminal, else a line every tenth of the run."""
+
+    def __init__(self, label, total):
+        self.label, self.total, self.done, self.started, self.tty = label, max(1, total), 0, time.time(), sys.stderr.isatty()
+
+    def tick(self):
+        self.done += 1
+        tenth = max(1, self.total // 10)
+        if not self.tty and self.done % tenth != 0 and self.done != self.total:
+            return
+        elapsed = time.time() - self.started
+        eta = elapsed / self.done * (self.total - self.done)
+        line = f"{self.label} {100 * self.done / self.total:.0f} % {self.done}/{self.total} | ETA {eta // 60:.0f} min {eta % 60:02.0f} s"
+        sys.stderr.write(("\r" + line) if self.tty else (line + "\n"))
+        sys.stderr.flush()
+
+    def pause(self):
+        """Ends the bar's line so that other output (an epoch's figures) starts on its own."""
+        if self.tty:
+            sys.stderr.write("\n")
+            sys.stderr.flush()
 
 
 if __name__ == "__main__":

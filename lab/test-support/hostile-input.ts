@@ -5,7 +5,7 @@ import { ERROR_CODES } from "@/lib/api/error-codes";
 import { noseCapture } from "./nose-images";
 
 // Hostile requests for the property test (tests/server/hostile-input.test.ts) and the long run
-// (scripts/hostile.ts): malformed JSON and multipart bodies, wrong types, missing and extra fields,
+// (`npm run hostile`): malformed JSON and multipart bodies, wrong types, missing and extra fields,
 // huge and deeply nested JSON, invalid UTF-8, wrong content types, path tricks, truncated and
 // oversized bodies, and images that are not what they claim to be. The routes come from the served
 // OpenAPI document, so a new endpoint is attacked without a change here.
