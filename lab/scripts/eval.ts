@@ -5,7 +5,8 @@
  *   subjects (default 10 %) never enrolled. Prints the figures; writes DET and histogram SVGs + JSON.
  *   --publish also writes the dashboard's chart data to lib/engine-figures.json.
  * npm run --silent eval -- pairs PAIRS.csv --root DIR
- *   One `a,b,score` line per pair on stdout (single-image 1:1 score 0–100; unusable image → 0).
+ *   One `a,b,score` line per pair on stdout (single-image 1:1 score 0–100; an image the quality gate refuses is still compared, one that
+ *   cannot be decoded or has no keypoint scores 0).
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -35,7 +36,8 @@ async function scorePairs(csvPath: string, root: string): Promise<void> {
         const name = unique[next++];
         let template: Uint8Array | null = null;
         try {
-          const analysis = await analyseImage(fs.readFileSync(path.join(root, name)));
+          // A photo the quality gate refuses is still compared: a single pair has no retake (decision 0019).
+          const analysis = await analyseImage(fs.readFileSync(path.join(root, name)), { describeUnusable: true });
           template = analysis.ok ? analysis.template : null;
         } catch (error) {
           process.stderr.write(`${name}: ${(error as Error).message}\n`);

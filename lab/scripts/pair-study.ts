@@ -2,7 +2,7 @@
  * npm run eval:pairs -- DIR [--impostor-pairs N] [--peer] [--cache FILE]
  * Image pairs of a labelled set, as the real-photo measurement of issue #24 counts them: every genuine pair (any two
  * captures of one subject) and a deterministic spread of N impostor pairs (default 20,000), each scored 0–100 by the
- * engine's single-image score (unusable image → 0). Prints AUC, EER, FNMR at FMR 1 % / 0.1 %, the share of genuine
+ * engine's single-image score (an image the quality gate refuses is still compared; one without a keypoint → 0). Prints AUC, EER, FNMR at FMR 1 % / 0.1 %, the share of genuine
  * pairs scoring 0, genuine pairs accepted at the decision threshold, the impostors' largest score and the unusable
  * images; with --peer, OpenCV SIFT + ratio test + RANSAC (scripts/peer/) on the same pairs beside it. --cache keeps
  * the templates in FILE (reused while the template format is the same), so matcher changes re-score quickly.
@@ -42,6 +42,7 @@ const { positionals, values } = parseScriptArgs({
     peer: { type: "boolean" },
     cache: { type: "string" },
     "usable-thresholds": { type: "string" },
+    "min-keypoints": { type: "string" },
     across: { type: "string" },
   },
 });
@@ -92,12 +93,12 @@ function choosePairs(subjectOf: readonly number[]): Pair[] {
 async function extractAll(images: string[]): Promise<(Uint8Array | null)[]> {
   const cache = values.cache;
   if (cache && fs.existsSync(cache)) {
-    const stored = JSON.parse(fs.readFileSync(cache, "utf8")) as { images: string[]; templates: (string | null)[] };
+    const stored = JSON.parse(fs.readFileSync(cache, "utf8")) as { images: string[]; templates: (string | null)[]; describesUnusable?: boolean };
     const templates = stored.templates.map((t) => (t === null ? null : new Uint8Array(Buffer.from(t, "base64"))));
     const current = templates.find((t) => t !== null);
     const fresh = await analyseImage(fs.readFileSync(path.join(root, images[0])));
     const sameFormat = current && fresh.ok && fresh.template && templateVersionOf(current) === templateVersionOf(fresh.template);
-    if (sameFormat && stored.images.join("\n") === images.join("\n")) {
+    if (sameFormat && stored.describesUnusable && stored.images.join("\n") === images.join("\n")) {
       log(`templates from ${cache}`);
       return templates;
     }
@@ -111,7 +112,8 @@ async function extractAll(images: string[]): Promise<(Uint8Array | null)[]> {
     Array.from({ length: 4 }, async () => {
       while (next < images.length) {
         const index = next++;
-        const analysis = await analyseImage(fs.readFileSync(path.join(root, images[index])));
+        // As `eval pairs` scores them: a photo the quality gate refuses is still compared (decision 0019).
+        const analysis = await analyseImage(fs.readFileSync(path.join(root, images[index])), { describeUnusable: true });
         results[index] = analysis.ok ? analysis.template : null;
         progress.tick();
       }
@@ -119,7 +121,7 @@ async function extractAll(images: string[]): Promise<(Uint8Array | null)[]> {
   );
   progress.stop();
   if (cache) {
-    fs.writeFileSync(cache, JSON.stringify({ images, templates: results.map((t) => (t ? Buffer.from(t).toString("base64") : null)) }));
+    fs.writeFileSync(cache, JSON.stringify({ images, templates: results.map((t) => (t ? Buffer.from(t).toString("base64") : null)), describesUnusable: true }));
   }
   return results;
 }
@@ -176,7 +178,7 @@ async function main(): Promise<void> {
   });
   const scores = similarities.map(pairScore);
   console.log(`data set: ${path.resolve(root)}; ${genuineCount} genuine, ${pairs.length - genuineCount} impostor image pairs`);
-  console.log(`unusable images: ${templates.filter((t) => t === null).length} of ${images.length}`);
+  console.log(`images without a template (undecodable, or no keypoint): ${templates.filter((t) => t === null).length} of ${images.length}`);
   report("Rhinarium score", pairs, scores, "scoring 0");
   report("Rhinarium raw similarity", pairs, similarities, "at 0");
   const genuineScores = scores.filter((_, k) => pairs[k].genuine);
@@ -191,10 +193,11 @@ async function main(): Promise<void> {
         log(String(error));
       }
     }
+    const minKeypoints = Number(values["min-keypoints"] ?? QUALITY_MIN_KEYPOINTS);
     for (const threshold of values["usable-thresholds"].split(",").map(Number)) {
       const counted = templates.map((t, i) => {
         const d = described.get(i);
-        return t ?? (d && d.quality >= threshold && d.keypoints >= QUALITY_MIN_KEYPOINTS ? d.template : null);
+        return t ?? (d && d.quality >= threshold && d.keypoints >= minKeypoints ? d.template : null);
       });
       // Only pairs that hold a refused image can change.
       const gated = pairs.map(({ a, b }, k) => {
@@ -203,7 +206,7 @@ async function main(): Promise<void> {
         const tb = counted[b];
         return ta && tb ? pairScore(compareTemplates(ta, tb).similarity) : 0;
       });
-      console.log(`usable from quality ${threshold}: ${counted.filter((t) => t === null).length} unusable images`);
+      console.log(`usable from quality ${threshold} with ${minKeypoints} keypoints: ${counted.filter((t) => t === null).length} unusable images`);
       report(`  Rhinarium score, usable from ${threshold}`, pairs, gated, "scoring 0");
     }
   }

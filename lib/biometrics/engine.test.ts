@@ -17,7 +17,7 @@ import {
   shutdownEngine,
 } from "./index";
 import { deserializeSearchKey } from "./search-key";
-import { analyseImage, identifyAmong, lightRawScores, verifyPet, type ImageAnalysis } from "./operations";
+import { analyseImage, identifyAmong, lightRawScores, scoreImagePair, verifyPet, type ImageAnalysis } from "./operations";
 import type { ExtractionOptions } from "./extract";
 import { DECISION_THRESHOLD } from "./scoring";
 import { descriptorSetCount, deserializeTemplate, keypointCount, serializeTemplate, TemplateFormatError, templateVersionOf } from "./template";
@@ -298,6 +298,20 @@ describe("quality", () => {
     expect(blurredAnalysis.quality.usable).toBe(false);
     expect(blurredAnalysis.template).toBeNull();
     expect(blurredAnalysis.quality.reasons).toContain("out of focus or motion-blurred");
+  });
+
+  it("keeps a refused image's template only when asked (single image pairs), still reporting it unusable", async () => {
+    const soft = await sharp(images[0][0]).blur(14).jpeg().toBuffer();
+    const described = await analyseImage(soft, { describeUnusable: true });
+    if (!described.ok) throw new Error("decodes");
+    expect(described.quality.usable).toBe(false);
+    expect(described.template).not.toBeNull();
+    // What it holds is its nose's evidence: it scores its own sharp capture above another nose.
+    const own = await analyseImage(images[0][1]);
+    const other = await analyseImage(images[1][0]);
+    if (!own.ok || !own.template || !other.ok || !other.template) throw new Error("usable");
+    expect(await scoreImagePair(described.template!, own.template)).toBeGreaterThanOrEqual(await scoreImagePair(described.template!, other.template));
+    expect(await scoreImagePair(described.template!, other.template)).toBeLessThan(DECISION_THRESHOLD);
   });
 
   it("rejects what is not a nose photo at all with a typed reason", async () => {

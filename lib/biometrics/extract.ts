@@ -20,13 +20,20 @@ export interface ExtractionOptions {
    * (docs/engine.md, "Outer frames for 1:N probes only").
    */
   outerFrames?: boolean;
+  /**
+   * Also keep the template of an image the quality gate refuses, when it has keypoints (its quality report still says
+   * unusable). For scoring single image pairs (`eval pairs`), where no retake is possible: a soft photo keeps some of
+   * its nose's evidence, and a refused image scored 0 threw it away (decision 0019). The service's jobs never ask for
+   * it: they count and compare usable images only, and ask the clinic to capture again.
+   */
+  describeUnusable?: boolean;
 }
 
 /**
  * The extraction pipeline, read top to bottom: decode → measure → normalise → keypoints/descriptors →
  * quality verdict → template. An unusable image still gets its quality report (support needs it).
  */
-export async function extractNoseImage(jpeg: Uint8Array, { outerFrames = false }: ExtractionOptions = {}): Promise<ImageExtraction> {
+export async function extractNoseImage(jpeg: Uint8Array, { outerFrames = false, describeUnusable = false }: ExtractionOptions = {}): Promise<ImageExtraction> {
   const t0 = performance.now();
   let decoded;
   try {
@@ -44,7 +51,8 @@ export async function extractNoseImage(jpeg: Uint8Array, { outerFrames = false }
   const t2 = performance.now();
   const packed = new Float32Array(keypoints.length * KEYPOINT_FIELDS);
   keypoints.forEach((k, i) => packed.set([k.x, k.y, k.sigma], i * KEYPOINT_FIELDS));
-  const template: NoseTemplate | null = quality.usable
+  const template: NoseTemplate | null =
+    quality.usable || (describeUnusable && keypoints.length > 0)
     ? {
         version: TEMPLATE_VERSION,
         width: image.width,
