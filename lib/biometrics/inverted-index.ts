@@ -1,5 +1,5 @@
 import { finishProbeImage, kernelHeap, kernelViews, scanPostingList, setHammingWeights, type KernelViews } from "./simd/posting-kernel";
-import { ANGLE_BINS, HAMMING_SIGMA, KEPT_SEARCHES, HAMMING_THRESHOLD, STOP_WORD_FACTOR, STOP_WORD_MIN_POSTINGS, VOCABULARY_WORDS } from "./parameters";
+import { ANGLE_BINS, HAMMING_SIGMA, KEPT_SEARCHES, HAMMING_THRESHOLD, STOP_WORD_FACTOR, STOP_WORD_MIN_POSTINGS, SWEEP_FRACTION, VOCABULARY_WORDS } from "./parameters";
 import type { ProbeLookups, SearchKey } from "./search-key";
 
 /**
@@ -29,8 +29,6 @@ const HAMMING_WEIGHT = Float32Array.from({ length: 65 }, (_, h) => (h <= HAMMING
 setHammingWeights(HAMMING_WEIGHT);
 const ANGLE_SHIFT = 8 - Math.log2(ANGLE_BINS);
 const BINS_LOG2 = Math.log2(ANGLE_BINS);
-/** A probe image that touched more than this fraction of the rows is finished by a sweep over all rows. */
-const SWEEP_FRACTION = 0.125;
 
 /**
  * Keeping a search's votes for its next pass (the cascade's deep pass adds the ± 40° frames' votes to the fast pass's

@@ -1,4 +1,5 @@
 import {
+  AFFINE_MIN_INLIERS,
   BURST_REFILL_ROUNDS,
   DESCRIPTOR_ANGLES_DEG,
   DESCRIPTOR_DIMS,
@@ -79,9 +80,6 @@ export function keypointBurstWeights(template: NoseTemplate): Float32Array {
   }
   return weights;
 }
-
-/** An affine refit needs enough inliers not to bend onto chance matches. */
-const AFFINE_MIN_INLIERS = 6;
 
 /**
  * A rotation hypothesis: a's descriptors in frame `setA` against b's in frame `setB`, so that b is taken to be

@@ -161,6 +161,8 @@ export const GEOMETRY_POSITION_TOLERANCE_PX = 6;
 export const GEOMETRY_POSITION_TOLERANCE_RELATIVE = 0.12;
 /** Position tolerance after the least-squares affine refit (elastic skin warp remains). */
 export const GEOMETRY_REFIT_TOLERANCE_PX = 10;
+/** The affine refit (tilt, foreshortening) needs this many similarity inliers, so it cannot bend onto chance matches. */
+export const AFFINE_MIN_INLIERS = 6;
 /** A fitted transform outside this scale range is implausible for two crops of the same nose. */
 export const GEOMETRY_MIN_SCALE = 0.5;
 export const GEOMETRY_MAX_SCALE = 2;
@@ -278,3 +280,8 @@ export const STOP_WORD_MIN_POSTINGS = 1000;
 export const HAMMING_THRESHOLD = 20;
 export const HAMMING_SIGMA = 14;
 export const ANGLE_BINS = 16;
+/**
+ * A probe image that touched more than this fraction of a gallery's rows is finished by one sweep over all rows in
+ * memory order rather than in the touched list's order (random reads cost more than the untouched rows).
+ */
+export const SWEEP_FRACTION = 0.125;
