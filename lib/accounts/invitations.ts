@@ -19,10 +19,11 @@ export type InvitableRole = Exclude<UserRole, "admin">;
 
 /** An invitation the owner cannot send, for a reason that concerns their own account only. */
 export class InvitationRefusedError extends Error {}
-/** The link is unknown, used, revoked or expired. */
+/** What the holder of a link that is unknown, used, revoked or expired is told (the error's and the invitation page's words). */
+export const INVITATION_INVALID_MESSAGE = "This invitation is not valid any more (used, withdrawn or expired): ask your clinic's owner for a new one.";
 export class InvitationInvalidError extends Error {
   constructor() {
-    super("This invitation is not valid any more (used, withdrawn or expired): ask for a new one.");
+    super(INVITATION_INVALID_MESSAGE);
   }
 }
 
