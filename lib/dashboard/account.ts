@@ -120,7 +120,7 @@ export const inviteTeamMemberAction = accountAction({
   }),
   async run(ctx, input) {
     const invitation = { accountId: ctx.accountId, email: input.email, role: input.role, inviter: { id: ctx.user.id, email: ctx.user.email } };
-    return inviteMember(ctx.db, invitation, ctx.origin).catch((error) => {
+    return inviteMember(ctx.db, invitation, await ctx.origin()).catch((error) => {
       throw error instanceof InvitationRefusedError ? new DashboardError(error.message) : error;
     });
   },
