@@ -1,6 +1,7 @@
 # syntax=docker/dockerfile:1
-# One image for the web process (API and dashboard, scripts/server.mjs) and the job workers
-# (scripts/worker.mjs). compose.yaml runs it at scale: PostgreSQL, Redis and an S3-compatible store.
+# One image for the web process (API and dashboard, scripts/server.mjs), the job workers
+# (scripts/worker.mjs) and the operator CLI (scripts/ops.mjs). compose.yaml runs it at scale:
+# PostgreSQL, Redis and an S3-compatible store.
 
 # Dependencies, with the test and build tools (Prisma generates its client in postinstall).
 FROM node:20-bookworm-slim AS deps
@@ -12,11 +13,15 @@ COPY scripts/no-schema-engine.sh ./scripts/no-schema-engine.sh
 RUN npm ci --no-audit --no-fund
 
 # The production build: next build, then the engine's worker threads compiled beside it
-# (.next/engine/worker.mjs, scripts/build-engine.mjs), so the web process runs no TypeScript.
-# Then the test-only packages (vitest, Playwright, axe…) leave.
+# (.next/engine/worker.mjs, scripts/build-engine.mjs), then the worker, ops and db:migrate entries with
+# their own engine (dist/, scripts/build-processes.mjs), so no process runs TypeScript. Then the dev and
+# test packages (tsx, esbuild, vitest, Playwright, axe…) leave, and the entries' build is checked to
+# match the sources as the image holds them: with no compiler left, a stale one could not be rebuilt.
 FROM deps AS build
 COPY . .
-RUN npm run build && test -f .next/engine/worker.mjs && npm prune --omit=dev --no-audit --no-fund
+RUN npm run build && test -f .next/engine/worker.mjs \
+    && npm prune --omit=dev --no-audit --no-fund \
+    && node scripts/build-processes.mjs --check
 
 # What runs: no compilers, no test packages, an unprivileged user, data in a volume.
 FROM node:20-bookworm-slim AS runtime

@@ -6,11 +6,11 @@ import fs from "node:fs";
 import path from "node:path";
 
 const root = path.resolve(import.meta.dirname, "..");
-const next = path.join(root, "node_modules", ".bin", "next");
 const env = { ...process.env, NEXT_TELEMETRY_DISABLED: "1" };
 
+// `npm run build`, not `next build` alone: the server's engine threads run the worker compiled with it.
 if (process.env.E2E_BUILD === "1" || !fs.existsSync(path.join(root, ".next", "BUILD_ID"))) {
-  const build = spawnSync(next, ["build"], { cwd: root, env, stdio: "inherit" });
+  const build = spawnSync("npm", ["run", "build"], { cwd: root, env, stdio: "inherit" });
   if (build.status !== 0) process.exit(build.status ?? 1);
 }
 

@@ -21,13 +21,13 @@ function outboxOf(dataDir: string): string {
   return path.join(dataDir, OUTBOX_DIR);
 }
 
-/** Sends one message; with no relay configured, the .eml file's path is returned (tests and operators read it). */
-export async function sendMail(mail: Mail, env = readEnv()): Promise<{ outboxFile?: string }> {
+/** Sends one message: to the relay, or with none configured into the outbox (tests and operators read the folder). */
+export async function sendMail(mail: Mail, env = readEnv()): Promise<void> {
   const message = { from: env.MAIL_FROM, to: mail.to, subject: mail.subject, text: mail.text };
   if (env.SMTP_URL) {
     await nodemailer.createTransport(env.SMTP_URL).sendMail(message);
     logInfo("mail.sent", { to: mail.to, subject: mail.subject });
-    return {};
+    return;
   }
   const { message: eml } = await nodemailer.createTransport({ streamTransport: true, buffer: true, newline: "unix" }).sendMail(message);
   const dir = outboxOf(env.dataDir);
@@ -35,5 +35,4 @@ export async function sendMail(mail: Mail, env = readEnv()): Promise<{ outboxFil
   const file = path.join(dir, `${new Date().toISOString().replace(/[:.]/g, "-")}-${randomUUID()}.eml`);
   fs.writeFileSync(file, eml as Buffer, { mode: 0o600, flag: "wx" });
   logInfo("mail.outbox", { to: mail.to, subject: mail.subject, file });
-  return { outboxFile: file };
 }

@@ -13,18 +13,17 @@ const root = path.resolve(import.meta.dirname, "..");
 /** The compiled engine worker, relative to the dist dir of the build it belongs to. */
 export const ENGINE_WORKER = path.join("engine", "worker.mjs");
 
-const DATA_FILE = /new URL\("(\.\/[^"]+)", import\.meta\.url\)/g;
+// A module opened the same way (a worker thread's entry) is no data file: it is not copied.
+const DATA_FILE = /new URL\("(\.\/[^"]+?(?<!\.[cm]?[jt]s))", import\.meta\.url\)/g;
 
-/** Compiles the engine's worker into `<distDir>/engine/` (replacing it); returns the worker's path. */
-export async function compileEngine(distDir) {
-  // Loaded here, not at the top: `npm start` reads this module when it serves an existing build too.
+/**
+ * esbuild with the options every compiled part of a build shares (Node 20, ES modules, packages left to
+ * node_modules); the data files the bundled modules open beside themselves are copied beside the output.
+ */
+export async function bundle(options) {
+  // Loaded here, not at the top: `npm start` and the process entries read this module when they run an existing build too.
   const { build } = await import("esbuild");
-  const outfile = path.resolve(distDir, ENGINE_WORKER);
-  const outDir = path.dirname(outfile);
-  fs.rmSync(outDir, { recursive: true, force: true });
   const result = await build({
-    entryPoints: [path.join(root, "lib", "biometrics", "worker.ts")],
-    outfile,
     bundle: true,
     platform: "node",
     format: "esm",
@@ -33,14 +32,23 @@ export async function compileEngine(distDir) {
     packages: "external",
     metafile: true,
     logLevel: "warning",
+    ...options,
   });
-  // Each data file a bundled module opens beside itself goes beside the bundle.
+  const outDir = options.outdir ?? path.dirname(options.outfile);
   for (const input of Object.keys(result.metafile.inputs)) {
     const source = path.resolve(root, input);
     for (const [, rel] of fs.readFileSync(source, "utf8").matchAll(DATA_FILE)) {
       fs.copyFileSync(path.resolve(path.dirname(source), rel), path.join(outDir, rel));
     }
   }
+  return result;
+}
+
+/** Compiles the engine's worker into `<distDir>/engine/` (replacing it); returns the worker's path. */
+export async function compileEngine(distDir) {
+  const outfile = path.resolve(distDir, ENGINE_WORKER);
+  fs.rmSync(path.dirname(outfile), { recursive: true, force: true });
+  await bundle({ entryPoints: [path.join(root, "lib", "biometrics", "worker.ts")], outfile });
   return outfile;
 }
 

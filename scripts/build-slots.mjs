@@ -1,23 +1,32 @@
-// The production builds `npm start` serves (scripts/start.mjs). A build lives in one of two slot
-// folders (.next-a, .next-b: Next's distDir, chosen by NEXT_DIST_DIR in next.config.ts) and is
-// stamped, when `next build` and the engine's compilation (scripts/build-engine.mjs, into the slot's
-// engine/) have finished, with a hash of everything the build reads. `npm start`
-// serves the slot whose stamp matches the sources at once, and otherwise builds into a slot no live
-// server holds: a build never replaces the files of a running server. `npm run build` and the
-// test suites keep building into `.next`, which `npm start` never uses.
+// The builds that processes run from, of two kinds with the same rules. The web build `npm start` serves
+// (scripts/start.mjs: next build and the engine's worker, WEB_BUILD), and the compiled process entries
+// `npm run worker`, `ops` and `db:migrate` run (scripts/build-processes.mjs, PROCESS_BUILD). A build lives
+// in one of its kind's two slot folders and is stamped, when every part of it has been written, with a
+// hash of everything it reads. A process runs the slot whose stamp matches the sources at once, and
+// otherwise a build goes into a slot no live process holds: a build never replaces the files of a
+// running process. `npm run build` and the test suites keep building the web build into `.next`,
+// which `npm start` never uses.
 import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { ENGINE_WORKER } from "./build-engine.mjs";
 
-export const SLOTS = [".next-a", ".next-b"];
 const STAMP = "rhinarium-build.json";
 const HOLDERS = "rhinarium-servers";
-const LOCK = ".next-build.lock";
 
-// What a production build reads: the app's sources (not its tests), the data files it imports,
-// the configuration, the lockfile. Anything else (docs, scripts, e2e, data) does not change it.
-const SOURCE_DIRS = ["app", "components", "lib", "public", "prisma"];
+/**
+ * `npm start`'s build: Next's distDir (chosen by NEXT_DIST_DIR in next.config.ts) with the engine's
+ * worker compiled into it. What it reads: the app's sources (not their tests), the data files they
+ * import, and the root files below. Anything else (docs, other scripts, e2e, data) does not change it.
+ */
+export const WEB_BUILD = {
+  slots: [".next-a", ".next-b"],
+  lock: ".next-build.lock",
+  sources: ["app", "components", "lib", "public", "prisma"],
+  parts: [ENGINE_WORKER],
+};
+
+// The configuration, the lockfile and the compile recipes: every kind of build reads them.
 const ROOT_FILES = [
   "package.json",
   "package-lock.json",
@@ -28,6 +37,7 @@ const ROOT_FILES = [
   "instrumentation.ts",
   "docs/openapi.json",
   "scripts/build-engine.mjs",
+  "scripts/build-processes.mjs",
 ];
 const SKIPPED = /(\.test\.tsx?|\.spec\.tsx?|\.tsbuildinfo)$/;
 
@@ -45,10 +55,10 @@ function listFiles(root, dir, out) {
   }
 }
 
-/** sha256 over the names and contents of every file the build reads, and Node's version. */
-export function sourceHash(root) {
+/** sha256 over the names and contents of every file a build of this kind reads, and Node's version. */
+export function sourceHash(root, kind = WEB_BUILD) {
   const files = [];
-  for (const dir of SOURCE_DIRS) listFiles(root, dir, files);
+  for (const dir of kind.sources) listFiles(root, dir, files);
   for (const file of ROOT_FILES) if (fs.existsSync(path.join(root, file))) files.push(file);
   files.sort();
   const hash = createHash("sha256").update(`node ${process.version}\n`);
@@ -105,25 +115,26 @@ export function holdSlot(root, slot, pid = process.pid) {
 }
 
 /**
- * What `npm start` should do for these sources: serve a slot whose finished build matches, or build
- * into a slot that no live server holds (an unused one first, else the older one), or refuse.
+ * What a process should do for these sources: run a slot whose finished build matches, or build
+ * into a slot that no live process holds (an unused one first, else the older one), or refuse.
  */
-export function planStart(root, hash) {
-  const slots = SLOTS.map((slot) => ({ slot, stamp: readStamp(root, slot), held: liveHolders(root, slot).length > 0 }));
-  // A build without its compiled engine is not a finished build: it is rebuilt, as a stale one is.
-  const current = slots.find((s) => s.stamp?.hash === hash && fs.existsSync(path.join(root, s.slot, ENGINE_WORKER)));
+export function planStart(root, hash, kind = WEB_BUILD) {
+  const slots = kind.slots.map((slot) => ({ slot, stamp: readStamp(root, slot), held: liveHolders(root, slot).length > 0 }));
+  // A build that misses a part (the compiled engine, an entry) is not finished: it is rebuilt, as a stale one is.
+  const current = slots.find((s) => s.stamp?.hash === hash && kind.parts.every((part) => fs.existsSync(path.join(root, s.slot, part))));
   if (current) return { action: "serve", slot: current.slot };
   const free = slots.filter((s) => !s.held);
   if (free.length === 0) {
-    return { action: "refuse", reason: `every build slot (${SLOTS.join(", ")}) is served by a running server with other sources; stop one first` };
+    return { action: "refuse", reason: `every build slot (${kind.slots.join(", ")}) is used by a running process of other sources; stop one first` };
   }
   free.sort((a, b) => (a.stamp?.builtAt ?? "").localeCompare(b.stamp?.builtAt ?? ""));
   return { action: "build", slot: free[0].slot };
 }
 
-/** One build at a time in a checkout: an exclusive lock file holding the builder's pid. */
-export async function withBuildLock(root, fn, { waitMs = 15 * 60_000 } = {}) {
-  const lock = path.join(root, LOCK);
+/** One build of a kind at a time in a checkout: an exclusive lock file holding the builder's pid. */
+export async function withBuildLock(root, fn, { waitMs = 15 * 60_000, kind = WEB_BUILD } = {}) {
+  const lock = path.join(root, kind.lock);
+  fs.mkdirSync(path.dirname(lock), { recursive: true });
   const deadline = Date.now() + waitMs;
   for (;;) {
     try {
@@ -148,18 +159,17 @@ export async function withBuildLock(root, fn, { waitMs = 15 * 60_000 } = {}) {
 }
 
 /**
- * The slot to serve, built first when needed, and held for this process. `build(slot)` runs `next build` and compiles
- * the engine into that slot; the
- * stamp is written only after it succeeds, so a failed or interrupted build is never served.
+ * The slot to run, built first when needed (`log` says so), and held for this process. `build(slot)` writes every part
+ * of the kind's build into that slot (for the web build: next build, then the engine); the stamp is
+ * written only after it succeeds, so a failed or interrupted build is never run.
  */
-export async function ensureBuild(root, build, log = () => {}) {
+export async function ensureBuild(root, build, log = () => {}, kind = WEB_BUILD) {
   return withBuildLock(root, async () => {
-    const hash = sourceHash(root);
-    const plan = planStart(root, hash);
+    const hash = sourceHash(root, kind);
+    const plan = planStart(root, hash, kind);
     if (plan.action === "refuse") throw new Error(plan.reason);
-    if (plan.action === "serve") {
-      log(`serving the existing build in ${plan.slot}`);
-    } else {
+    const built = plan.action === "build";
+    if (built) {
       log(`no current build of these sources: building into ${plan.slot}`);
       const dir = path.join(root, plan.slot);
       fs.rmSync(dir, { recursive: true, force: true });
@@ -167,6 +177,6 @@ export async function ensureBuild(root, build, log = () => {}) {
       fs.writeFileSync(path.join(dir, STAMP), JSON.stringify({ hash, builtAt: new Date().toISOString() }));
     }
     // Held before the lock is released, so no other start can pick this slot to rebuild.
-    return { slot: plan.slot, release: holdSlot(root, plan.slot) };
-  });
+    return { slot: plan.slot, built, release: holdSlot(root, plan.slot) };
+  }, { kind });
 }

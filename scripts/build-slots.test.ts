@@ -4,7 +4,8 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ENGINE_WORKER } from "./build-engine.mjs";
-import { ensureBuild, holdSlot, liveHolders, planStart, sourceHash } from "./build-slots.mjs";
+import { PROCESS_BUILD } from "./build-processes.mjs";
+import { ensureBuild, holdSlot, liveHolders, planStart, sourceHash, WEB_BUILD } from "./build-slots.mjs";
 
 // `npm start` builds only when no finished build matches the sources, and never into a slot a
 // running server holds. A fake build writes a marker instead of running next build.
@@ -101,7 +102,7 @@ describe("ensureBuild", () => {
     write("lib/a.ts", "export const a = 4;");
     const b = await ensureBuild(root, fakeBuild("b"));
     write("lib/a.ts", "export const a = 5;");
-    await expect(ensureBuild(root, fakeBuild("c"))).rejects.toThrow(/served by a running server/);
+    await expect(ensureBuild(root, fakeBuild("c"))).rejects.toThrow(/used by a running process/);
     expect(builds).toEqual([a.slot, b.slot]);
     a.release();
     b.release();
@@ -148,5 +149,29 @@ describe("slot holders", () => {
     b.release();
     write("lib/a.ts", "export const a = 7;");
     expect(planStart(root, sourceHash(root))).toEqual({ action: "build", slot: a.slot });
+  });
+});
+
+describe("kinds of build", () => {
+  /** A fake process build: every entry the kind names, no compiler. */
+  async function fakeProcessBuild(slot: string) {
+    builds.push(slot);
+    for (const part of PROCESS_BUILD.parts) write(path.join(slot, part), "// compiled");
+  }
+
+  it("keeps the process entries' build in its own slots, stale only when what it reads changes", async () => {
+    const web = await ensureBuild(root, fakeBuild("web"));
+    const processes = await ensureBuild(root, fakeProcessBuild, () => {}, PROCESS_BUILD);
+    expect(PROCESS_BUILD.slots).toContain(processes.slot);
+    expect(WEB_BUILD.slots).toContain(web.slot);
+    // A page is no part of the process entries; lab/ (ops demo's generator) is no part of the web build.
+    write("app/page.tsx", "export default 2;");
+    expect(planStart(root, sourceHash(root, PROCESS_BUILD), PROCESS_BUILD)).toEqual({ action: "serve", slot: processes.slot });
+    write("lab/synth/x.ts", "export const x = 1;");
+    expect(planStart(root, sourceHash(root, PROCESS_BUILD), PROCESS_BUILD)).toEqual({ action: "build", slot: PROCESS_BUILD.slots.find((s) => s !== processes.slot) });
+    write("app/page.tsx", "export default 1;");
+    expect(planStart(root, sourceHash(root), WEB_BUILD)).toEqual({ action: "serve", slot: web.slot });
+    web.release();
+    processes.release();
   });
 });

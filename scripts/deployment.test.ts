@@ -8,7 +8,7 @@ import { ENGINE_WORKER } from "./build-engine.mjs";
 
 // The deployment files checked as far as this machine can without a container runtime: compose.yaml
 // wires the services it names, with settings the service accepts, and the Dockerfile builds in stages
-// whose last one carries no test packages and runs unprivileged.
+// whose last one carries no dev or test packages and runs unprivileged.
 
 const root = path.resolve(import.meta.dirname, "..");
 const read = (file: string) => fs.readFileSync(path.join(root, file), "utf8");
@@ -55,25 +55,31 @@ describe("Dockerfile", () => {
     .slice(1)
     .map((text) => ({ name: /^\S+ AS (\S+)/.exec(text)?.[1], text }));
 
-  it("builds in stages: dependencies, the production build without test packages, and an unprivileged runtime", () => {
+  it("builds in stages: dependencies, the production build without dev packages, and an unprivileged runtime", () => {
     expect(stages.map((s) => s.name)).toEqual(["deps", "build", "runtime"]);
     const [, build, runtime] = stages;
-    expect(build.text).toMatch(/npm run build && test -f \.next\/engine\/worker\.mjs && npm prune --omit=dev/);
+    expect(build.text).toMatch(/npm run build && test -f \.next\/engine\/worker\.mjs \\\n\s+&& npm prune --omit=dev[^\n]*\\\n\s+&& node scripts\/build-processes\.mjs --check/);
     expect(runtime.text).not.toMatch(/npm (ci|install)/);
     expect(runtime.text).toMatch(/^USER rhinarium$/m);
     expect(runtime.text).toMatch(/CMD \["node", "scripts\/server\.mjs"\]/);
     expect(runtime.text).toMatch(/\/readyz/);
-    // The packages pruned there are dev dependencies only: nothing the server imports at run time.
+    // The packages pruned there are dev dependencies only: nothing a process imports at run time. The
+    // TypeScript loader and the compiler are among them.
     const pkg = JSON.parse(read("package.json")) as { dependencies: Record<string, string>; devDependencies: Record<string, string> };
-    for (const needed of ["next", "tsx", "sharp", "@prisma/client"]) expect(pkg.dependencies[needed], needed).toBeDefined();
+    for (const needed of ["next", "sharp", "@prisma/client", "bullmq", "commander"]) expect(pkg.dependencies[needed], needed).toBeDefined();
+    for (const tool of ["tsx", "esbuild", "vitest"]) expect(pkg.devDependencies[tool], tool).toBeDefined();
   });
 
-  it("compiles the engine's worker in the build stage, where the web process looks for it", () => {
+  it("compiles the engine's worker and the process entries in the build stage, where the processes look for them", () => {
     const pkg = JSON.parse(read("package.json")) as { scripts: Record<string, string> };
-    expect(pkg.scripts.build).toBe("next build && node scripts/build-engine.mjs");
+    expect(pkg.scripts.build).toBe("next build && node scripts/build-engine.mjs && node scripts/build-processes.mjs");
     expect(stages[1].text).toContain(`test -f ${path.posix.join(".next", ENGINE_WORKER)}`);
-    // The web process's code loads no TypeScript: tsx serves only the CLI entries and the engine run from its sources.
-    const tsxUsers = ["app", "components", "lib", "instrumentation.ts", "proxy.ts", "scripts/server.mjs", "scripts/start.mjs"]
+    // The worker, ops and db:migrate entries run their compiled build; ops answers --help from it.
+    for (const script of ["worker", "ops", "db:migrate"]) expect(pkg.scripts[script]).toMatch(/^node scripts\/\w+\.mjs$/);
+    for (const entry of ["scripts/worker.mjs", "scripts/ops.mjs", "scripts/db.mjs"]) expect(read(entry)).toMatch(/importProcessEntry\("\w+"\)/);
+    // No process's code loads TypeScript: tsx serves only the engine run from its sources (tests, the lab).
+    const runtimeCode = ["app", "components", "lib", "instrumentation.ts", "proxy.ts", ...["server", "start", "worker", "ops", "db", "build-slots", "build-engine", "build-processes"].map((s) => `scripts/${s}.mjs`)];
+    const tsxUsers = runtimeCode
       .flatMap((entry) => (fs.statSync(path.join(root, entry)).isFile() ? [entry] : fs.readdirSync(path.join(root, entry), { recursive: true }).map((f) => path.join(entry, String(f)))))
       .filter((file) => /\.(tsx?|mjs)$/.test(file) && !/\.test\.tsx?$/.test(file) && !/^lib\/(synth|bench|test-support|biometrics\/evaluation)\//.test(file))
       .filter((file) => /from "tsx|import\("tsx|resolve\("tsx/.test(read(file)));
@@ -82,6 +88,6 @@ describe("Dockerfile", () => {
 
   it("leaves local builds, data and dependencies out of the build context", () => {
     const ignored = read(".dockerignore").split("\n");
-    for (const entry of ["node_modules", ".next", ".git", "data"]) expect(ignored).toContain(entry);
+    for (const entry of ["node_modules", ".next", "dist", ".git", "data"]) expect(ignored).toContain(entry);
   });
 });

@@ -43,6 +43,7 @@ try {
   console.error(`rhinarium: ${error.message}`);
   process.exit(1);
 }
+if (!held.built) console.log(`rhinarium: serving the existing build in ${held.slot}`);
 process.on("exit", held.release);
 process.env.NEXT_DIST_DIR = held.slot;
 process.env.NODE_ENV = "production";

@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // `npm run worker` — a job worker process (BullMQ on REDIS_URL, PostgreSQL on DATABASE_URL); see
-// lib/jobs/worker-process.ts. The logic is TypeScript shared with the server; tsx loads it.
-import { register } from "tsx/esm/api";
+// lib/jobs/worker-process.ts. It runs compiled, from the process build of the current sources
+// (scripts/build-processes.mjs: compiled first when there is none).
+import { importProcessEntry } from "./build-processes.mjs";
 
-register();
-const { runWorkerProcess } = await import("../lib/jobs/worker-process.ts");
+const { runWorkerProcess } = await importProcessEntry("worker");
 await runWorkerProcess();

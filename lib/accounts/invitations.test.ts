@@ -12,6 +12,7 @@ import { ensureDefaultPlans } from "./plans";
 import {
   acceptInvitation,
   InvitationInvalidError,
+  InvitationNotSentError,
   InvitationRefusedError,
   invitationOf,
   inviteMember,
@@ -143,6 +144,24 @@ for (const mode of ["pglite", "postgres"] as const) {
       expect(await invitationOf(db, late)).toBeNull();
       await expect(acceptInvitation(db, late, "a long password")).rejects.toBeInstanceOf(InvitationInvalidError);
       expect(await db.user.count({ where: { email: { in: ["twice@a.test", "late@a.test"] } } })).toBe(0);
+    });
+
+    it("withdraws an invitation whose e-mail the relay refuses, and leaves the earlier one of the address working", async () => {
+      await invite("unlucky@a.test");
+      const earlier = invitationTokenIn(lastMail().text)!;
+      const auditBefore = await db.auditLog.count({ where: { accountId: clinic, action: "user.invite" } });
+      // A relay that refuses the connection (nothing listens on the discard port here).
+      process.env.SMTP_URL = "smtp://127.0.0.1:9";
+      try {
+        await expect(invite("unlucky@a.test", "owner")).rejects.toBeInstanceOf(InvitationNotSentError);
+      } finally {
+        delete process.env.SMTP_URL;
+      }
+      const pendingRows = (await pendingInvitations(db, clinic)).filter((r) => r.email === "unlucky@a.test");
+      expect(pendingRows).toHaveLength(1);
+      expect(await invitationOf(db, earlier)).toMatchObject({ role: "staff" });
+      expect(await db.auditLog.count({ where: { accountId: clinic, action: "user.invite" } })).toBe(auditBefore);
+      await revokeInvitation(db, clinic, pendingRows[0].id);
     });
 
     it("racing acceptances of one link make one user", async () => {

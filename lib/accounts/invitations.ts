@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { Db } from "@/lib/db/connect";
+import { logError } from "@/lib/log";
 import { sendMail } from "@/lib/mail";
 import { recordAudit, type AuditActor } from "./audit";
 import { createUser, EmailTakenError, type UserRole } from "./users";
@@ -19,10 +20,17 @@ export type InvitableRole = Exclude<UserRole, "admin">;
 
 /** An invitation the owner cannot send, for a reason that concerns their own account only. */
 export class InvitationRefusedError extends Error {}
-/** The link is unknown, used, revoked or expired. */
+/** The e-mail could not be sent (the relay refused or did not answer): no invitation was made. */
+export class InvitationNotSentError extends Error {
+  constructor(email: string) {
+    super(`The e-mail to ${email} could not be sent, so no invitation was made: try again later.`);
+  }
+}
+/** What the holder of a link that is unknown, used, revoked or expired is told (the error's and the invitation page's words). */
+export const INVITATION_INVALID_MESSAGE = "This invitation is not valid any more (used, withdrawn or expired): ask your clinic's owner for a new one.";
 export class InvitationInvalidError extends Error {
   constructor() {
-    super("This invitation is not valid any more (used, withdrawn or expired): ask for a new one.");
+    super(INVITATION_INVALID_MESSAGE);
   }
 }
 
@@ -41,7 +49,11 @@ export interface Invitation {
   inviter: { id: string; email: string };
 }
 
-/** Records the invitation and e-mails the address; the answer is the same whether or not the address signs in elsewhere. */
+/**
+ * Records the invitation and e-mails the address; the answer is the same whether or not the address signs in elsewhere.
+ * Only the e-mail carries the link, so an invitation whose e-mail fails is withdrawn at once (InvitationNotSentError) and
+ * nothing else changes: an earlier pending invitation of the address keeps working, and the audit log records none.
+ */
 export async function inviteMember(db: Db, invitation: Invitation, origin: string): Promise<{ invitationId: string }> {
   const email = invitation.email.toLowerCase();
   const [existing, account, pendingCount] = await Promise.all([
@@ -55,26 +67,31 @@ export async function inviteMember(db: Db, invitation: Invitation, origin: strin
   }
   const token = randomBytes(32).toString("base64url");
   const expiresAt = new Date(Date.now() + INVITATION_TTL_MS);
-  const created = await db.$transaction(async (tx) => {
-    // Inviting an address again replaces its pending invitation (a new link; the old one stops working).
-    await tx.invitation.deleteMany({ where: { accountId: invitation.accountId, email, acceptedAt: null } });
-    const row = await tx.invitation.create({
-      data: { accountId: invitation.accountId, email, role: invitation.role, tokenHash: tokenHashOf(token), invitedById: invitation.inviter.id, expiresAt },
-      select: { id: true },
-    });
-    await recordAudit(tx, { kind: "user", userId: invitation.inviter.id, email: invitation.inviter.email }, {
-      action: "user.invite",
-      accountId: invitation.accountId,
-      target: row.id,
-      data: { email, role: invitation.role },
-    });
-    return row;
+  const created = await db.invitation.create({
+    data: { accountId: invitation.accountId, email, role: invitation.role, tokenHash: tokenHashOf(token), invitedById: invitation.inviter.id, expiresAt },
+    select: { id: true, createdAt: true },
   });
   const intro = `${invitation.inviter.email} invited ${email} to join ${account.name} on Rhinarium as ${invitation.role}.`;
   const text = existing
     ? `${intro}\n\nThis address already signs in to Rhinarium for another account, and one address belongs to one account, so it cannot join. If you want to join, reply to ${invitation.inviter.email} with another address to be invited with.\n`
     : `${intro}\n\nChoose your password here (the link works once, until ${expiresAt.toUTCString()}):\n\n${origin}${INVITE_PATH}/${token}\n\nIf you did not expect this, ignore this message.\n`;
-  await sendMail({ to: email, subject: `Join ${account.name} on Rhinarium`, text });
+  try {
+    await sendMail({ to: email, subject: `Join ${account.name} on Rhinarium`, text });
+  } catch (error) {
+    await db.invitation.delete({ where: { id: created.id } });
+    logError("invitation-mail-failed", error, { accountId: invitation.accountId, invitationId: created.id });
+    throw new InvitationNotSentError(email);
+  }
+  await db.$transaction(async (tx) => {
+    // Inviting an address again replaces its earlier pending invitation (its link stops working) once the new one is out.
+    await tx.invitation.deleteMany({ where: { accountId: invitation.accountId, email, acceptedAt: null, id: { not: created.id }, createdAt: { lte: created.createdAt } } });
+    await recordAudit(tx, { kind: "user", userId: invitation.inviter.id, email: invitation.inviter.email }, {
+      action: "user.invite",
+      accountId: invitation.accountId,
+      target: created.id,
+      data: { email, role: invitation.role },
+    });
+  });
   return { invitationId: created.id };
 }
 

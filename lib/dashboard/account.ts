@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { Db } from "@/lib/db/connect";
 import { deactivateApiKey, isExpired, issueApiKey, KeyLimitError, MAX_ACTIVE_KEYS_PER_ACCOUNT, MAX_KEY_NAME_LENGTH, reissueApiKey } from "@/lib/accounts/api-keys";
 import { recordAudit } from "@/lib/accounts/audit";
-import { InvitationRefusedError, inviteMember, pendingInvitations, revokeInvitation } from "@/lib/accounts/invitations";
+import { InvitationNotSentError, InvitationRefusedError, inviteMember, pendingInvitations, revokeInvitation } from "@/lib/accounts/invitations";
 import { MIN_PASSWORD_LENGTH, setPassword, unlockUser, USER_ROLES } from "@/lib/accounts/users";
 import { accountAction, DashboardError, type AccountActionContext } from "./action-client";
 import { MAX_PET_FIELDS, PET_FIELD_KEY } from "./pet-fields";
@@ -120,8 +120,8 @@ export const inviteTeamMemberAction = accountAction({
   }),
   async run(ctx, input) {
     const invitation = { accountId: ctx.accountId, email: input.email, role: input.role, inviter: { id: ctx.user.id, email: ctx.user.email } };
-    return inviteMember(ctx.db, invitation, ctx.origin).catch((error) => {
-      throw error instanceof InvitationRefusedError ? new DashboardError(error.message) : error;
+    return inviteMember(ctx.db, invitation, await ctx.origin()).catch((error) => {
+      throw error instanceof InvitationRefusedError || error instanceof InvitationNotSentError ? new DashboardError(error.message) : error;
     });
   },
 });

@@ -24,8 +24,8 @@ export interface AccountActionContext {
   user: SessionUser;
   /** Every query of an account-scoped action filters on this; it comes from the session, never the input. */
   accountId: string;
-  /** Where the signed-in user reached the dashboard (scheme, host, port): links in e-mails point there. */
-  origin: string;
+  /** Where the signed-in user reached the dashboard (scheme, host, port): links in e-mails point there. Read when asked. */
+  origin: () => Promise<string>;
 }
 
 export interface OperatorActionContext {
@@ -97,7 +97,7 @@ export async function invokeAction<S extends z.ZodType, T>(
   db: Db,
   user: SessionUser | null,
   raw: unknown,
-  origin = "http://localhost",
+  origin: () => Promise<string> = async () => "http://localhost",
 ): Promise<ActionResult<T>> {
   if (!user) return failure("Your session has ended: sign in again.");
   if (!can(user.role, action.capability)) return failure(NOT_ALLOWED);

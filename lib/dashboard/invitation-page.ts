@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { acceptInvitation, InvitationInvalidError, invitationOf } from "@/lib/accounts/invitations";
+import { acceptInvitation, INVITATION_INVALID_MESSAGE, InvitationInvalidError, invitationOf } from "@/lib/accounts/invitations";
 import { MIN_PASSWORD_LENGTH } from "@/lib/accounts/users";
 import { getDb } from "@/lib/db";
 import { failure, fieldErrors, type ActionResult } from "./action-client";
@@ -8,6 +8,9 @@ import { failure, fieldErrors, type ActionResult } from "./action-client";
 // signed-in chain; the link's secret is what admits its holder.
 
 const token = z.string().regex(/^[A-Za-z0-9_-]{20,100}$/);
+
+/** What the page says for a link it cannot accept: the words acceptInvitationAction answers with. */
+export { INVITATION_INVALID_MESSAGE };
 
 /** What the page shows, or null for a link that is malformed, unknown, used, withdrawn or expired. */
 export async function invitationForPage(raw: string) {

@@ -7,7 +7,8 @@ import { invokeAction, type ActionResult, type DashboardAction } from "./action-
 /** What a "use server" function calls: the signed-in user from the session, then the chain. */
 export async function runAction<S extends z.ZodType, T>(action: DashboardAction<S, T>, raw: unknown): Promise<ActionResult<T>> {
   const db = await getDb();
-  return invokeAction(action, db, await getSessionUser(db), raw, await requestOrigin());
+  // The origin is read only by the actions that ask for it (an invitation's link).
+  return invokeAction(action, db, await getSessionUser(db), raw, requestOrigin);
 }
 
 /**

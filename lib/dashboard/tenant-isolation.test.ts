@@ -221,6 +221,16 @@ describe("roles are checked on the server", () => {
     expect((await db.account.findUnique({ where: { id: b.accountId } }))?.suspended).toBe(false);
   });
 
+  it("reads the request's origin only for the action that puts it in a link (an invitation)", async () => {
+    const origins: string[] = [];
+    const origin = async () => (origins.push("read"), "https://clinic.example");
+    expect((await invokeAction(issueKeyAction, db, a.owner, { name: "origin check" }, origin)).ok).toBe(true);
+    expect((await invokeAction(jobProgressAction, db, a.staff, { jobId: a.jobId }, origin)).ok).toBe(true);
+    expect(origins).toEqual([]);
+    expect((await invokeAction(inviteTeamMemberAction, db, a.owner, { email: "origin@a.test", role: "staff" }, origin)).ok).toBe(true);
+    expect(origins).toEqual(["read"]);
+  });
+
   it("validates input with zod and answers field errors", async () => {
     const result = await invokeAction(createPetAction, db, a.staff, { species: "HAMSTER", metadata: "{not json" });
     expect(result.ok).toBe(false);

@@ -28,7 +28,8 @@ export async function fillDemo({ baseUrl, apiKey, pets }: DemoOptions): Promise<
     // One subject a pet, and one more whose photos serve as the appearance pictures.
     const subjects = pets + 1;
     const rendering = startProgress("rendering noses", subjects);
-    await generateDataset({ out: dir, subjects, captures: 8, seed: 4242, difficulty: "normal", workers: 2, onSubjectDone: () => rendering.tick() });
+    // In this thread: the generator's worker threads load its TypeScript through tsx, which a deployed CLI does not have.
+    await generateDataset({ out: dir, subjects, captures: 8, seed: 4242, difficulty: "normal", workers: 1, onSubjectDone: () => rendering.tick() });
     rendering.stop();
     const image = (subject: number, capture: number) => fs.readFileSync(path.join(dir, subjectDirName(subject, subjects), captureFileName(capture, 8)));
     const appearance = image(pets, 0);

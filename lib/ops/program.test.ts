@@ -55,7 +55,8 @@ describe("the ops command line", () => {
     const dataDir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "rhinarium-ops-help-")), "data");
     const { stdout } = await run(process.execPath, [path.join(root, "scripts/ops.mjs"), "--help"], { cwd: root, env: { ...process.env, DATA_DIR: dataDir } });
     expect(stdout).toContain("user:create");
-    // No database was opened (opening one creates DATA_DIR/db and migrates it): what --help costs is tsx's start-up.
+    // No database was opened (opening one creates DATA_DIR/db and migrates it): --help costs loading the compiled
+    // CLI (scripts/build-processes.mjs), and its compilation when the sources changed since.
     expect(fs.existsSync(dataDir)).toBe(false);
     const refused = await run(process.execPath, [path.join(root, "scripts/ops.mjs"), "user:create", "--email", "a@b.test", "--role", "staff"], {
       cwd: root,

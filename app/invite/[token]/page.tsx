@@ -1,6 +1,6 @@
 import { InviteForm } from "@/components/auth/invite-form";
 import { Notice } from "@/components/dashboard/ui";
-import { invitationForPage } from "@/lib/dashboard/invitation-page";
+import { INVITATION_INVALID_MESSAGE, invitationForPage } from "@/lib/dashboard/invitation-page";
 
 export const metadata = { title: "Join your team · Rhinarium" };
 // Read per request: a link stops working once used, withdrawn or expired (and the page needs its CSP nonce).
@@ -22,7 +22,7 @@ export default async function InvitePage({ params }: { params: Promise<{ token: 
         </>
       ) : (
         <Notice tone="error" testId="invitation-invalid">
-          This invitation is not valid any more (used, withdrawn or expired): ask your clinic&apos;s owner for a new one.
+          {INVITATION_INVALID_MESSAGE}
         </Notice>
       )}
     </main>
