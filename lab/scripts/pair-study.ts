@@ -6,9 +6,6 @@
  * pairs scoring 0, genuine pairs accepted at the decision threshold, the impostors' largest score and the unusable
  * images; with --peer, OpenCV SIFT + ratio test + RANSAC (scripts/peer/) on the same pairs beside it. --cache keeps
  * the templates in FILE (reused while the template format is the same), so matcher changes re-score quickly.
- * --usable-thresholds 50,40,30: the same pairs again with each quality threshold in place of QUALITY_USABLE_THRESHOLD
- * (an image refused today is described anyway, and counts when its quality reaches the threshold and it has
- * QUALITY_MIN_KEYPOINTS keypoints): what the quality gate costs and saves.
  * --across K: only pairs of one of a subject's first K captures (name order) and one later capture, genuine and
  * impostor alike: on a copy made by `npm run degrade:set -- SRC --out DST --from-capture K`, one sharp and one soft.
  */
@@ -23,14 +20,8 @@ import { readLabelledDataset } from "../evaluation/dataset";
 import { runSiftPeer } from "../evaluation/sift-peer";
 import { compareTemplates } from "@/lib/biometrics/pair-matcher";
 import { pairScore } from "@/lib/biometrics/scoring";
-import { deserializeTemplate, templateVersionOf, KEYPOINT_FIELDS, type NoseTemplate } from "@/lib/biometrics/template";
-import { decodeNoseImage } from "@/lib/biometrics/decode";
-import { normaliseContrast } from "@/lib/biometrics/enhance";
-import { keypointGenericness } from "@/lib/biometrics/distinctiveness";
-import { descriptorFrame, extractLocalFeatures } from "@/lib/biometrics/features";
-import { extractNoseImage } from "@/lib/biometrics/extract";
-import { MATCHED_SETS, QUALITY_MIN_KEYPOINTS, TEMPLATE_VERSION } from "@/lib/biometrics/parameters";
-import { computeSearchKey } from "@/lib/biometrics/search-key";
+import { deserializeTemplate, keypointCount, templateVersionOf, type NoseTemplate } from "@/lib/biometrics/template";
+import { isUsableQuality } from "@/lib/biometrics/quality";
 import { Rng } from "../synth/prng";
 
 const { positionals, values } = parseScriptArgs({
@@ -41,8 +32,6 @@ const { positionals, values } = parseScriptArgs({
     "impostor-pairs": { type: "string", default: "20000" },
     peer: { type: "boolean" },
     cache: { type: "string" },
-    "usable-thresholds": { type: "string" },
-    "min-keypoints": { type: "string" },
     across: { type: "string" },
   },
 });
@@ -137,28 +126,6 @@ function report(name: string, pairs: readonly Pair[], scores: readonly number[],
   );
 }
 
-/** The template extraction would make of an image whatever its quality, and that quality (extract.ts without the gate). */
-async function describeAnyway(file: string): Promise<{ template: NoseTemplate; quality: number; keypoints: number }> {
-  const jpeg = fs.readFileSync(file);
-  const extraction = await extractNoseImage(jpeg);
-  if (!extraction.ok) throw new Error(`${file}: ${extraction.rejection.message}`);
-  const { image } = await decodeNoseImage(jpeg);
-  const { keypoints, descriptors } = extractLocalFeatures(normaliseContrast(image), image, MATCHED_SETS);
-  const packed = new Float32Array(keypoints.length * KEYPOINT_FIELDS);
-  keypoints.forEach((k, i) => packed.set([k.x, k.y, k.sigma], i * KEYPOINT_FIELDS));
-  const template: NoseTemplate = {
-    version: TEMPLATE_VERSION,
-    width: image.width,
-    height: image.height,
-    quality: extraction.quality.score,
-    keypoints: packed,
-    descriptors,
-    genericness: keypointGenericness(descriptorFrame(descriptors, keypoints.length, 0)),
-    searchKey: computeSearchKey(keypoints.length, descriptors),
-  };
-  return { template, quality: extraction.quality.score, keypoints: keypoints.length };
-}
-
 async function main(): Promise<void> {
   const subjects = readLabelledDataset(root);
   const images = subjects.flatMap((s) => s.images);
@@ -179,37 +146,11 @@ async function main(): Promise<void> {
   const scores = similarities.map(pairScore);
   console.log(`data set: ${path.resolve(root)}; ${genuineCount} genuine, ${pairs.length - genuineCount} impostor image pairs`);
   console.log(`images without a template (undecodable, or no keypoint): ${templates.filter((t) => t === null).length} of ${images.length}`);
+  console.log(`images the quality gate refuses (compared all the same): ${templates.filter((t) => t !== null && !isUsableQuality(t.quality, keypointCount(t))).length} of ${images.length}`);
   report("Rhinarium score", pairs, scores, "scoring 0");
   report("Rhinarium raw similarity", pairs, similarities, "at 0");
   const genuineScores = scores.filter((_, k) => pairs[k].genuine);
   console.log(`genuine pairs accepted at ${DECISION_THRESHOLD}: ${percent(genuineScores.filter((s) => s >= DECISION_THRESHOLD).length / genuineScores.length)}`);
-  if (values["usable-thresholds"]) {
-    const refused = templates.flatMap((t, i) => (t === null ? [i] : []));
-    const described = new Map<number, Awaited<ReturnType<typeof describeAnyway>>>();
-    for (const i of refused) {
-      try {
-        described.set(i, await describeAnyway(path.join(root, images[i])));
-      } catch (error) {
-        log(String(error));
-      }
-    }
-    const minKeypoints = Number(values["min-keypoints"] ?? QUALITY_MIN_KEYPOINTS);
-    for (const threshold of values["usable-thresholds"].split(",").map(Number)) {
-      const counted = templates.map((t, i) => {
-        const d = described.get(i);
-        return t ?? (d && d.quality >= threshold && d.keypoints >= minKeypoints ? d.template : null);
-      });
-      // Only pairs that hold a refused image can change.
-      const gated = pairs.map(({ a, b }, k) => {
-        if (templates[a] && templates[b]) return scores[k];
-        const ta = counted[a];
-        const tb = counted[b];
-        return ta && tb ? pairScore(compareTemplates(ta, tb).similarity) : 0;
-      });
-      console.log(`usable from quality ${threshold} with ${minKeypoints} keypoints: ${counted.filter((t) => t === null).length} unusable images`);
-      report(`  Rhinarium score, usable from ${threshold}`, pairs, gated, "scoring 0");
-    }
-  }
   if (values.peer) {
     const csv = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "pairs-")), "pairs.csv");
     fs.writeFileSync(csv, `a,b\n${pairs.map((p) => `${images[p.a]},${images[p.b]}`).join("\n")}\n`);

@@ -1,6 +1,6 @@
 import sharp from "sharp";
 import { renderCapture } from "@/lab/synth/capture";
-import { captureSeed, subjectSeed } from "@/lab/synth/dataset";
+import { captureOptionsFor, captureSeed, createSubjectFor, subjectSeed } from "@/lab/synth/dataset";
 import { createNoseSubject, type NoseSubject } from "@/lab/synth/nose-surface";
 
 // Test images for the API's biometric paths: pets and captures from the project's synthetic
@@ -16,6 +16,13 @@ export async function noseCapture(petSeed: number, captureIndex: number): Promis
   if (!subjects.has(seed)) subjects.set(seed, createNoseSubject(seed));
   const { jpeg } = await renderCapture(subjects.get(seed)!, captureSeed(seed, captureIndex), { difficulty: "normal" });
   return jpeg;
+}
+
+/** One JPEG capture of the reality-matched setting (real detector crops' statistics, REAL-DATA.md), plain backdrop. */
+export async function realNoseCapture(datasetSeed: number, subjectIndex: number, captureIndex: number): Promise<Buffer> {
+  const seed = subjectSeed(datasetSeed, subjectIndex);
+  const options = captureOptionsFor({ seed: datasetSeed, difficulty: "real", backdrop: "plain" }, undefined);
+  return (await renderCapture(createSubjectFor("real", seed), captureSeed(seed, captureIndex), options)).jpeg;
 }
 
 /** A small deterministic prng (xorshift32) for test data. */

@@ -37,8 +37,9 @@ const TASK_TIMEOUT_MS = 120_000;
  * The file each worker thread runs: the same engine as the thread that starts it.
  * - A build's server (Next bundles this module) runs the worker compiled with that build
  *   (`scripts/build-engine.mjs`: `<dist dir>/engine/worker.mjs`); a missing one fails every task.
- * - A process that runs the engine from its TypeScript sources (tsx: the ops CLI, the job worker
- *   process, the lab's scripts) runs the worker from the same sources through tsx (`worker-entry.mjs`).
+ * - A process that runs the engine from its TypeScript sources (tsx: the lab's scripts) runs the worker
+ *   from the same sources through tsx (`worker-entry.mjs`). The job worker process and the ops CLI are
+ *   compiled at build time with their own copy of the compiled worker (`scripts/build-processes.mjs`).
  * - `ENGINE_WORKER_ENTRY` names another compiled worker: the test suite compiles one per run
  *   (`vitest.global-setup.ts`), so tests run the compiled form the server runs.
  */

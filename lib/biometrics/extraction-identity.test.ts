@@ -24,9 +24,9 @@ function matchedHash(t: NoseTemplate): string {
 /**
  * Extraction output pinned bit for bit: the committed vocabulary and the score calibration were fitted
  * to these exact features, so a change meant only to make extraction faster must leave these hashes
- * as they are. The templates were recorded with template format 10 (format 9's descriptor network, frames, vocabulary,
- * search keys and genericness, on a contrast normalisation whose dark grey levels are lifted first, and the quality
- * gate at 40). `matched` covers what the matcher and the gallery read (keypoints, the three matched frames, the search
+ * as they are. The templates were recorded with template format 11 (format 9's descriptor network, frames and
+ * vocabulary; format 10's contrast normalisation and quality gate; each scale level capped at MAX_LEVEL_SHARE of the
+ * keypoints, the burstiness refill on, and the generic bank rebuilt with both). `matched` covers what the matcher and the gallery read (keypoints, the three matched frames, the search
  * key); `template` is a 1:N probe's (with the outer frames); every other image is extracted without them and must give
  * the same `matched`, `genericness` and quality. If the inputs' hashes differ, the synthesizer or sharp changed, not the
  * engine: re-record all hashes with the engine as it was before your change.
@@ -35,33 +35,33 @@ const PINNED = [
   {
     name: "normal capture",
     input: "703a80d1c80105f02d847337977fbfa74e5e44d1728dc29813308ccb522efbf7",
-    template: "4a3eeca740d857c3250b6aa579040b89520982cc42859552771d6024821bfb5b",
-    genericness: "35f42ddb1547e4ca9b35c4cb18b4a9a07dc5f9573569d8a92d5c578f4926fc51",
-    matched: "89e136f43499f2161b8abf52d2cfbebae1968333bcee6bb059dc6df922773701",
-    quality: "10a31f0eeae45571e5d51ccbdd1cf3c6ee677582ca667063340effb533a0564c",
+    template: "a0a096a2daeb8ba4ac336369720a478b3c473c1c7cd391c8baf42b1c6d502326",
+    genericness: "c91d781b83a752c32cee2d60e8cb6790e390c6822ca2be621138db6eeae663de",
+    matched: "90f8afc2a56a404e1669abef0dafb62f9ba93821cfa0197a1a55d495e36c617f",
+    quality: "db7f078a080d293c91275cf893efde4c22596367255fc5a1af2a22eb2f279c5e",
   },
   {
     name: "normal capture, 640 px",
     input: "86ad99c9c847d61de369d7599a913fe94c8858a68ef2f3a1b01a69394c2479fd",
-    template: "53292060060f137b543e37c6a497e8e86f9901d8537c861c04226c335e00dffa",
-    genericness: "221988f1a60982da5ab4a0a203a3c5b09cf1bfff983a964541e0756478f3e380",
-    matched: "590580f324a6a2753e1ecc3b38fce464b5e49e70419e99695fc00096c08e94a2",
-    quality: "57c1078c811dfe5f75779cf040b0e64c6c5955b2cbf3d1d2ccbee066abed2760",
+    template: "ea74796e52f96458282391ff0035aab6153d015390f7dfc988757c6b5d8297a9",
+    genericness: "579b03debb9e807186ef2873716785842e77a5609c09b161cbcf79ebb2383d87",
+    matched: "fb8c01e62881b0ac82763ed0cf91cc7c846df279d7857ad6f925f6b507576633",
+    quality: "fe507efda680b30fd16cc2e1c59dcb503825787ceaf36c71e7ee71f0d91c3cd2",
   },
   {
     name: "hard capture 1",
     input: "b8923a489722ce8cb5f21616efe61b2eb79e722778763f32f1b8e5d6b9ce857d",
-    template: "71f7887112e23929c7108d4bb332130e6a30cbf91d9c2bbd6e21e8327eba81b6",
-    genericness: "5a11c02c05632127b0cd4d644a83115fc624f8cc1d73fdc22080f517a08ec7ba",
-    matched: "4d9ffc67741a7ae6a6185740ad08bb556f04768aa35ea86a563c7587b50a394b",
+    template: "a7bfba2b265360543feedfdd542022b7702e10833b2d048db85329390a253c5f",
+    genericness: "01102e257baa25ecadf596a6eeed2a4fae73cd50f8be315620b259fc81dd0695",
+    matched: "a05badbee7441649c91c28b35b9900b1df0b826ce796391e3e397a680bc6c42e",
     quality: "eaac92ccc87346db146f09ce59b861794792069cbf9181e86f4daf9c1d37a227",
   },
   {
     name: "hard capture 2",
     input: "2c5c8101fe49e0106c3b51647539743d61b1ea613f94d2acad2e061f8a79fa3b",
-    template: "957d37789f97a38af61b23a7f2683607ee4fffb052c243e6012bcecc67da7915",
-    genericness: "4e44c2c267bc83806bbe6dbb702068655a1aa1c5d0461e5c840e3b8220ae6822",
-    matched: "1a83343ed5ee4aa0c59868c2895c672087164578eff1b5a42fddf798e022e84e",
+    template: "2b673bef8f10ee677e374d84366c68f9c6200f12c7b232fceb8599bcdd49c0e9",
+    genericness: "f65521c47e3d79e93776f77f7ed5a60fecf3bf5e29e93128b749f5e218d08b85",
+    matched: "d9b542551e056c14fca585557204c9bdcebe4b93cccd95773eca781d261d44b1",
     quality: "6424b65bfbdce176d7a5170ab90c6f958ba36c1144a064d7d1399ac4fbad291b",
   },
 ];

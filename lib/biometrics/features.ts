@@ -14,6 +14,7 @@ import {
   DETECTION_SIGMAS,
   GLARE_LEVEL,
   MAX_KEYPOINTS,
+  MAX_LEVEL_SHARE,
   SPREAD_GRID,
 } from "./parameters";
 
@@ -102,21 +103,27 @@ function detectCandidates(levels: ScaleLevel[], smoothedGrey: GreyImage): Keypoi
 }
 
 /**
- * Strongest first, at most a fair share per grid cell, so keypoints cover the whole nose. Candidates in `dropped`
- * (a repeated pattern, `extractLocalFeatures`) are passed over and take no share.
+ * Strongest first, at most a fair share per grid cell, so keypoints cover the whole nose, and at most
+ * MAX_LEVEL_SHARE of MAX_KEYPOINTS per scale level, so the finest blobs of a sharp image leave room for the coarser
+ * ones a soft capture of the same nose still shows. Candidates in `dropped` (a repeated pattern,
+ * `extractLocalFeatures`) are passed over and take no share.
  */
 function selectSpread(candidates: Keypoint[], width: number, height: number, dropped?: ReadonlySet<Keypoint>): Keypoint[] {
   candidates.sort((a, b) => b.response - a.response);
   const perCell = Math.ceil((MAX_KEYPOINTS * 2) / (SPREAD_GRID * SPREAD_GRID));
+  const perLevel = Math.round(MAX_KEYPOINTS * MAX_LEVEL_SHARE);
   const counts = new Uint16Array(SPREAD_GRID * SPREAD_GRID);
+  const levelCounts = new Uint16Array(DETECTION_SIGMAS.length);
   const selected: Keypoint[] = [];
   for (const keypoint of candidates) {
     if (dropped?.has(keypoint)) continue;
+    if (levelCounts[keypoint.level] >= perLevel) continue;
     const cell =
       Math.min(SPREAD_GRID - 1, Math.floor((keypoint.y / height) * SPREAD_GRID)) * SPREAD_GRID +
       Math.min(SPREAD_GRID - 1, Math.floor((keypoint.x / width) * SPREAD_GRID));
     if (counts[cell] >= perCell) continue;
     counts[cell]++;
+    levelCounts[keypoint.level]++;
     selected.push(keypoint);
     if (selected.length === MAX_KEYPOINTS) break;
   }

@@ -41,6 +41,11 @@ function ramp(value: number, low: number, high: number): number {
   return Math.min(1, Math.max(0, (value - low) / (high - low)));
 }
 
+/** The quality gate's verdict on an image of this score and keypoint count. */
+export function isUsableQuality(score: number, keypoints: number): boolean {
+  return score >= QUALITY_USABLE_THRESHOLD && keypoints >= QUALITY_MIN_KEYPOINTS;
+}
+
 /**
  * Each component is 0–1; weights sum to 1. Ramps are set from measured figures of the synthetic hard set:
  * a sharp crop has sharpness 0.08–0.17 and 220–300 keypoints; blurred by sigma 3 it still matches its
@@ -90,7 +95,7 @@ export function assessQuality(figures: QualityFigures): QualityReport {
     if (grade < 0.5) reasons.push(component.reason);
   }
   const rounded = Math.round(score * 100);
-  const usable = rounded >= QUALITY_USABLE_THRESHOLD && figures.keypoints >= QUALITY_MIN_KEYPOINTS;
+  const usable = isUsableQuality(rounded, figures.keypoints);
   if (!usable && figures.keypoints < QUALITY_MIN_KEYPOINTS && !reasons.includes("too little nose texture visible")) {
     reasons.push("too little nose texture visible");
   }

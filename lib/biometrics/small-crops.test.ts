@@ -1,19 +1,14 @@
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
-import { renderCapture } from "@/lab/synth/capture";
-import { captureOptionsFor, captureSeed, createSubjectFor, subjectSeed } from "@/lab/synth/dataset";
+import { realNoseCapture } from "@/lab/test-support/nose-images";
 import { extractNoseImage } from "./extract";
 import { compareTemplates } from "./pair-matcher";
 import { MIN_INPUT_SIDE } from "./parameters";
 import { DECISION_THRESHOLD, pairScore } from "./scoring";
 import type { NoseTemplate } from "./template";
 
-/** A capture of the reality-matched setting (real detector crops' statistics, REAL-DATA.md), seed 9002. */
-async function realCapture(subjectIndex: number, captureIndex: number): Promise<Buffer> {
-  const seed = subjectSeed(9002, subjectIndex);
-  const options = captureOptionsFor({ seed: 9002, difficulty: "real", backdrop: "plain" }, undefined);
-  return (await renderCapture(createSubjectFor("real", seed), captureSeed(seed, captureIndex), options)).jpeg;
-}
+/** A capture of the reality-matched setting, dataset seed 9002 (no other test or set uses it). */
+const realCapture = (subjectIndex: number, captureIndex: number) => realNoseCapture(9002, subjectIndex, captureIndex);
 
 async function templateOf(jpeg: Buffer): Promise<NoseTemplate | null> {
   const result = await extractNoseImage(jpeg);
