@@ -1,4 +1,4 @@
-import { appendKeyPostings, countKeyWords, finishProbeImage, kernelHeap, kernelViews, scanPostingList, setHammingWeights, type KernelViews } from "./simd/posting-kernel";
+import { appendPostingRecords, countKeyWords, finishProbeImage, kernelHeap, kernelViews, partitionKeyPostings, scanPostingList, setHammingWeights, type KernelViews } from "./simd/posting-kernel";
 import { keyOffsets, packPets, type PackedPets } from "./packed-pets";
 import { ANGLE_BINS, HAMMING_SIGMA, KEPT_SEARCHES, HAMMING_THRESHOLD, STOP_WORD_FACTOR, STOP_WORD_MIN_POSTINGS, SWEEP_FRACTION, VOCABULARY_WORDS } from "./parameters";
 import { serializeSearchKey, type ProbeLookups, type SearchKey } from "./search-key";
@@ -93,30 +93,45 @@ class KernelArray {
 
 /** This thread's staging region for a batch being indexed (grown to the largest batch, in powers of two; never released). */
 const staging = new KernelArray(1);
+/** Words `word >> BUCKET_SHIFT` share a bucket of the kernel's first pass (`partition` in posting-kernel.wat). */
+const BUCKET_SHIFT = 6;
+const BUCKETS = VOCABULARY_WORDS >>> BUCKET_SHIFT;
+const RECORD_BYTES = 16;
+
+interface StagedBatch {
+  keys: number;
+  counts: number;
+  buckets: number;
+  cursors: number;
+  records: number;
+}
 
 /**
  * Copies a batch's packed keys into kernel memory with the tables the kernel reads: the key table (each key's address and
- * row), every word's counter (zeroed) and cursor. Addresses in kernel memory.
+ * row), every word's counter (zeroed), every bucket's and word's cursor, and room for a record a posting. Addresses in
+ * kernel memory.
  */
-function stageBatch(bytes: Uint8Array, offsets: readonly number[], rows: readonly number[]): { keys: number; counts: number; cursors: number } {
-  const tableBytes = offsets.length * 8 + VOCABULARY_WORDS * 4 + VOCABULARY_WORDS * 8;
-  const needed = tableBytes + bytes.byteLength;
+function stageBatch(bytes: Uint8Array, offsets: readonly number[], rows: readonly number[], postings: number): StagedBatch {
+  const records = 0;
+  const keys = records + postings * RECORD_BYTES;
+  const counts = keys + offsets.length * 8;
+  const buckets = counts + VOCABULARY_WORDS * 4;
+  const cursors = buckets + BUCKETS * 4;
+  const keyBytes = cursors + VOCABULARY_WORDS * 8;
+  const needed = keyBytes + bytes.byteLength;
   if (staging.capacity < needed) {
     staging.release();
     staging.ensure(2 ** Math.ceil(Math.log2(needed)), false);
   }
-  const keys = staging.address;
-  const counts = keys + offsets.length * 8;
-  const cursors = counts + VOCABULARY_WORDS * 4;
-  const keyBytes = cursors + VOCABULARY_WORDS * 8;
+  const at = (offset: number) => staging.address + offset;
   const { u8, i32 } = kernelViews();
-  u8.set(bytes, keyBytes);
+  u8.set(bytes, at(keyBytes));
   for (let k = 0; k < offsets.length; k++) {
-    i32[(keys >>> 2) + 2 * k] = keyBytes + offsets[k];
-    i32[(keys >>> 2) + 2 * k + 1] = rows[k];
+    i32[(at(keys) >>> 2) + 2 * k] = at(keyBytes) + offsets[k];
+    i32[(at(keys) >>> 2) + 2 * k + 1] = rows[k];
   }
-  i32.fill(0, counts >>> 2, (counts >>> 2) + VOCABULARY_WORDS);
-  return { keys, counts, cursors };
+  i32.fill(0, at(counts) >>> 2, (at(counts) >>> 2) + VOCABULARY_WORDS);
+  return { keys: at(keys), counts: at(counts), buckets: at(buckets), cursors: at(cursors), records: at(records) };
 }
 
 /**
@@ -181,7 +196,7 @@ export class InvertedIndex {
    * Adds or replaces many pets at once (a gallery load's batch), indexed straight from their packed search keys: the
    * same index as upserting them one by one, in order. The keys are copied into kernel memory once; the kernel counts
    * each word's new postings, each list is given the blocks they need at once, and the kernel writes every posting in
-   * place (`count` and `append` in posting-kernel.wat).
+   * place, in two passes for the cache's sake (`count`, `partition` and `append` in posting-kernel.wat).
    */
   upsertMany(batch: PackedPets): void {
     this.version++;
@@ -192,6 +207,7 @@ export class InvertedIndex {
     for (const petId of last.keys()) this.remove(petId);
     const keys: number[] = [];
     const rows: number[] = [];
+    let postings = 0;
     for (const [petId, i] of last) {
       const offsets = keyOffsets(batch, i);
       if (offsets.length === 0) continue;
@@ -204,24 +220,33 @@ export class InvertedIndex {
       }
       const petRows: number[] = [];
       for (const offset of offsets) {
-        const postings = batch.bytes[offset + 6] | (batch.bytes[offset + 7] << 8);
-        const row = this.newRow(pet, postings);
+        const count = batch.bytes[offset + 6] | (batch.bytes[offset + 7] << 8);
+        const row = this.newRow(pet, count);
         petRows.push(row);
         keys.push(offset);
         rows.push(row);
-        this.livePostings += postings;
+        this.livePostings += count;
+        postings += count;
       }
       this.petRows[pet] = petRows;
       this.livePets++;
     }
     if (keys.length === 0) return;
-    const staged = stageBatch(batch.bytes, keys, rows);
+    const staged = stageBatch(batch.bytes, keys, rows, postings);
     countKeyWords(staged.keys, keys.length, staged.counts);
     const counts = kernelViews().u32.slice(staged.counts >>> 2, (staged.counts >>> 2) + VOCABULARY_WORDS);
+    // Each bucket's records start where its words' postings do in word order.
+    const buckets = new Int32Array(BUCKETS);
+    for (let word = 0, at = staged.records; word < VOCABULARY_WORDS; word++) {
+      if ((word & ((1 << BUCKET_SHIFT) - 1)) === 0) buckets[word >>> BUCKET_SHIFT] = at;
+      at += counts[word] * RECORD_BYTES;
+    }
+    kernelViews().i32.set(buckets, staged.buckets >>> 2);
+    partitionKeyPostings(staged.keys, keys.length, staged.buckets, BUCKET_SHIFT);
     const cursors = new Int32Array(VOCABULARY_WORDS * 2);
     for (let word = 0; word < VOCABULARY_WORDS; word++) if (counts[word] > 0) this.reserve(word, counts[word], cursors);
     kernelViews().i32.set(cursors, staged.cursors >>> 2);
-    appendKeyPostings(staged.keys, keys.length, staged.cursors);
+    appendPostingRecords(staged.records, staged.records + postings * RECORD_BYTES, staged.cursors);
   }
 
   /**
