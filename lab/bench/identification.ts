@@ -318,9 +318,9 @@ export async function benchIdentification(options: IdentificationBenchOptions): 
       }
       // Search keys in batches, as the gallery manager loads them from the database.
       batch.push({ petId, templates: templatesOfPet(petId).map(searchKeyOf) });
-      if (batch.length >= 500) await engine.galleryUpsertPets(key, batch.splice(0));
+      if (batch.length >= 500) await engine.galleryUpsertPets(key, engine.packPets(batch.splice(0)));
     }
-    await engine.galleryUpsertPets(key, batch);
+    await engine.galleryUpsertPets(key, engine.packPets(batch));
     const upsertPerSecond = (pets - added) / ((performance.now() - started) / 1000);
     const stats = await engine.galleryStats(key);
     const rssBytes = process.memoryUsage().rss - rssBefore;

@@ -18,6 +18,8 @@ interface Task {
   id: number;
   op: OperationName;
   args: unknown[];
+  /** Buffers moved to the worker with the task rather than copied (unusable in this thread afterwards). */
+  transfer: ArrayBuffer[];
   resolve: (value: unknown) => void;
   reject: (error: Error) => void;
 }
@@ -79,7 +81,7 @@ export class EnginePool {
   }
 
   run<K extends OperationName>(op: K, ...args: Parameters<WorkerOperations[K]>): Promise<Result<K>> {
-    return this.enqueue(this.shared, op, args);
+    return this.enqueue(this.shared, op, args, []);
   }
 
   /** Runs on the worker that owns `key`, so that state the worker keeps for the key is there. */
@@ -89,7 +91,12 @@ export class EnginePool {
 
   /** Runs on slot `slot`'s worker (0 ≤ slot < size): state kept per slot, as a gallery's shards. */
   runOnSlot<K extends OperationName>(slot: number, op: K, ...args: Parameters<WorkerOperations[K]>): Promise<Result<K>> {
-    return this.enqueue(this.sticky[slot], op, args);
+    return this.enqueue(this.sticky[slot], op, args, []);
+  }
+
+  /** runOnSlot, moving `transfer` to the worker instead of copying it: those buffers are unusable here afterwards. */
+  transferToSlot<K extends OperationName>(slot: number, transfer: ArrayBuffer[], op: K, ...args: Parameters<WorkerOperations[K]>): Promise<Result<K>> {
+    return this.enqueue(this.sticky[slot], op, args, transfer);
   }
 
   /** Tasks a worker is running now. */
@@ -110,9 +117,9 @@ export class EnginePool {
     await Promise.all(workers.map((w) => this.failRunning(w, error).worker.terminate()));
   }
 
-  private enqueue<K extends OperationName>(queue: Task[], op: K, args: unknown[]): Promise<Result<K>> {
+  private enqueue<K extends OperationName>(queue: Task[], op: K, args: unknown[], transfer: ArrayBuffer[]): Promise<Result<K>> {
     return new Promise<Result<K>>((resolve, reject) => {
-      queue.push({ id: this.nextId++, op, args, resolve: resolve as (value: unknown) => void, reject });
+      queue.push({ id: this.nextId++, op, args, transfer, resolve: resolve as (value: unknown) => void, reject });
       this.dispatch();
     });
   }
@@ -139,7 +146,7 @@ export class EnginePool {
     const timer = setTimeout(() => this.replace(target, new EngineTaskError(`engine task ${task.op} timed out`)), TASK_TIMEOUT_MS);
     target.running = { task, timer };
     target.worker.ref();
-    target.worker.postMessage({ id: task.id, op: task.op, args: task.args } satisfies TaskMessage);
+    target.worker.postMessage({ id: task.id, op: task.op, args: task.args } satisfies TaskMessage, task.transfer);
   }
 
   private spawn(slot: number): PoolWorker {

@@ -3,9 +3,10 @@ import type { GalleryShortlist } from "./gallery-shortlist";
 import { InvertedIndex } from "./inverted-index";
 import { probeVoteWeight } from "./distinctiveness";
 import { keypointBurstWeights } from "./pair-matcher";
-import { computeProbeLookups, deserializeSearchKey, isSearchKey, type SearchKey } from "./search-key";
+import { computeProbeLookups, type SearchKey } from "./search-key";
+import type { PackedPets } from "./packed-pets";
 import { DESCRIPTOR_SETS } from "./parameters";
-import { descriptorSetCount, deserializeTemplate, keypointCount, searchKeyOfTemplate, type NoseTemplate } from "./template";
+import { descriptorSetCount, deserializeTemplate, keypointCount, type NoseTemplate } from "./template";
 
 /**
  * One account's (or search pool's) enrolled pets, held in memory for 1:N: only their images' search
@@ -31,8 +32,8 @@ export class Gallery {
     this.index.upsert(petId, keys);
   }
 
-  /** Adds or replaces many pets at once (faster than one by one: InvertedIndex.upsertMany). */
-  upsertMany(pets: readonly { petId: string; keys: readonly SearchKey[] }[]): void {
+  /** Adds or replaces many pets at once, from their packed search keys (a gallery load's batch: InvertedIndex.upsertMany). */
+  upsertMany(pets: PackedPets): void {
     this.index.upsertMany(pets);
   }
 
@@ -74,20 +75,14 @@ export class Gallery {
   }
 }
 
-/** A search key from stored bytes that are either a whole template or the search key cut from one. */
-export function searchKeyFrom(bytes: Uint8Array): SearchKey {
-  // Told apart by their magic (a template's is checked by searchKeyOfTemplate), not by catching a template's format error.
-  return deserializeSearchKey(isSearchKey(bytes) ? bytes : searchKeyOfTemplate(bytes));
-}
-
 /** The galleries a worker thread holds, by key. A worker that is replaced starts with none. */
 const galleries = new Map<string, Gallery>();
 
 /** Creates the gallery if needed (also for no pets: an empty shard is a loaded one), then adds or replaces each pet. */
-export function galleryUpsertPets(key: string, pets: { petId: string; templates: Uint8Array[] }[]): void {
+export function galleryUpsertPets(key: string, pets: PackedPets): void {
   let gallery = galleries.get(key);
   if (!gallery) galleries.set(key, (gallery = new Gallery()));
-  gallery.upsertMany(pets.map((pet) => ({ petId: pet.petId, keys: pet.templates.map(searchKeyFrom) })));
+  gallery.upsertMany(pets);
 }
 
 export function galleryRemovePet(key: string, petId: string): boolean {

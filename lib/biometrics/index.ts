@@ -7,6 +7,7 @@ import { mergeShortlists } from "./gallery-shortlist";
 import { joinRankings, runCascade } from "./cascade";
 import { GalleryNotLoadedError } from "./gallery-not-loaded";
 import type { ExtractionOptions } from "./extract";
+import { packPets, splitPackedPets, type PackedPets } from "./packed-pets";
 import type { GalleryPet, IdentificationOutcome, ImageAnalysis, VerificationOutcome } from "./operations";
 
 export { isJpeg } from "./decode";
@@ -25,6 +26,7 @@ export {
 export { explainQualityFailure, type FailureExplanation } from "./failure-advice";
 export { DECISION_THRESHOLD, scoreToFmr } from "./scoring";
 export { GalleryNotLoadedError } from "./gallery-not-loaded";
+export { packedKeys, packPets, PackedPetsWriter, type PackedPets } from "./packed-pets";
 export { lightTemplateOf, searchKeyOfTemplate, templateVersionOf } from "./template";
 
 let pool: EnginePool | null = null;
@@ -74,19 +76,19 @@ function shardOf(petId: string, engine: EnginePool): number {
 const everySlot = (engine: EnginePool) => Array.from({ length: engine.size }, (_, slot) => slot);
 
 /**
- * Adds pets to a gallery (creating it), or replaces their images; a pet with no images is removed.
- * Each image is its whole template or, cheaper to store and load, `searchKeyOfTemplate(template)`.
- * Every shard is sent its part (possibly none), so that every shard of a loaded gallery exists.
+ * Adds pets to a gallery (creating it), or replaces their images; a pet with no images is removed. Each shard's pets
+ * are copied into a buffer of their own, moved (not copied again) to the shard's thread, which indexes them straight
+ * from those bytes. Every shard is sent its part (possibly none), so that every shard of a loaded gallery exists.
  */
-export async function galleryUpsertPets(galleryKey: string, pets: GalleryPet[]): Promise<void> {
+export async function galleryUpsertPets(galleryKey: string, pets: PackedPets): Promise<void> {
   const engine = enginePool();
-  const shares = everySlot(engine).map((): GalleryPet[] => []);
-  for (const pet of pets) shares[shardOf(pet.petId, engine)].push(pet);
-  await Promise.all(shares.map((share, slot) => engine.runOnSlot(slot, "galleryUpsertPets", galleryKey, share)));
+  const shares = splitPackedPets(pets, engine.size, (petId) => shardOf(petId, engine));
+  await Promise.all(shares.map((share, slot) => engine.transferToSlot(slot, [share.bytes.buffer as ArrayBuffer], "galleryUpsertPets", galleryKey, share)));
 }
 
+/** Adds or replaces one pet; each image is its whole template or, cheaper to store and load, `searchKeyOfTemplate(template)`. */
 export function galleryUpsertPet(galleryKey: string, petId: string, templates: Uint8Array[]): Promise<void> {
-  return galleryUpsertPets(galleryKey, [{ petId, templates }]);
+  return galleryUpsertPets(galleryKey, packPets([{ petId, templates }]));
 }
 
 /** Removes a pet from a gallery; resolves whether it was there. */

@@ -4,6 +4,7 @@ import { InvertedIndex } from "./inverted-index";
 import { kernelHeap } from "./simd/posting-kernel";
 import { ANGLE_BINS, INDEXED_POSTINGS, QUERY_WORDS, VOCABULARY_WORDS } from "./parameters";
 import { deserializeSearchKey, isSearchKey, serializeSearchKey, type ProbeLookups, type SearchKey } from "./search-key";
+import { packPets, type PackedPets } from "./packed-pets";
 
 // Synthetic keys: each "pet" has its own words and signatures, so the index's bookkeeping (votes,
 // removal, compaction, renumbering) is tested apart from image features.
@@ -57,6 +58,11 @@ function joinLookups(a: ProbeLookups, b: ProbeLookups): ProbeLookups {
   };
 }
 
+/** Pets with their keys, packed as a gallery load reads them. */
+function packed(pets: readonly { petId: string; keys: readonly SearchKey[] }[]): PackedPets {
+  return packPets(pets.map((pet) => ({ petId: pet.petId, templates: pet.keys.map((key) => serializeSearchKey(key)) })));
+}
+
 describe("inverted index", () => {
   it("builds by batches (upsertMany) the index one-by-one upserts build, replacements and removals included", () => {
     const one = new InvertedIndex();
@@ -64,8 +70,8 @@ describe("inverted index", () => {
     const keys = (p: number, v = 0) => [randomKey(p * 10 + 1 + v, 120), randomKey(p * 10 + 2 + v, 120), randomKey(p * 10 + 3 + v, 120)];
     const batch = Array.from({ length: 300 }, (_, p) => ({ petId: `pet-${p}`, keys: keys(p) }));
     for (const pet of batch) one.upsert(pet.petId, pet.keys);
-    many.upsertMany(batch.slice(0, 150));
-    many.upsertMany(batch.slice(150));
+    many.upsertMany(packed(batch.slice(0, 150)));
+    many.upsertMany(packed(batch.slice(150)));
     // Replacements and removals (no images), in one batch.
     const changes = [
       { petId: "pet-3", keys: keys(3, 5) },
@@ -74,14 +80,14 @@ describe("inverted index", () => {
       { petId: "pet-new", keys: keys(900) },
     ];
     for (const pet of changes) one.upsert(pet.petId, pet.keys);
-    many.upsertMany(changes);
+    many.upsertMany(packed(changes));
     expect(many.size).toBe(one.size);
     expect(many.has("pet-9")).toBe(false);
     for (const probe of [keys(3, 5)[1], keys(7, 6)[0], keys(9)[0], keys(900)[2], keys(120)[0], keys(299)[1]]) {
       expect(many.search([probeOf(probe, 30)], 10)).toEqual(one.search([probeOf(probe, 30)], 10));
     }
     // A pet listed twice in one batch keeps its last images.
-    many.upsertMany([{ petId: "pet-11", keys: keys(11, 5) }, { petId: "pet-11", keys: keys(11, 6) }]);
+    many.upsertMany(packed([{ petId: "pet-11", keys: keys(11, 5) }, { petId: "pet-11", keys: keys(11, 6) }]));
     expect(many.search([probeOf(keys(11, 6)[0], 30)], 1)[0].petId).toBe("pet-11");
     expect(many.search([probeOf(keys(11, 5)[0], 30)], 1)[0]?.petId).not.toBe("pet-11");
     one.dispose();

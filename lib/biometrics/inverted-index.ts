@@ -1,6 +1,7 @@
-import { finishProbeImage, kernelHeap, kernelViews, scanPostingList, setHammingWeights, type KernelViews } from "./simd/posting-kernel";
+import { appendPostingRecords, countKeyWords, finishProbeImage, kernelHeap, kernelViews, partitionKeyPostings, scanPostingList, setHammingWeights, type KernelViews } from "./simd/posting-kernel";
+import { keyOffsets, packPets, type PackedPets } from "./packed-pets";
 import { ANGLE_BINS, HAMMING_SIGMA, KEPT_SEARCHES, HAMMING_THRESHOLD, STOP_WORD_FACTOR, STOP_WORD_MIN_POSTINGS, SWEEP_FRACTION, VOCABULARY_WORDS } from "./parameters";
-import type { ProbeLookups, SearchKey } from "./search-key";
+import { serializeSearchKey, type ProbeLookups, type SearchKey } from "./search-key";
 
 /**
  * Posting blocks: a list's first block holds FIRST_BLOCK postings, each next one twice as many up to
@@ -90,6 +91,49 @@ class KernelArray {
   }
 }
 
+/** This thread's staging region for a batch being indexed (grown to the largest batch, in powers of two; never released). */
+const staging = new KernelArray(1);
+/** Words `word >> BUCKET_SHIFT` share a bucket of the kernel's first pass (`partition` in posting-kernel.wat). */
+const BUCKET_SHIFT = 6;
+const BUCKETS = VOCABULARY_WORDS >>> BUCKET_SHIFT;
+const RECORD_BYTES = 16;
+
+interface StagedBatch {
+  keys: number;
+  counts: number;
+  buckets: number;
+  cursors: number;
+  records: number;
+}
+
+/**
+ * Copies a batch's packed keys into kernel memory with the tables the kernel reads: the key table (each key's address and
+ * row), every word's counter (zeroed), every bucket's and word's cursor, and room for a record a posting. Addresses in
+ * kernel memory.
+ */
+function stageBatch(bytes: Uint8Array, offsets: readonly number[], rows: readonly number[], postings: number): StagedBatch {
+  const records = 0;
+  const keys = records + postings * RECORD_BYTES;
+  const counts = keys + offsets.length * 8;
+  const buckets = counts + VOCABULARY_WORDS * 4;
+  const cursors = buckets + BUCKETS * 4;
+  const keyBytes = cursors + VOCABULARY_WORDS * 8;
+  const needed = keyBytes + bytes.byteLength;
+  if (staging.capacity < needed) {
+    staging.release();
+    staging.ensure(2 ** Math.ceil(Math.log2(needed)), false);
+  }
+  const at = (offset: number) => staging.address + offset;
+  const { u8, i32 } = kernelViews();
+  u8.set(bytes, at(keyBytes));
+  for (let k = 0; k < offsets.length; k++) {
+    i32[(at(keys) >>> 2) + 2 * k] = at(keyBytes) + offsets[k];
+    i32[(at(keys) >>> 2) + 2 * k + 1] = rows[k];
+  }
+  i32.fill(0, at(counts) >>> 2, (at(counts) >>> 2) + VOCABULARY_WORDS);
+  return { keys: at(keys), counts: at(counts), buckets: at(buckets), cursors: at(cursors), records: at(records) };
+}
+
 /**
  * The inverted file over enrolled images' search keys, grouped by pet. The postings live in this
  * thread's kernel memory, where posting-kernel.wat scans them. Adding is O(keypoints); removing marks
@@ -145,29 +189,28 @@ export class InvertedIndex {
   }
 
   upsert(petId: string, keys: readonly SearchKey[]): void {
-    this.upsertMany([{ petId, keys }]);
+    this.upsertMany(packPets([{ petId, templates: keys.map((key) => serializeSearchKey(key)) }]));
   }
 
   /**
-   * Adds or replaces many pets at once (a gallery load's batch): the same index as upserting them one by one, in
-   * order, but their postings are appended word by word (a stable counting sort), so each list's tail block stays in
-   * cache instead of every posting landing in another of the 8,192 lists.
+   * Adds or replaces many pets at once (a gallery load's batch), indexed straight from their packed search keys: the
+   * same index as upserting them one by one, in order. The keys are copied into kernel memory once; the kernel counts
+   * each word's new postings, each list is given the blocks they need at once, and the kernel writes every posting in
+   * place, in two passes for the cache's sake (`count`, `partition` and `append` in posting-kernel.wat).
    */
-  upsertMany(batch: readonly { petId: string; keys: readonly SearchKey[] }[]): void {
+  upsertMany(batch: PackedPets): void {
     this.version++;
-    // A pet listed twice keeps its last images, as two upserts would.
-    const pets = [...new Map(batch.map((pet) => [pet.petId, pet])).values()];
+    // A pet listed twice keeps its last images (in the place of its first), as before.
+    const last = new Map<string, number>();
+    batch.petIds.forEach((petId, i) => last.set(petId, i));
     // Removals first: a compaction they cause renumbers rows, so it must come before the new rows are read.
-    for (const { petId } of pets) this.remove(petId);
-    let total = 0;
-    for (const { keys } of pets) for (const key of keys) total += key.words.length;
-    const words = new Uint16Array(total);
-    const rows = new Int32Array(total);
-    const signatures = new Uint32Array(total * 2);
-    const angles = new Uint8Array(total);
-    let at = 0;
-    for (const { petId, keys } of pets) {
-      if (keys.length === 0) continue;
+    for (const petId of last.keys()) this.remove(petId);
+    const keys: number[] = [];
+    const rows: number[] = [];
+    let postings = 0;
+    for (const [petId, i] of last) {
+      const offsets = keyOffsets(batch, i);
+      if (offsets.length === 0) continue;
       let pet = this.petIndex.get(petId);
       if (pet === undefined) {
         pet = this.petIds.length;
@@ -176,57 +219,67 @@ export class InvertedIndex {
         this.petRows.push(null);
       }
       const petRows: number[] = [];
-      for (const key of keys) {
-        const row = this.newRow(pet, key.words.length);
+      for (const offset of offsets) {
+        const count = batch.bytes[offset + 6] | (batch.bytes[offset + 7] << 8);
+        const row = this.newRow(pet, count);
         petRows.push(row);
-        words.set(key.words, at);
-        rows.fill(row, at, at + key.words.length);
-        signatures.set(key.signatures.subarray(0, key.words.length * 2), at * 2);
-        angles.set(key.angles.subarray(0, key.words.length), at);
-        at += key.words.length;
-        this.livePostings += key.words.length;
+        keys.push(offset);
+        rows.push(row);
+        this.livePostings += count;
+        postings += count;
       }
       this.petRows[pet] = petRows;
       this.livePets++;
     }
-    // Stable by word: each list receives its postings in row order, as one-by-one upserts would append them.
-    const starts = new Int32Array(VOCABULARY_WORDS + 1);
-    for (let i = 0; i < at; i++) starts[words[i] + 1]++;
-    for (let w = 0; w < VOCABULARY_WORDS; w++) starts[w + 1] += starts[w];
-    // The postings themselves are moved into word order (one sequential read, 8,192 write cursors), so that each
-    // list's run is then read sequentially: gathering them by index instead missed the cache on almost every posting.
-    const sortedRows = new Int32Array(at);
-    const sortedSignatures = new Uint32Array(at * 2);
-    const sortedAngles = new Uint8Array(at);
-    const next = starts.slice(0, VOCABULARY_WORDS);
-    for (let i = 0; i < at; i++) {
-      const to = next[words[i]]++;
-      sortedRows[to] = rows[i];
-      sortedSignatures[to * 2] = signatures[i * 2];
-      sortedSignatures[to * 2 + 1] = signatures[i * 2 + 1];
-      sortedAngles[to] = angles[i];
+    if (keys.length === 0) return;
+    const staged = stageBatch(batch.bytes, keys, rows, postings);
+    countKeyWords(staged.keys, keys.length, staged.counts);
+    const counts = kernelViews().u32.slice(staged.counts >>> 2, (staged.counts >>> 2) + VOCABULARY_WORDS);
+    // Each bucket's records start where its words' postings do in word order.
+    const buckets = new Int32Array(BUCKETS);
+    for (let word = 0, at = staged.records; word < VOCABULARY_WORDS; word++) {
+      if ((word & ((1 << BUCKET_SHIFT) - 1)) === 0) buckets[word >>> BUCKET_SHIFT] = at;
+      at += counts[word] * RECORD_BYTES;
     }
-    for (let w = 0; w < VOCABULARY_WORDS; w++) if (starts[w + 1] > starts[w]) this.appendRun(w, starts[w], starts[w + 1], sortedRows, sortedSignatures, sortedAngles);
+    kernelViews().i32.set(buckets, staged.buckets >>> 2);
+    partitionKeyPostings(staged.keys, keys.length, staged.buckets, BUCKET_SHIFT);
+    const cursors = new Int32Array(VOCABULARY_WORDS * 2);
+    for (let word = 0; word < VOCABULARY_WORDS; word++) if (counts[word] > 0) this.reserve(word, counts[word], cursors);
+    kernelViews().i32.set(cursors, staged.cursors >>> 2);
+    appendPostingRecords(staged.records, staged.records + postings * RECORD_BYTES, staged.cursors);
   }
 
-  /** push() of the word-ordered postings [from, to) of one word, with the list's tail block and the memory views read once a block. */
-  private appendRun(word: number, from: number, to: number, rows: Int32Array, signatures: Uint32Array, angles: Uint8Array): void {
-    let k = from;
-    while (k < to) {
-      const { block, views } = this.tailWithRoom(word);
-      const capacity = capacityOf(views, block);
-      let count = countOf(views, block);
-      const { u32, i32, u8 } = views;
-      for (; k < to && count < capacity; k++, count++) {
-        const signature = signatureAt(block, count);
-        u32[signature] = signatures[k * 2];
-        u32[signature + 1] = signatures[k * 2 + 1];
-        i32[rowAt(block, capacity, count)] = rows[k];
-        u8[angleAt(block, capacity, count)] = angles[k];
+  /**
+   * Makes room for `count` more postings at the end of a word's list (new blocks as pushes one by one would add them,
+   * each block's count set to what it will hold), and sets the word's cursor: the block and slot of its first new posting.
+   */
+  private reserve(word: number, count: number, cursors: Int32Array): void {
+    let views = kernelViews();
+    let block = this.tails[word];
+    let left = count;
+    let first = 0;
+    let slot = 0;
+    if (block !== 0) {
+      const held = countOf(views, block);
+      const take = Math.min(left, capacityOf(views, block) - held);
+      if (take > 0) {
+        first = block;
+        slot = held;
+        views.u16[(block + COUNT_FIELD) >>> 1] = held + take;
+        left -= take;
       }
-      views.u16[(block + COUNT_FIELD) >>> 1] = count;
     }
-    this.lengths[word] += to - from;
+    while (left > 0) {
+      block = this.newBlock(word);
+      views = kernelViews();
+      const take = Math.min(left, capacityOf(views, block));
+      views.u16[(block + COUNT_FIELD) >>> 1] = take;
+      if (first === 0) first = block;
+      left -= take;
+    }
+    cursors[word * 2] = first;
+    cursors[word * 2 + 1] = slot;
+    this.lengths[word] += count;
   }
 
   remove(petId: string): boolean {
@@ -425,20 +478,27 @@ export class InvertedIndex {
     return Float32Array.from(this.lengths, (length) => Math.log(total / (length + 1)) ** 2);
   }
 
-  /** The word's tail block with room for one more posting (a new block, twice the last one's size, when full), and the memory views valid after it. */
-  private tailWithRoom(word: number): { block: number; views: ReturnType<typeof kernelViews> } {
+  /** The word's tail block with room for one more posting (a new block when it is full), and the memory views valid after it. */
+  private tailWithRoom(word: number): { block: number; views: KernelViews } {
     const block = this.tails[word];
     const views = kernelViews();
     if (block !== 0 && countOf(views, block) < capacityOf(views, block)) return { block, views };
-    const capacity = block === 0 ? FIRST_BLOCK : Math.min(LAST_BLOCK, capacityOf(views, block) * 2);
+    const next = this.newBlock(word);
+    return { block: next, views: kernelViews() };
+  }
+
+  /** Links a new, empty block at the end of a word's list: the first holds FIRST_BLOCK postings, each next one twice the last's. */
+  private newBlock(word: number): number {
+    const block = this.tails[word];
+    const capacity = block === 0 ? FIRST_BLOCK : Math.min(LAST_BLOCK, capacityOf(kernelViews(), block) * 2);
     const next = kernelHeap.alloc(blockBytes(capacity));
     this.blockBytes += blockBytes(capacity);
-    const grown = kernelViews();
-    grown.u16[(next + CAPACITY_FIELD) >>> 1] = capacity;
+    const views = kernelViews();
+    views.u16[(next + CAPACITY_FIELD) >>> 1] = capacity;
     if (block === 0) this.heads[word] = next;
-    else grown.i32[block >>> 2] = next;
+    else views.i32[block >>> 2] = next;
     this.tails[word] = next;
-    return { block: next, views: grown };
+    return next;
   }
 
   private push(word: number, row: number, low: number, high: number, angle: number): void {

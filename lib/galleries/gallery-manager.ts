@@ -1,6 +1,6 @@
 import type { Db } from "@/lib/db/connect";
 import * as engineDoor from "@/lib/engine";
-import type { Engine, IdentificationOutcome } from "@/lib/engine";
+import { packPets, type Engine, type IdentificationOutcome } from "@/lib/engine";
 import { enrolledLightTemplatesByPet, enrolledSearchKeysByPet, enrolledTemplatesByPet } from "@/lib/jobs/templates";
 import { logError, logInfo } from "@/lib/log";
 import { galleryBatchAfter, type GalleryScope } from "./gallery-rows";
@@ -224,7 +224,7 @@ export class GalleryManager {
         adding = engine.galleryUpsertPets(key, current.pets);
         // Handled here so a failure while the next batch is read is not reported as unhandled; awaited below.
         adding.catch(() => undefined);
-        pets += current.pets.length;
+        pets += current.pets.petIds.length;
         batch = await readBatch(current.last);
       }
     } finally {
@@ -232,7 +232,7 @@ export class GalleryManager {
     }
     await adding;
     // A gallery with no pets yet is a loaded one (every shard created), not one loaded again at each search.
-    if (pets === 0) await engine.galleryUpsertPets(key, []);
+    if (pets === 0) await engine.galleryUpsertPets(key, packPets([]));
     await this.db.galleryChange.deleteMany({ where: { createdAt: { lt: new Date(Date.now() - CHANGE_RETENTION_MS) } } });
     logInfo("gallery-loaded", { gallery: key, pets, ms: Date.now() - started });
   }
@@ -258,12 +258,14 @@ export class GalleryManager {
         engine.galleryUpsertPets(
           key,
           // A pet that no longer belongs gets no images, which takes it out.
-          petIds.map((petId) => {
-            const pet = petById.get(petId);
-            const enrolled = templates.get(petId) ?? [];
-            const belongs = !!pet && pet.species === scope.species && (!scope.poolId || pet.poolId === scope.poolId);
-            return { petId, templates: belongs ? enrolled : [] };
-          }),
+          packPets(
+            petIds.map((petId) => {
+              const pet = petById.get(petId);
+              const enrolled = templates.get(petId) ?? [];
+              const belongs = !!pet && pet.species === scope.species && (!scope.poolId || pet.poolId === scope.poolId);
+              return { petId, templates: belongs ? enrolled : [] };
+            }),
+          ),
         ),
       );
       await Promise.all(updates);

@@ -1,6 +1,6 @@
 import type { Db } from "@/lib/db/connect";
 import type { Species } from "@/lib/generated/prisma/enums";
-import { ENGINE_VERSION, type GalleryPet } from "@/lib/engine";
+import { ENGINE_VERSION, PackedPetsWriter, type PackedPets } from "@/lib/engine";
 import { enrolledSearchKeysByPet } from "@/lib/jobs/templates";
 
 /**
@@ -16,9 +16,9 @@ export interface GalleryScope {
 interface PackedRow {
   petId: string;
   /**
-   * The pet's enrolled, usable images' search keys in enrolment order, each after its byte length (4 bytes,
-   * big-endian), in base64: text is decoded natively, where PGlite parses a bytea value in JavaScript a byte at a time
-   * (about a hundred times slower).
+   * The pet's enrolled, usable images' search keys in enrolment order, packed as the engine indexes them (PackedPets:
+   * each after its byte length, 4 bytes big-endian), in base64: text is decoded natively, where PGlite parses a bytea
+   * value in JavaScript a byte at a time (about a hundred times slower).
    */
   keys: string | null;
   /** Images without a stored search key of the current engine version. */
@@ -27,17 +27,12 @@ interface PackedRow {
 
 /**
  * The next `limit` pets of a gallery after pet id `after` (by id), each with the search keys of its enrolled, usable
- * images: one plain SQL query a batch, one row a pet (its keys packed by the database), instead of reading the pets
- * and then their image rows through the ORM. A pet whose images lack a current search key (enrolled before
- * registrations wrote them, or by an older engine) is read by enrolledSearchKeysByPet, which cuts and stores them.
- * Resolves null after the last pet.
+ * images, packed for the engine (`galleryUpsertPets`): one plain SQL query a batch, one row a pet (its keys packed by
+ * the database and decoded straight into the batch's buffer), instead of reading the pets and then their image rows
+ * through the ORM. A pet whose images lack a current search key (enrolled before registrations wrote them, or by an
+ * older engine) is read by enrolledSearchKeysByPet, which cuts and stores them. Resolves null after the last pet.
  */
-export async function galleryBatchAfter(
-  db: Db,
-  scope: GalleryScope,
-  after: string,
-  limit: number,
-): Promise<{ last: string; pets: GalleryPet[] } | null> {
+export async function galleryBatchAfter(db: Db, scope: GalleryScope, after: string, limit: number): Promise<{ last: string; pets: PackedPets } | null> {
   const rows = await db.$queryRaw<PackedRow[]>`
     WITH batch AS (
       SELECT p.id FROM "Pet" p
@@ -57,25 +52,11 @@ export async function galleryBatchAfter(
   if (rows.length === 0) return null;
   const stale = rows.filter((row) => Number(row.stale) > 0).map((row) => row.petId);
   const refreshed = stale.length > 0 ? await enrolledSearchKeysByPet(db, scope.accountId, stale) : new Map<string, Uint8Array[]>();
-  const pets = rows.map((row) => ({
-    petId: row.petId,
-    templates: Number(row.stale) > 0 ? (refreshed.get(row.petId) ?? []) : unpackKeys(row.keys === null ? null : Buffer.from(row.keys, "base64")),
-  }));
-  return { last: rows[rows.length - 1].petId, pets };
-}
-
-/** The search keys of a packed row (each after its 4-byte big-endian length), as views of its bytes. */
-export function unpackKeys(packed: Uint8Array | null): Uint8Array[] {
-  if (!packed) return [];
-  const view = new DataView(packed.buffer, packed.byteOffset, packed.byteLength);
-  const keys: Uint8Array[] = [];
-  for (let at = 0; at < packed.byteLength; ) {
-    if (at + 4 > packed.byteLength) throw new RangeError("packed search keys end inside a length");
-    const length = view.getUint32(at);
-    at += 4;
-    if (at + length > packed.byteLength) throw new RangeError("packed search keys end inside a key");
-    keys.push(packed.subarray(at, at + length));
-    at += length;
+  // One buffer for the batch (base64 holds 3 bytes in 4 characters), rather than one a pet.
+  const writer = new PackedPetsWriter(rows.reduce((sum, row) => sum + ((row.keys?.length ?? 0) * 3) / 4, 0));
+  for (const row of rows) {
+    if (Number(row.stale) > 0) writer.add(row.petId, refreshed.get(row.petId) ?? []);
+    else writer.addBase64(row.petId, row.keys);
   }
-  return keys;
+  return { last: rows[rows.length - 1].petId, pets: writer.finish() };
 }

@@ -40,6 +40,11 @@ export const finishProbeImage = instance.exports.finish as (
   keep: number,
 ) => number;
 
+/** A batch of search keys, each at an address of the key table (its address, then its image row: 8 bytes a key). */
+export const countKeyWords = instance.exports.count as (keys: number, keyCount: number, counts: number) => void;
+export const partitionKeyPostings = instance.exports.partition as (keys: number, keyCount: number, buckets: number, shift: number) => void;
+export const appendPostingRecords = instance.exports.append as (records: number, end: number, cursors: number) => void;
+
 /** Views of the kernel memory; a grown memory replaces its buffer, so they are re-made on demand. */
 export interface KernelViews {
   u8: Uint8Array;

@@ -123,4 +123,94 @@
             (if (f64.gt (local.get $best) (f64.load offset=8 (local.get $pp)))
               (then (f64.store offset=8 (local.get $pp) (local.get $best))))))
         (br $rows)))
-    (local.get $m)))
+    (local.get $m))
+
+  ;; A gallery load's batch of search keys (search-key.ts' persisted form: "RHSK", format, count, then signatures,
+  ;; words, angles), each at an address of the key table `keys` (8 bytes a key: its address, then its image row).
+  ;; `count`: adds each key's postings to its words' counters (u32 per word at `counts`).
+  (func (export "count")
+    (param $keys i32) (param $n i32) (param $counts i32)
+    (local $k i32) (local $key i32) (local $c i32) (local $words i32) (local $i i32) (local $at i32)
+    (local.set $k (i32.const 0))
+    (block $keysDone
+      (loop $eachKey
+        (br_if $keysDone (i32.ge_u (local.get $k) (local.get $n)))
+        (local.set $key (i32.load (i32.add (local.get $keys) (i32.shl (local.get $k) (i32.const 3)))))
+        (local.set $c (i32.load16_u offset=6 (local.get $key)))
+        (local.set $words (i32.add (i32.add (local.get $key) (i32.const 8)) (i32.shl (local.get $c) (i32.const 3))))
+        (local.set $i (i32.const 0))
+        (block $done
+          (loop $postings
+            (br_if $done (i32.ge_u (local.get $i) (local.get $c)))
+            (local.set $at (i32.add (local.get $counts)
+              (i32.shl (i32.load16_u (i32.add (local.get $words) (i32.shl (local.get $i) (i32.const 1)))) (i32.const 2))))
+            (i32.store (local.get $at) (i32.add (i32.load (local.get $at)) (i32.const 1)))
+            (local.set $i (i32.add (local.get $i) (i32.const 1)))
+            (br $postings)))
+        (local.set $k (i32.add (local.get $k) (i32.const 1)))
+        (br $eachKey))))
+
+;; `partition`: the keys' postings as 16-byte records (signature, row, word, orientation), each written at its word's
+  ;; bucket's cursor (i32 per bucket at `buckets`: words `w >> shift` share one), in key order: what `append` then
+  ;; reads in order. Two passes, because a pass that writes every posting straight into its word's list keeps 8,192 lists'
+  ;; blocks open at once and misses the cache on almost every posting; a bucket's records write into 1 << shift lists.
+  (func (export "partition")
+    (param $keys i32) (param $n i32) (param $buckets i32) (param $shift i32)
+    (local $k i32) (local $key i32) (local $row i32) (local $c i32) (local $sigs i32) (local $words i32) (local $angles i32)
+    (local $i i32) (local $w i32) (local $bp i32) (local $r i32)
+    (local.set $k (i32.const 0))
+    (block $keysDone
+      (loop $eachKey
+        (br_if $keysDone (i32.ge_u (local.get $k) (local.get $n)))
+        (local.set $key (i32.load (i32.add (local.get $keys) (i32.shl (local.get $k) (i32.const 3)))))
+        (local.set $row (i32.load offset=4 (i32.add (local.get $keys) (i32.shl (local.get $k) (i32.const 3)))))
+        (local.set $c (i32.load16_u offset=6 (local.get $key)))
+        (local.set $sigs (i32.add (local.get $key) (i32.const 8)))
+        (local.set $words (i32.add (local.get $sigs) (i32.shl (local.get $c) (i32.const 3))))
+        (local.set $angles (i32.add (local.get $words) (i32.shl (local.get $c) (i32.const 1))))
+        (local.set $i (i32.const 0))
+        (block $done
+          (loop $postings
+            (br_if $done (i32.ge_u (local.get $i) (local.get $c)))
+            (local.set $w (i32.load16_u (i32.add (local.get $words) (i32.shl (local.get $i) (i32.const 1)))))
+            (local.set $bp (i32.add (local.get $buckets) (i32.shl (i32.shr_u (local.get $w) (local.get $shift)) (i32.const 2))))
+            (local.set $r (i32.load (local.get $bp)))
+            (i32.store (local.get $bp) (i32.add (local.get $r) (i32.const 16)))
+            (i64.store (local.get $r) (i64.load (i32.add (local.get $sigs) (i32.shl (local.get $i) (i32.const 3)))))
+            (i32.store offset=8 (local.get $r) (local.get $row))
+            (i32.store16 offset=12 (local.get $r) (local.get $w))
+            (i32.store8 offset=14 (local.get $r) (i32.load8_u (i32.add (local.get $angles) (local.get $i))))
+            (local.set $i (i32.add (local.get $i) (i32.const 1)))
+            (br $postings)))
+        (local.set $k (i32.add (local.get $k) (i32.const 1)))
+        (br $eachKey))))
+
+  ;; `append`: writes the records [`records`, `end`) in order, each at its word's cursor (8 bytes a word at `cursors`:
+  ;; the block, then the slot the next posting takes), moving on to the next block of the chain when one is full. The
+  ;; host has linked blocks enough for them and set each block's count.
+  (func (export "append")
+    (param $records i32) (param $end i32) (param $cursors i32)
+    (local $r i32) (local $cp i32) (local $block i32) (local $j i32) (local $cap i32)
+    (local.set $r (local.get $records))
+    (block $done
+      (loop $each
+        (br_if $done (i32.ge_u (local.get $r) (local.get $end)))
+        (local.set $cp (i32.add (local.get $cursors) (i32.shl (i32.load16_u offset=12 (local.get $r)) (i32.const 3))))
+        (local.set $block (i32.load (local.get $cp)))
+        (local.set $j (i32.load offset=4 (local.get $cp)))
+        (local.set $cap (i32.load16_u offset=6 (local.get $block)))
+        (if (i32.eq (local.get $j) (local.get $cap))
+          (then
+            (local.set $block (i32.load (local.get $block)))
+            (local.set $j (i32.const 0))
+            (local.set $cap (i32.load16_u offset=6 (local.get $block)))
+            (i32.store (local.get $cp) (local.get $block))))
+        (i64.store offset=8 (i32.add (local.get $block) (i32.shl (local.get $j) (i32.const 3))) (i64.load (local.get $r)))
+        (i32.store offset=8 (i32.add (local.get $block) (i32.add (i32.shl (local.get $cap) (i32.const 3)) (i32.shl (local.get $j) (i32.const 2))))
+          (i32.load offset=8 (local.get $r)))
+        (i32.store8 offset=8 (i32.add (local.get $block) (i32.add (i32.mul (local.get $cap) (i32.const 12)) (local.get $j)))
+          (i32.load8_u offset=14 (local.get $r)))
+        (i32.store offset=4 (local.get $cp) (i32.add (local.get $j) (i32.const 1)))
+        (local.set $r (i32.add (local.get $r) (i32.const 16)))
+        (br $each))))
+)
