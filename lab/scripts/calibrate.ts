@@ -1,16 +1,19 @@
 /**
- * npm run calibrate -- DIR [DIR...] [--impostor-subjects N]
+ * npm run calibrate -- DIR [DIR...] [--impostor-subjects N] [--add]
  * Measures the impostor distributions (session 3 vs 5, and single image pairs) on labelled sets with the
  * evaluation protocol and writes lib/biometrics/calibration.ts, which maps raw similarity to FMR and so to
  * the 0–100 score. With several sets (a hard one and a normal one), each set's impostors (compared within
  * their own set) make a table and the tables combine by their larger FMR at every raw similarity, so that a
  * score's false-match rate holds for each kind of photo, not only for their mix. Use sets generated with seeds that the
- * evaluation does not use.
+ * evaluation does not use. With --add, the new sets' tables join the tables already in calibration.ts (measured on
+ * today's template version) instead of replacing them: combining by the larger FMR is associative, so adding a set
+ * gives the table a run over all of them would, without measuring the others again.
  */
 import fs from "node:fs";
 import path from "node:path";
 import { parseScriptArgs } from "@/scripts/script-cli";
-import type { CalibrationTable } from "@/lib/biometrics/calibration";
+import { PAIR_CALIBRATION, SESSION_CALIBRATION, type CalibrationTable } from "@/lib/biometrics/calibration";
+import { TEMPLATE_VERSION } from "@/lib/biometrics/parameters";
 import { buildCalibrationTable, combineCalibrationTables } from "../evaluation/calibration-builder";
 import { runProtocol } from "../evaluation/run-protocol";
 
@@ -18,10 +21,15 @@ const { positionals, values } = parseScriptArgs({
   name: "calibrate",
   description: "Measures the impostor distributions of labelled sets with the evaluation protocol and writes lib/biometrics/calibration.ts.",
   args: "DIR [DIR...]",
-  options: { "impostor-subjects": { type: "string" } } });
-if (positionals.length === 0) throw new Error("usage: calibrate DIR [DIR...] [--impostor-subjects N]");
-const sessionTables: CalibrationTable[] = [];
-const pairTables: CalibrationTable[] = [];
+  options: { "impostor-subjects": { type: "string" }, add: { type: "boolean" } } });
+if (positionals.length === 0) throw new Error("usage: calibrate DIR [DIR...] [--impostor-subjects N] [--add]");
+if (values.add && SESSION_CALIBRATION.templateVersion !== TEMPLATE_VERSION) {
+  throw new Error(`--add: calibration.ts was measured on template version ${SESSION_CALIBRATION.templateVersion}, not ${TEMPLATE_VERSION}: calibrate every set again`);
+}
+/** The sets a combined table was measured on, as `combineCalibrationTables` names them. */
+const setsOf = (table: CalibrationTable) => table.measuredOn.replace(/^the larger FMR of /, "").replace(/ \(3 probe vs 5 enrolled images\)$/, "");
+const sessionTables: CalibrationTable[] = values.add ? [{ ...SESSION_CALIBRATION, measuredOn: setsOf(SESSION_CALIBRATION) }] : [];
+const pairTables: CalibrationTable[] = values.add ? [{ ...PAIR_CALIBRATION, measuredOn: setsOf(PAIR_CALIBRATION) }] : [];
 for (const root of positionals) {
   const run = await runProtocol(root, { impostorSubjects: Number(values["impostor-subjects"] ?? Infinity), unenrolledFraction: 0 });
   await run.workers.close();
