@@ -12,8 +12,18 @@ import type { DescriptorNet } from "@/lib/biometrics/descriptor-net";
 import { describeKeypoints, descriptorFrame, detectKeypoints, type Keypoint, type ScaleLevel } from "@/lib/biometrics/features";
 import { DESCRIPTOR_ANGLES_DEG, DESCRIPTOR_SETS, MATCHED_SETS } from "@/lib/biometrics/parameters";
 import { planCapture, surfacePointOf } from "../synth/capture";
-import { burstLayout, captureFileName, captureSeed, MANIFEST_FILE, subjectDirName, subjectSeed, type DatasetManifest } from "../synth/dataset";
-import { createNoseSubject } from "../synth/nose-surface";
+import {
+  burstLayout,
+  captureFileName,
+  captureOptionsFor,
+  captureSeed,
+  createSubjectFor,
+  MANIFEST_FILE,
+  subjectDirName,
+  subjectSeed,
+  type DatasetManifest,
+} from "../synth/dataset";
+import type { NoseSubject } from "../synth/nose-surface";
 
 const SCALE_TOLERANCE = Math.log(1.5);
 
@@ -39,21 +49,18 @@ export function readManifest(root: string): DatasetManifest {
 }
 
 /**
- * How the generator rendered each capture of subject `s` (its turn, scale, warp), in capture order, with the
- * burst it belongs to (a capture alone is a burst of its own: its index).
+ * How the generator rendered each capture of subject `s` (its turn, scale, warp, and for the real setting its camera,
+ * backdrop and framing), in capture order, with the burst it belongs to (a capture alone is a burst of its own: its
+ * index) and the subject (its pad outline). The same subject and options `npm run synth` renders with.
  */
-export function capturePlans(manifest: DatasetManifest, s: number): { plan: ReturnType<typeof planCapture>; burst: number }[] {
+export function capturePlans(manifest: DatasetManifest, s: number): { plan: ReturnType<typeof planCapture>; burst: number; subject: NoseSubject }[] {
   const seed = subjectSeed(manifest.seed, s);
-  const subject = createNoseSubject(seed);
+  const subject = createSubjectFor(manifest.difficulty, seed);
   const bursts = burstLayout(seed, manifest.captures, manifest.difficulty);
   return Array.from({ length: manifest.captures }, (_, c) => {
     const burst = bursts[c];
-    const plan = planCapture(subject, captureSeed(seed, c), {
-      difficulty: manifest.difficulty,
-      ...(burst ? { burst } : {}),
-      ...(manifest.framing === "loose" ? { framing: manifest.framing } : {}),
-    });
-    return { plan, burst: burst?.seed ?? c };
+    const plan = planCapture(subject, captureSeed(seed, c), captureOptionsFor(manifest, burst));
+    return { plan, burst: burst?.seed ?? c, subject };
   });
 }
 

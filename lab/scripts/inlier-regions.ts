@@ -1,0 +1,80 @@
+/**
+ * npm run eval:regions -- DIR --cache FILE
+ * Where on the nose the matcher's evidence lies, by the generator's ground truth: for the image pairs of a synthetic
+ * set (genuine: each subject's first capture against its others; impostor: the subjects' first captures against each
+ * other), the winning hypothesis' inliers counted by the region their keypoints show: the pad's interior, its edge
+ * (the outline's band), the fur on the rest of the dome, or the backdrop (a real-setting ray that misses the dome).
+ * An inlier counts in the outermost region of its two keypoints. Reads the templates of `npm run eval:pairs -- DIR
+ * --cache FILE`. Prints the shares over all pairs and over the 30 highest-scoring ones.
+ */
+import fs from "node:fs";
+import { parseScriptArgs } from "@/scripts/script-cli";
+import { compareTemplatesInDetail } from "@/lib/biometrics/pair-matcher";
+import { deserializeTemplate, KEYPOINT_FIELDS, type NoseTemplate } from "@/lib/biometrics/template";
+import { surfacePointOf } from "../synth/capture";
+import { padShapeValue } from "../synth/nose-surface";
+import { capturePlans, readManifest } from "./ground-truth";
+
+const { positionals, values } = parseScriptArgs({
+  name: "eval:regions",
+  description: "Where the inliers of a synthetic set's genuine and impostor image pairs lie on the nose (pad, edge, fur, backdrop).",
+  args: "DIR",
+  options: { cache: { type: "string", description: "the templates eval:pairs --cache wrote for DIR" } },
+});
+const root = positionals[0];
+if (!root || !values.cache) throw new Error("usage: eval:regions DIR --cache FILE");
+const manifest = readManifest(root);
+const cache = JSON.parse(fs.readFileSync(values.cache, "utf8")) as { images: string[]; templates: (string | null)[] };
+const templates = cache.templates.map((t) => (t ? deserializeTemplate(new Uint8Array(Buffer.from(t, "base64"))) : null));
+
+const REGIONS = ["pad", "edge", "fur", "backdrop"] as const;
+/** The pad's shape value (< 1 inside, 1 on the outline) that bounds the edge band on either side. */
+const EDGE_BAND = [0.8, 1.25] as const;
+
+const subjectOfImage = cache.images.map((image) => Number(image.split("/")[0].slice(1)));
+const captureOfImage = cache.images.map((image) => Number(/c(\d+)/.exec(image.split("/")[1])![1]));
+const plansOf = new Map<number, ReturnType<typeof capturePlans>>();
+
+function regionOf(image: number, template: NoseTemplate, keypoint: number): number {
+  const s = subjectOfImage[image];
+  if (!plansOf.has(s)) plansOf.set(s, capturePlans(manifest, s));
+  const { plan, subject } = plansOf.get(s)![captureOfImage[image]];
+  const x = (template.keypoints[keypoint * KEYPOINT_FIELDS] * plan.width) / template.width;
+  const y = (template.keypoints[keypoint * KEYPOINT_FIELDS + 1] * plan.height) / template.height;
+  const point = surfacePointOf(plan, x, y);
+  if (plan.camera && point.coverage <= 0.01) return 3;
+  const q = padShapeValue(subject.pad, point.u, point.v);
+  return q < EDGE_BAND[0] ? 0 : q < EDGE_BAND[1] ? 1 : 2;
+}
+
+interface Counted {
+  similarity: number;
+  byRegion: number[];
+}
+
+function count(a: number, b: number): Counted | null {
+  const [ta, tb] = [templates[a], templates[b]];
+  if (!ta || !tb) return null;
+  const { best, inliers } = compareTemplatesInDetail(ta, tb, true);
+  const byRegion = REGIONS.map(() => 0);
+  for (let n = 0; n < (inliers?.a.length ?? 0); n++) byRegion[Math.max(regionOf(a, ta, inliers!.a[n]), regionOf(b, tb, inliers!.b[n]))]++;
+  return { similarity: best.similarity, byRegion };
+}
+
+const firsts = subjectOfImage.flatMap((s, i) => (i === 0 || subjectOfImage[i - 1] !== s ? [i] : []));
+const genuine: Counted[] = [];
+const impostor: Counted[] = [];
+for (const [k, first] of firsts.entries()) {
+  for (let i = first + 1; i < cache.images.length && subjectOfImage[i] === subjectOfImage[first]; i++) genuine.push(count(first, i)!);
+  for (const other of firsts.slice(k + 1)) impostor.push(count(first, other)!);
+}
+
+function shares(rows: Counted[]): string {
+  const sums = REGIONS.map((_, r) => rows.reduce((sum, row) => sum + row.byRegion[r], 0));
+  const total = sums.reduce((a, b) => a + b, 0) || 1;
+  return REGIONS.map((name, r) => `${name} ${((100 * sums[r]) / total).toFixed(0)} %`).join(", ");
+}
+for (const [name, rows] of [["genuine", genuine.filter(Boolean)], ["impostor", impostor.filter(Boolean)]] as const) {
+  const top = [...rows].sort((p, q) => q.similarity - p.similarity).slice(0, 30);
+  console.log(`${name} pairs ${rows.length}: inliers on ${shares(rows)}; the 30 highest: ${shares(top)}`);
+}
