@@ -61,8 +61,9 @@ export class WebhookDispatcher {
   private readonly random: () => number;
   private readonly send: WebhookSender;
   private timer: NodeJS.Timeout | undefined;
-  private ticking: Promise<void> | undefined;
-  private again = false;
+  /** Claims run one after another: the last one queued. */
+  private chain: Promise<unknown> = Promise.resolve();
+  private queued = false;
   private closed = false;
 
   constructor(
@@ -84,30 +85,28 @@ export class WebhookDispatcher {
 
   /** Claims what is due and free slots allow, and starts sending it (not awaited). */
   wake(): void {
-    if (this.closed) return;
-    if (this.ticking) {
-      this.again = true;
-      return;
-    }
-    this.ticking = this.claimAndSend()
-      .catch((error) => {
-        if (!isDatabaseUnavailable(error)) logError("webhook-dispatch-failed", error);
-      })
-      .finally(() => {
-        this.ticking = undefined;
-        if (this.again) {
-          this.again = false;
-          this.wake();
-        }
-      });
+    if (this.closed || this.queued) return;
+    this.queued = true;
+    void this.tick().catch(() => undefined);
+  }
+
+  /** One claim, after the ones before it: how many deliveries it started. */
+  private tick(): Promise<number> {
+    const run = this.chain.then(() => {
+      this.queued = false;
+      return this.closed ? 0 : this.claimAndSend();
+    });
+    this.chain = run.catch((error) => {
+      if (!isDatabaseUnavailable(error)) logError("webhook-dispatch-failed", error);
+    });
+    return run;
   }
 
   /** Until nothing due is left or in flight (tests, with an injected clock). */
   async drain(): Promise<void> {
     for (;;) {
-      this.wake();
-      await this.ticking;
-      if (this.inFlight.size === 0) return;
+      const started = await this.tick();
+      if (started === 0 && this.inFlight.size === 0) return;
       await Promise.all([...this.inFlight.values()].map((f) => f.done));
     }
   }
@@ -116,7 +115,7 @@ export class WebhookDispatcher {
   async close(): Promise<void> {
     this.closed = true;
     clearInterval(this.timer);
-    await this.ticking;
+    await this.chain;
     await Promise.allSettled([...this.inFlight.values()].map((f) => f.done));
   }
 
@@ -146,8 +145,9 @@ export class WebhookDispatcher {
     });
   }
 
-  private async claimAndSend(): Promise<void> {
-    for (const row of await this.claim()) {
+  private async claimAndSend(): Promise<number> {
+    const claimed = await this.claim();
+    for (const row of claimed) {
       const done = this.attempt(row.id)
         .catch((error) => {
           // The row stays claimed; it is due again when the lease ends.
@@ -159,6 +159,7 @@ export class WebhookDispatcher {
         });
       this.inFlight.set(row.id, { endpointId: row.endpointId, done });
     }
+    return claimed.length;
   }
 
   /** One attempt of one claimed delivery, recorded with its outcome; the next attempt scheduled or the delivery ended. */
