@@ -2,10 +2,11 @@
 
 import { useState } from "react";
 import { addWebhookEndpoint, deleteWebhookEndpoint, rotateWebhookSecret, sendWebhookTest, setWebhookEndpointEnabled } from "@/app/dashboard/webhooks/actions";
-import { Card, FieldErrors, inputClass, Notice, TableHead, TableScroll } from "@/components/dashboard/ui";
+import { Card, FieldErrors, inputClass, TableHead, TableScroll } from "@/components/dashboard/ui";
 import { Button } from "@/components/ui/button";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
-import { notify, toast } from "@/components/ui/toast";
+import { notify } from "@/components/ui/toast";
+import { ShownOnce } from "@/components/ui/shown-once";
 
 type Endpoint = { id: string; url: string; enabled: boolean; createdAt: string; updatedAt: string };
 
@@ -24,15 +25,6 @@ export function WebhookEndpointsPanel({ endpoints, maxEndpoints }: { endpoints: 
     if (notify(result, "Endpoint added.") && result.ok) {
       setShown({ url, secret: result.data.secret });
       setUrl("");
-    }
-  }
-
-  async function copy(secret: string) {
-    try {
-      await navigator.clipboard.writeText(secret);
-      toast.success("Secret copied.");
-    } catch {
-      toast.error("The browser refused the clipboard: select the secret and copy it.");
     }
   }
 
@@ -56,17 +48,9 @@ export function WebhookEndpointsPanel({ endpoints, maxEndpoints }: { endpoints: 
       </form>
       <p className="mb-3 text-xs text-slate-500">At most {maxEndpoints} endpoints; https:// on a public address.</p>
       {shown && (
-        <Notice tone="success" testId="new-webhook-secret">
+        <ShownOnce value={shown.secret} what="secret" testId="new-webhook-secret" valueTestId="new-webhook-secret-value">
           <p>Signing secret of {shown.url}: copy it now, it is shown once. Verify each delivery with it (Standard Webhooks).</p>
-          <div className="mt-1 flex flex-wrap items-start gap-2">
-            <code className="block min-w-0 flex-1 break-all rounded bg-white p-2 font-mono" data-testid="new-webhook-secret-value">
-              {shown.secret}
-            </code>
-            <Button variant="secondary" onClick={() => void copy(shown.secret)}>
-              Copy
-            </Button>
-          </div>
-        </Notice>
+        </ShownOnce>
       )}
       <TableScroll label="Webhook endpoints" className="mt-3">
         <table className="w-full text-left text-sm" data-testid="webhook-endpoints">

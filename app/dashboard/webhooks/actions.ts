@@ -1,6 +1,5 @@
 "use server";
 
-import { revalidatePath } from "next/cache";
 import {
   addWebhookEndpointAction,
   deleteWebhookEndpointAction,
@@ -8,26 +7,22 @@ import {
   sendWebhookTestAction,
   setWebhookEndpointEnabledAction,
 } from "@/lib/dashboard/webhooks";
-import { runAction } from "@/lib/dashboard/run-action";
+import { runActionAndRefresh } from "@/lib/dashboard/run-action";
 
-async function andRefresh<T extends { ok: boolean }>(result: Promise<T>): Promise<T> {
-  const answer = await result;
-  if (answer.ok) revalidatePath("/dashboard/webhooks");
-  return answer;
-}
+const PAGE = "/dashboard/webhooks";
 
 export async function addWebhookEndpoint(input: unknown) {
-  return andRefresh(runAction(addWebhookEndpointAction, input));
+  return runActionAndRefresh(addWebhookEndpointAction, input, PAGE);
 }
 export async function setWebhookEndpointEnabled(input: unknown) {
-  return andRefresh(runAction(setWebhookEndpointEnabledAction, input));
+  return runActionAndRefresh(setWebhookEndpointEnabledAction, input, PAGE);
 }
 export async function deleteWebhookEndpoint(input: unknown) {
-  return andRefresh(runAction(deleteWebhookEndpointAction, input));
+  return runActionAndRefresh(deleteWebhookEndpointAction, input, PAGE);
 }
 export async function rotateWebhookSecret(input: unknown) {
-  return andRefresh(runAction(rotateWebhookSecretAction, input));
+  return runActionAndRefresh(rotateWebhookSecretAction, input, PAGE);
 }
 export async function sendWebhookTest(input: unknown) {
-  return andRefresh(runAction(sendWebhookTestAction, input));
+  return runActionAndRefresh(sendWebhookTestAction, input, PAGE);
 }
