@@ -29,6 +29,10 @@ export function retryDelayMs(attempts: number, random: () => number = Math.rando
  */
 export const CLAIM_LEASE_MS = 60_000;
 
+/** Ended deliveries (with their attempts) are kept this long for the dashboard, then removed (hourly). */
+export const DELIVERY_RETENTION_MS = 30 * 86_400_000;
+const SWEEP_MS = 3600_000;
+
 export interface DispatcherOptions {
   /** The webhook key that decrypts the signing secrets (secret-box.ts). */
   key: Buffer;
@@ -61,6 +65,7 @@ export class WebhookDispatcher {
   private readonly random: () => number;
   private readonly send: WebhookSender;
   private timer: NodeJS.Timeout | undefined;
+  private sweeps: NodeJS.Timeout | undefined;
   /** Claims run one after another: the last one queued. */
   private chain: Promise<unknown> = Promise.resolve();
   private queued = false;
@@ -80,7 +85,16 @@ export class WebhookDispatcher {
   start(): this {
     this.timer = setInterval(() => this.wake(), this.options.pollMs ?? 1000);
     this.timer.unref();
+    this.sweeps = setInterval(() => void this.sweep().catch((error) => isDatabaseUnavailable(error) || logError("webhook-sweep-failed", error)), SWEEP_MS);
+    this.sweeps.unref();
     return this;
+  }
+
+  /** Removes the deliveries that ended more than DELIVERY_RETENTION_MS ago; answers how many. */
+  async sweep(): Promise<number> {
+    const before = new Date(this.clock().getTime() - DELIVERY_RETENTION_MS);
+    const { count } = await this.db.webhookDelivery.deleteMany({ where: { status: { in: ["SUCCEEDED", "FAILED"] }, updatedAt: { lt: before } } });
+    return count;
   }
 
   /** Claims what is due and free slots allow, and starts sending it (not awaited). */
@@ -115,6 +129,7 @@ export class WebhookDispatcher {
   async close(): Promise<void> {
     this.closed = true;
     clearInterval(this.timer);
+    clearInterval(this.sweeps);
     await this.chain;
     await Promise.allSettled([...this.inFlight.values()].map((f) => f.done));
   }

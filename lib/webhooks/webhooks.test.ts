@@ -8,7 +8,7 @@ import { abandonJob } from "@/lib/jobs/job-queue";
 import { runJob } from "@/lib/jobs/run-job";
 import { openTestDatabase } from "@/lab/test-support/database";
 import { isPrivateAddress } from "./address-guard";
-import { CLAIM_LEASE_MS, MAX_DELIVERY_ATTEMPTS, RETRY_JITTER, RETRY_SCHEDULE_MS, WebhookDispatcher, type DispatcherOptions } from "./dispatcher";
+import { CLAIM_LEASE_MS, DELIVERY_RETENTION_MS, MAX_DELIVERY_ATTEMPTS, RETRY_JITTER, RETRY_SCHEDULE_MS, WebhookDispatcher, type DispatcherOptions } from "./dispatcher";
 import { createWebhookEndpoint, deleteWebhookEndpoint, listWebhookDeliveries, listWebhookEndpoints, rotateWebhookSecret, setWebhookEndpointEnabled, type EndpointSettings } from "./endpoints";
 import { recordJobEnd, recordTestEvent } from "./events";
 import { openSecret, sealSecret, SecretKeyMismatch, webhookKey } from "./secret-box";
@@ -289,6 +289,19 @@ describe.each(["pglite", "postgres"] as const)("webhooks (%s)", (mode) => {
     await later.drain();
     expect(sent).toEqual([`${receiver.base}/ok`]);
     expect((await listWebhookDeliveries(db(), a.id, { endpointId: endpoint.id }))[0]).toMatchObject({ status: "SUCCEEDED", attempts: 1 });
+  });
+
+  it("removes ended deliveries after the retention, never pending ones", async () => {
+    const a = await account();
+    const endpoint = await createWebhookEndpoint(db(), a.id, `${receiver.base}/ok`, allowed);
+    await recordTestEvent(db(), a.id, endpoint.id);
+    await recordTestEvent(db(), a.id, endpoint.id);
+    await dispatcher().drain();
+    await recordTestEvent(db(), a.id, endpoint.id, new Date(Date.now() + 3_600_000)); // not yet due: stays PENDING
+    expect(await dispatcher().sweep()).toBe(0);
+    const later = dispatcher({ clock: () => new Date(Date.now() + DELIVERY_RETENTION_MS + 60_000) });
+    expect(await later.sweep()).toBeGreaterThanOrEqual(2);
+    expect((await listWebhookDeliveries(db(), a.id, { endpointId: endpoint.id })).map((d) => d.status)).toEqual(["PENDING"]);
   });
 
   it("records an attempt that cannot be signed (another process's key) without sending it", async () => {
