@@ -3,6 +3,7 @@ import type { Db } from "@/lib/db/connect";
 import { isDatabaseUnavailable } from "@/lib/db/unavailable";
 import type { Env } from "@/lib/env";
 import { logError, logInfo } from "@/lib/log";
+import { metrics } from "@/lib/metrics";
 import { processSlot } from "@/lib/process-state";
 import { openSecret, SecretKeyMismatch, webhookKey } from "./secret-box";
 import { postWebhook, WEBHOOK_TIMEOUT_MS, type WebhookSender } from "./send";
@@ -202,17 +203,21 @@ export class WebhookDispatcher {
     const attempts = delivery.attempts + 1;
     const delay = succeeded ? null : retryDelayMs(attempts, this.random);
     const finishedAt = this.clock();
-    await this.db.$transaction([
-      this.db.webhookAttempt.create({ data: { deliveryId, at: sentAt, statusCode: outcome.statusCode ?? null, error: outcome.error ?? null, durationMs: outcome.durationMs } }),
-      this.db.webhookDelivery.update({
-        where: { id: deliveryId },
+    await this.db.$transaction(async (tx) => {
+      // A delivery deleted meanwhile (with its endpoint) has nothing left to record.
+      const { count } = await tx.webhookDelivery.updateMany({
+        where: { id: deliveryId, status: "PENDING" },
         data: succeeded
           ? { attempts, status: "SUCCEEDED" }
           : delay === null
             ? { attempts, status: "FAILED" }
             : { attempts, nextAttemptAt: new Date(finishedAt.getTime() + delay) },
-      }),
-    ]);
+      });
+      if (count === 1) {
+        await tx.webhookAttempt.create({ data: { deliveryId, at: sentAt, statusCode: outcome.statusCode ?? null, error: outcome.error ?? null, durationMs: outcome.durationMs } });
+      }
+    });
+    metrics().webhookAttempts.inc({ outcome: succeeded ? "succeeded" : delay === null ? "failed" : "retrying" });
     if (!succeeded && delay === null) logInfo("webhook-delivery-failed", { deliveryId, endpointId: delivery.endpointId, attempts });
   }
 }
