@@ -30,6 +30,8 @@ const server = spawn(process.execPath, [path.join(root, "scripts", "server.mjs")
     // The browser is the "proxy": a spec may name its client address (X-Forwarded-For) so that its
     // sign-ins count against an address of its own, not the 30 per 15 minutes every spec shares.
     TRUSTED_PROXIES: "127.0.0.1",
+    // The webhooks spec's receiver listens on this machine, over http.
+    WEBHOOKS_ALLOW_PRIVATE: "1",
     PORT: process.env.E2E_PORT,
     NEXTAUTH_URL: `http://127.0.0.1:${process.env.E2E_PORT}`,
   },

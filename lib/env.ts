@@ -62,6 +62,19 @@ const envSchema = z.object({
     .optional()
     .or(z.literal("").transform(() => undefined)),
   MAIL_FROM: z.string().min(3).default("Rhinarium <no-reply@rhinarium.invalid>"),
+  // The key that encrypts webhook signing secrets at rest (lib/webhooks/secret-box.ts). Unset, it is derived from
+  // NEXTAUTH_SECRET, else from a random one kept in DATA_DIR/webhook-key; every process that sends webhooks needs the same.
+  WEBHOOK_SECRET_KEY: z
+    .string()
+    .min(16, "must be at least 16 characters")
+    .optional()
+    .or(z.literal("").transform(() => undefined)),
+  // "1": webhook endpoints may be http:// and resolve to loopback, private or link-local addresses (tests, a
+  // receiver on the same private network). Unset, only https:// endpoints on public addresses are accepted and called.
+  WEBHOOKS_ALLOW_PRIVATE: z
+    .enum(["0", "1", ""])
+    .default("")
+    .transform((v) => v === "1"),
 });
 
 export type Env = z.infer<typeof envSchema> & { dataDir: string };

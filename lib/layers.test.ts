@@ -11,7 +11,7 @@ import { describe, expect, it } from "vitest";
 const LAYERS: { name: string; areas: string[] }[] = [
   { name: "pages", areas: ["app", "components", "instrumentation", "proxy"] },
   { name: "fronts", areas: ["lib/api", "lib/http", "lib/dashboard", "lib/server", "lib/ops"] },
-  { name: "features", areas: ["lib/pets", "lib/capture-sessions", "lib/uploads", "lib/jobs", "lib/galleries"] },
+  { name: "features", areas: ["lib/pets", "lib/capture-sessions", "lib/uploads", "lib/jobs", "lib/galleries", "lib/webhooks"] },
   { name: "platform", areas: ["lib/storage", "lib/accounts", "lib/auth", "lib/rate-limit", "lib/domain-errors", "lib/json-text", "lib/engine-figures", "lib/engine"] },
   { name: "database and process", areas: ["lib/db", "lib/generated", "lib/env", "lib/log", "lib/mail", "lib/metrics", "lib/process-state", "lib/progress", "lib/private-files", "lib/secret-file"] },
   { name: "engine", areas: ["lib/biometrics"] },

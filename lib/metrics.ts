@@ -2,7 +2,7 @@ import client from "prom-client";
 import { processWide } from "@/lib/process-state";
 
 // The process's Prometheus metrics (prom-client), served at GET /metrics (lib/api/node-front.ts): request latency by
-// route, job time by kind and outcome, and gauges the server wires at start-up (lib/server/start.ts) for what only it
+// route, job time by kind and outcome, webhook attempts by outcome, and gauges the server wires at start-up (lib/server/start.ts) for what only it
 // can see (queue depth, engine pool load, gallery sizes), plus Node's own (event-loop lag, heap, CPU). One registry per
 // process, kept in lib/process-state.ts because Next bundles the server's start-up and its route handlers separately.
 
@@ -10,6 +10,7 @@ export interface Metrics {
   registry: client.Registry;
   httpRequestSeconds: client.Histogram<"method" | "route" | "status">;
   jobSeconds: client.Histogram<"kind" | "status">;
+  webhookAttempts: client.Counter<"outcome">;
 }
 
 function createMetrics(): Metrics {
@@ -29,6 +30,12 @@ function createMetrics(): Metrics {
       help: "Time a job took from its start to its end in this process, by kind and final status.",
       labelNames: ["kind", "status"],
       buckets: [0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 120],
+      registers: [registry],
+    }),
+    webhookAttempts: new client.Counter({
+      name: "rhinarium_webhook_attempts_total",
+      help: "Webhook delivery attempts this process made, by outcome: succeeded, retrying (to be tried again) or failed (the last attempt).",
+      labelNames: ["outcome"],
       registers: [registry],
     }),
   };

@@ -13,6 +13,8 @@ export interface ProcessStateNames {
   serverStart: true;
   /** lib/jobs/job-queue.ts: the job queue the start-up chose. */
   jobQueue: true;
+  /** lib/webhooks/dispatcher.ts: the webhook dispatcher of a process that runs jobs. */
+  webhookDispatcher: true;
   /** lib/auth/options.ts: the sign-in service (its lockout and brake state). */
   signIn: true;
   /** lib/api/metering.ts: API usage waiting to be written, per database client. */

@@ -12,6 +12,7 @@ const NAV: { href: string; label: string; capability: Capability }[] = [
   { href: "/dashboard/jobs", label: "Jobs", capability: "jobs:read" },
   { href: "/dashboard/usage", label: "Usage", capability: "usage:read" },
   { href: "/dashboard/settings", label: "Settings", capability: "account:manage" },
+  { href: "/dashboard/webhooks", label: "Webhooks", capability: "account:manage" },
   { href: "/dashboard/accounts", label: "Accounts", capability: "accounts:operate" },
   { href: "/dashboard/audit", label: "Audit log", capability: "audit:read" },
 ];

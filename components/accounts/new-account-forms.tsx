@@ -2,9 +2,10 @@
 
 import { useState, type FormEvent } from "react";
 import { createAccount, createUser } from "@/app/dashboard/accounts/actions";
-import { Card, FieldErrors, inputClass, Notice } from "@/components/dashboard/ui";
+import { Card, FieldErrors, inputClass } from "@/components/dashboard/ui";
 import { Button } from "@/components/ui/button";
-import { notify, toast } from "@/components/ui/toast";
+import { notify } from "@/components/ui/toast";
+import { ShownOnce } from "@/components/ui/shown-once";
 
 type Fields = Record<string, string[]> | undefined;
 const ROLES = ["owner", "manager", "support", "staff", "admin"] as const;
@@ -53,23 +54,9 @@ export function NewAccountForm({ plans }: { plans: string[] }) {
       </form>
       {created && (
         <div className="mt-3">
-        <Notice tone="success" testId="new-account-key">
+        <ShownOnce value={created.apiKey} what="key" testId="new-account-key">
           <p>The first API key of {created.name}: copy it now, it is shown once.</p>
-          <div className="mt-1 flex flex-wrap items-start gap-2">
-            <code className="block min-w-0 flex-1 break-all rounded bg-white p-2 font-mono">{created.apiKey}</code>
-            <Button
-              variant="secondary"
-              onClick={() =>
-                void navigator.clipboard.writeText(created.apiKey).then(
-                  () => toast.success("Key copied."),
-                  () => toast.error("The browser refused the clipboard: select the key and copy it."),
-                )
-              }
-            >
-              Copy
-            </Button>
-          </div>
-        </Notice>
+        </ShownOnce>
         </div>
       )}
     </Card>

@@ -2,10 +2,11 @@
 
 import { useState } from "react";
 import { deactivateKey, issueKey, reissueKey } from "@/app/dashboard/settings/actions";
-import { Card, FieldErrors, inputClass, Notice, TableHead, TableScroll } from "@/components/dashboard/ui";
+import { Card, FieldErrors, inputClass, TableHead, TableScroll } from "@/components/dashboard/ui";
 import { Button } from "@/components/ui/button";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
-import { notify, toast } from "@/components/ui/toast";
+import { notify } from "@/components/ui/toast";
+import { ShownOnce } from "@/components/ui/shown-once";
 
 type Key = { id: string; prefix: string; name: string; active: boolean; expired: boolean; expiresAt: string | null; lastUsedAt: string | null; createdAt: string };
 type KeyResult = Awaited<ReturnType<typeof issueKey>>;
@@ -42,15 +43,6 @@ export function ApiKeysPanel({ keys }: { keys: Key[] }) {
     return result;
   }
 
-  async function copy(key: string) {
-    try {
-      await navigator.clipboard.writeText(key);
-      toast.success("Key copied.");
-    } catch {
-      toast.error("The browser refused the clipboard: select the key and copy it.");
-    }
-  }
-
   return (
     <Card title="API keys">
       <div className="mb-3 flex flex-wrap items-end gap-2">
@@ -84,17 +76,9 @@ export function ApiKeysPanel({ keys }: { keys: Key[] }) {
         />
       </div>
       {shown && (
-        <Notice tone="success" testId="new-api-key">
+        <ShownOnce value={shown} what="key" testId="new-api-key" valueTestId="new-api-key-value" copyTestId="copy-api-key">
           <p>Copy this key now: it is shown once and cannot be shown again.</p>
-          <div className="mt-1 flex flex-wrap items-start gap-2">
-            <code className="block min-w-0 flex-1 break-all rounded bg-white p-2 font-mono" data-testid="new-api-key-value">
-              {shown}
-            </code>
-            <Button variant="secondary" onClick={() => void copy(shown)} data-testid="copy-api-key">
-              Copy
-            </Button>
-          </div>
-        </Notice>
+        </ShownOnce>
       )}
       <TableScroll label="API keys" className="mt-3">
         <table className="w-full text-left text-sm" data-testid="api-keys">

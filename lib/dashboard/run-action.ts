@@ -1,3 +1,4 @@
+import { revalidatePath } from "next/cache";
 import { headers } from "next/headers";
 import type { z } from "zod";
 import { getSessionUser } from "@/lib/auth/session";
@@ -9,6 +10,13 @@ export async function runAction<S extends z.ZodType, T>(action: DashboardAction<
   const db = await getDb();
   // The origin is read only by the actions that ask for it (an invitation's link).
   return invokeAction(action, db, await getSessionUser(db), raw, requestOrigin);
+}
+
+/** `runAction`, and the page at `path` rendered anew when it worked (a settings panel showing the change). */
+export async function runActionAndRefresh<S extends z.ZodType, T>(action: DashboardAction<S, T>, raw: unknown, path: string): Promise<ActionResult<T>> {
+  const result = await runAction(action, raw);
+  if (result.ok) revalidatePath(path);
+  return result;
 }
 
 /**

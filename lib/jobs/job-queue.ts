@@ -3,6 +3,8 @@ import { isDatabaseUnavailable } from "@/lib/db/unavailable";
 import { logError, logInfo } from "@/lib/log";
 import { runJob } from "./run-job";
 import { processSlot } from "@/lib/process-state";
+import { wakeWebhookDispatcher } from "@/lib/webhooks/dispatcher";
+import { recordJobEnd } from "@/lib/webhooks/events";
 
 /**
  * Where started jobs go. The embedded mode runs them in this process; with REDIS_URL the BullMQ
@@ -109,10 +111,15 @@ export async function abandonJob(
   jobId: string,
   reason: { code: string; message: string } = { code: "ABANDONED", message: `interrupted ${MAX_JOB_ATTEMPTS} times` },
 ): Promise<void> {
-  await db.$transaction([
-    db.job.updateMany({ where: { id: jobId, status: "PENDING" }, data: { status: "FAILED", finishedAt: new Date(), failureReason: reason } }),
-    db.pet.updateMany({ where: { activeAdditionJobId: jobId }, data: { activeAdditionJobId: null } }),
-  ]);
+  const deliveries = await db.$transaction(async (tx) => {
+    const { count } = await tx.job.updateMany({ where: { id: jobId, status: "PENDING" }, data: { status: "FAILED", finishedAt: new Date(), failureReason: reason } });
+    await tx.pet.updateMany({ where: { activeAdditionJobId: jobId }, data: { activeAdditionJobId: null } });
+    if (count === 0) return 0;
+    // As every job end: the account's webhook endpoints are told in this transaction.
+    const job = await tx.job.findUniqueOrThrow({ where: { id: jobId }, select: { id: true, accountId: true, kind: true } });
+    return recordJobEnd(tx, job);
+  });
+  if (deliveries > 0) wakeWebhookDispatcher();
 }
 
 /**

@@ -18,7 +18,10 @@ export const identificationJobSchema = z.object({
     .describe("Only when status is SUCCESS; best first"),
 });
 
-async function getJobOrThrow(db: Db, accountId: string, jobId: string, kind: "FINGERPRINT_ADDITION" | "VERIFICATION" | "IDENTIFICATION", missing: DomainFailure) {
+/** What a view reads: the client, or a transaction (a webhook's payload is the view, written as the job ends). */
+type JobReader = Pick<Db, "job" | "pet">;
+
+async function getJobOrThrow(db: JobReader, accountId: string, jobId: string, kind: "FINGERPRINT_ADDITION" | "VERIFICATION" | "IDENTIFICATION", missing: DomainFailure) {
   // Scoped by account and kind: another tenant's job, or a job of another kind, is simply unknown.
   const job = await db.job.findFirst({ where: { id: jobId, accountId, kind }, select: { status: true, result: true } });
   if (!job) throw new DomainError(missing);
@@ -27,19 +30,19 @@ async function getJobOrThrow(db: Db, accountId: string, jobId: string, kind: "FI
 
 // A FAILED job answers its status only: the reason stays internal (support dashboard).
 
-export async function viewFingerprintAdditionJob(db: Db, accountId: string, jobId: string) {
+export async function viewFingerprintAdditionJob(db: JobReader, accountId: string, jobId: string) {
   const job = await getJobOrThrow(db, accountId, jobId, "FINGERPRINT_ADDITION", "FingerprintAdditionJobNotFound");
   return { status: job.status };
 }
 
-export async function viewVerificationJob(db: Db, accountId: string, jobId: string) {
+export async function viewVerificationJob(db: JobReader, accountId: string, jobId: string) {
   const job = await getJobOrThrow(db, accountId, jobId, "VERIFICATION", "VerificationJobNotFound");
   if (job.status !== "SUCCESS") return { status: job.status };
   const result = job.result as { isVerified: boolean; score: number };
   return { status: job.status, isVerified: result.isVerified, score: result.score };
 }
 
-export async function viewIdentificationJob(db: Db, accountId: string, jobId: string) {
+export async function viewIdentificationJob(db: JobReader, accountId: string, jobId: string) {
   const job = await getJobOrThrow(db, accountId, jobId, "IDENTIFICATION", "IdentificationJobNotFound");
   if (job.status !== "SUCCESS") return { status: job.status };
   const { candidates } = job.result as { candidates: { petId: string; score: number }[] };
@@ -50,4 +53,15 @@ export async function viewIdentificationJob(db: Db, accountId: string, jobId: st
     status: job.status,
     pets: candidates.filter((c) => metadataById.has(c.petId)).map((c) => ({ id: c.petId, score: c.score, metadata: metadataById.get(c.petId)! })),
   };
+}
+
+const viewsByKind = {
+  FINGERPRINT_ADDITION: viewFingerprintAdditionJob,
+  VERIFICATION: viewVerificationJob,
+  IDENTIFICATION: viewIdentificationJob,
+} as const;
+
+/** The view GET answers for a job of any kind (the webhook payload's `view`). */
+export function viewJob(db: JobReader, accountId: string, jobId: string, kind: keyof typeof viewsByKind) {
+  return viewsByKind[kind](db, accountId, jobId);
 }

@@ -7,6 +7,8 @@ import { explainQualityFailure, MIN_USABLE_ENROL_IMAGES, MIN_USABLE_PROBE_IMAGES
 import { recordAudit } from "@/lib/accounts/audit";
 import { logError } from "@/lib/log";
 import { metrics } from "@/lib/metrics";
+import { wakeWebhookDispatcher } from "@/lib/webhooks/dispatcher";
+import { recordJobEnd } from "@/lib/webhooks/events";
 import { currentTemplates, extractionFor, imageSelect, usableTemplates, writeEnrolmentCuts, type ImageRow } from "./templates";
 
 type Json = Prisma.InputJsonValue;
@@ -119,6 +121,7 @@ async function runIdentification(db: Db, job: JobRow): Promise<Outcome> {
 
 async function finishJob(db: Db, job: JobRow, outcome: Outcome): Promise<void> {
   const enrols = outcome.status === "SUCCESS" && job.kind === "FINGERPRINT_ADDITION" && !!job.petId;
+  let deliveries = 0;
   await db.$transaction(async (tx) => {
     // The pet row first, as a deletion takes it (pets.ts: pet, sessions, then the gallery lock): taking
     // the gallery lock first deadlocked against a deletion of the pet in PostgreSQL (40P01, a 500).
@@ -132,6 +135,8 @@ async function finishJob(db: Db, job: JobRow, outcome: Outcome): Promise<void> {
           ? { status: "SUCCESS", result: outcome.result ?? undefined, details: outcome.details ?? undefined, finishedAt: new Date() }
           : { status: "FAILED", failureReason: outcome.reason, finishedAt: new Date() },
     });
+    // The account's webhook endpoints are told of the end in this transaction: an ended job's deliveries exist.
+    if (count === 1) deliveries = await recordJobEnd(tx, job);
     if (count === 0 || job.kind !== "FINGERPRINT_ADDITION" || !job.petId) return;
     if (outcome.status === "SUCCESS") {
       const duplicates = (outcome.details as { duplicates?: { petId: string; score: number }[] } | undefined)?.duplicates ?? [];
@@ -149,6 +154,7 @@ async function finishJob(db: Db, job: JobRow, outcome: Outcome): Promise<void> {
     }
     await tx.pet.updateMany({ where: { id: job.petId, activeAdditionJobId: job.id }, data: { activeAdditionJobId: null } });
   });
+  if (deliveries > 0) wakeWebhookDispatcher();
 }
 
 const runners = {

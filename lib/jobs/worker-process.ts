@@ -4,6 +4,7 @@ import { logError, logInfo } from "@/lib/log";
 import { getGalleryManager } from "@/lib/galleries/gallery-manager";
 import { startJobWorker } from "./bullmq-queue";
 import { shutdownEngine } from "@/lib/engine";
+import { startWebhookDispatcher, stopWebhookDispatcher } from "@/lib/webhooks/dispatcher";
 
 /**
  * `npm run worker`: a job worker process. Run any number, on any machine that reaches the same
@@ -19,6 +20,8 @@ export async function runWorkerProcess(): Promise<void> {
   // PostgreSQL mode takes no owner lock; migrations are applied under Prisma's advisory lock.
   const db = await openOwnedDatabase(env, "server");
   const worker = startJobWorker(db.prisma, env);
+  // Webhook deliveries are sent wherever jobs run; workers share the outbox (claims skip each other's rows).
+  startWebhookDispatcher(db.prisma, env);
   logInfo("worker-started", { pid: process.pid });
   // The 1:N galleries load in the background, ahead of the first identification this worker is handed.
   void getGalleryManager(db.prisma).preload();
@@ -29,6 +32,7 @@ export async function runWorkerProcess(): Promise<void> {
     logInfo("worker-stopping", { signal, pid: process.pid });
     try {
       await worker.close();
+      await stopWebhookDispatcher();
       await shutdownEngine();
       await db.close();
     } catch (error) {

@@ -15,6 +15,7 @@ import { registerServerGauges } from "@/lib/server/server-gauges";
 import { serverPetViewCache } from "@/lib/pets/pet-view-cache";
 import { startOrphanSweeps } from "@/lib/storage/orphan-sweep";
 import { processWide } from "@/lib/process-state";
+import { startWebhookDispatcher, stopWebhookDispatcher } from "@/lib/webhooks/dispatcher";
 
 /** Idempotency keys past their 24 hours are forgotten once an hour. */
 const IDEMPOTENCY_SWEEP_MS = 3600_000;
@@ -22,7 +23,7 @@ const IDEMPOTENCY_SWEEP_MS = 3600_000;
 /**
  * Server start-up (called from instrumentation.ts): open the database (migrations, default plans),
  * start the job queue and resume what a crash left PENDING (and, when this process runs jobs, load its 1:N galleries
- * in the background), remove image files a crash orphaned,
+ * in the background and send the webhook deliveries due), remove image files a crash orphaned,
  * open the loopback ops port, and close it all on SIGTERM/SIGINT.
  */
 export function startServer(): Promise<void> {
@@ -43,6 +44,8 @@ export function startServer(): Promise<void> {
     setJobQueue(queue);
     if (runsJobs) {
       await resumePendingJobs(db, queue);
+      // Webhook deliveries are sent wherever jobs run (the outbox is written as each job ends).
+      startWebhookDispatcher(db, env);
       // The 1:N galleries load in the background, ahead of the first identification (never awaited here).
       void getGalleryManager(db).preload();
     }
@@ -61,6 +64,7 @@ export function startServer(): Promise<void> {
         stopSweeps();
         clearInterval(idempotencySweeps);
         await queue.close();
+        await stopWebhookDispatcher();
         await shutdownEngine();
         await flushApiCalls();
         await closeDb();

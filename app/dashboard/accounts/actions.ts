@@ -1,24 +1,19 @@
 "use server";
 
-import { revalidatePath } from "next/cache";
 import { createAccountAction, createUserAction, setAccountPlanAction, setAccountSuspendedAction } from "@/lib/dashboard/operator";
-import { runAction } from "@/lib/dashboard/run-action";
+import { runActionAndRefresh } from "@/lib/dashboard/run-action";
 
-async function andRefresh<T extends { ok: boolean }>(result: Promise<T>): Promise<T> {
-  const answer = await result;
-  if (answer.ok) revalidatePath("/dashboard/accounts");
-  return answer;
-}
+const PAGE = "/dashboard/accounts";
 
 export async function setAccountSuspended(input: unknown) {
-  return andRefresh(runAction(setAccountSuspendedAction, input));
+  return runActionAndRefresh(setAccountSuspendedAction, input, PAGE);
 }
 export async function createAccount(input: unknown) {
-  return andRefresh(runAction(createAccountAction, input));
+  return runActionAndRefresh(createAccountAction, input, PAGE);
 }
 export async function setAccountPlan(input: unknown) {
-  return andRefresh(runAction(setAccountPlanAction, input));
+  return runActionAndRefresh(setAccountPlanAction, input, PAGE);
 }
 export async function createUser(input: unknown) {
-  return andRefresh(runAction(createUserAction, input));
+  return runActionAndRefresh(createUserAction, input, PAGE);
 }

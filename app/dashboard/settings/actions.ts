@@ -1,6 +1,5 @@
 "use server";
 
-import { revalidatePath } from "next/cache";
 import {
   changeRoleAction,
   deactivateKeyAction,
@@ -14,44 +13,40 @@ import {
   selectSearchPoolAction,
   setPetFieldsAction,
 } from "@/lib/dashboard/account";
-import { runAction } from "@/lib/dashboard/run-action";
+import { runActionAndRefresh } from "@/lib/dashboard/run-action";
 
-async function andRefresh<T extends { ok: boolean }>(result: Promise<T>): Promise<T> {
-  const answer = await result;
-  if (answer.ok) revalidatePath("/dashboard/settings");
-  return answer;
-}
+const PAGE = "/dashboard/settings";
 
 export async function issueKey(input: unknown) {
-  return andRefresh(runAction(issueKeyAction, input));
+  return runActionAndRefresh(issueKeyAction, input, PAGE);
 }
 export async function reissueKey(input: unknown) {
-  return andRefresh(runAction(reissueKeyAction, input));
+  return runActionAndRefresh(reissueKeyAction, input, PAGE);
 }
 export async function resetMemberPassword(input: unknown) {
-  return andRefresh(runAction(resetMemberPasswordAction, input));
+  return runActionAndRefresh(resetMemberPasswordAction, input, PAGE);
 }
 export async function unlockMember(input: unknown) {
-  return andRefresh(runAction(unlockMemberAction, input));
+  return runActionAndRefresh(unlockMemberAction, input, PAGE);
 }
 export async function deactivateKey(input: unknown) {
-  return andRefresh(runAction(deactivateKeyAction, input));
+  return runActionAndRefresh(deactivateKeyAction, input, PAGE);
 }
 export async function inviteTeamMember(input: unknown) {
-  return andRefresh(runAction(inviteTeamMemberAction, input));
+  return runActionAndRefresh(inviteTeamMemberAction, input, PAGE);
 }
 export async function revokeInvitation(input: unknown) {
-  return andRefresh(runAction(revokeInvitationAction, input));
+  return runActionAndRefresh(revokeInvitationAction, input, PAGE);
 }
 export async function changeRole(input: unknown) {
-  return andRefresh(runAction(changeRoleAction, input));
+  return runActionAndRefresh(changeRoleAction, input, PAGE);
 }
 export async function removeTeamMember(input: unknown) {
-  return andRefresh(runAction(removeTeamMemberAction, input));
+  return runActionAndRefresh(removeTeamMemberAction, input, PAGE);
 }
 export async function selectSearchPool(input: unknown) {
-  return andRefresh(runAction(selectSearchPoolAction, input));
+  return runActionAndRefresh(selectSearchPoolAction, input, PAGE);
 }
 export async function setPetFields(input: unknown) {
-  return andRefresh(runAction(setPetFieldsAction, input));
+  return runActionAndRefresh(setPetFieldsAction, input, PAGE);
 }

@@ -4,6 +4,8 @@ import { Card, Notice, OutcomeBadge, PageHeader, QualityBadge, StatusBadge, Tabl
 import { requireAccountUser } from "@/lib/auth/session";
 import { getDb } from "@/lib/db";
 import { getJobDetail } from "@/lib/dashboard/jobs";
+import { getJobWebhookDeliveries } from "@/lib/dashboard/webhooks";
+import { WebhookDeliveriesTable } from "@/components/webhooks/deliveries-table";
 
 export const metadata = { title: "Job · Rhinarium" };
 
@@ -19,8 +21,10 @@ const FIGURES: [string, string, (v: number) => string][] = [
 export default async function JobPage({ params }: { params: Promise<{ jobId: string }> }) {
   const user = await requireAccountUser("jobs:read");
   const { jobId } = await params;
-  const job = await getJobDetail(await getDb(), user.accountId, jobId);
+  const db = await getDb();
+  const job = await getJobDetail(db, user.accountId, jobId);
   if (!job) notFound();
+  const deliveries = await getJobWebhookDeliveries(db, user.accountId, job.id);
   return (
     <div className="space-y-4">
       <PageHeader title={`Job ${job.id.slice(0, 12)}…`}>
@@ -128,6 +132,11 @@ export default async function JobPage({ params }: { params: Promise<{ jobId: str
           </table>
         </TableScroll>
       </Card>
+      {deliveries.length > 0 && (
+        <Card title="Webhook deliveries">
+          <WebhookDeliveriesTable deliveries={deliveries} showEndpoint />
+        </Card>
+      )}
     </div>
   );
 }
