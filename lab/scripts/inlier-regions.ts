@@ -64,9 +64,10 @@ function count(a: number, b: number): Counted | null {
 const firsts = subjectOfImage.flatMap((s, i) => (i === 0 || subjectOfImage[i - 1] !== s ? [i] : []));
 const genuine: Counted[] = [];
 const impostor: Counted[] = [];
+const keep = (rows: Counted[], counted: Counted | null) => counted && rows.push(counted);
 for (const [k, first] of firsts.entries()) {
-  for (let i = first + 1; i < cache.images.length && subjectOfImage[i] === subjectOfImage[first]; i++) genuine.push(count(first, i)!);
-  for (const other of firsts.slice(k + 1)) impostor.push(count(first, other)!);
+  for (let i = first + 1; i < cache.images.length && subjectOfImage[i] === subjectOfImage[first]; i++) keep(genuine, count(first, i));
+  for (const other of firsts.slice(k + 1)) keep(impostor, count(first, other));
 }
 
 function shares(rows: Counted[]): string {
@@ -74,7 +75,7 @@ function shares(rows: Counted[]): string {
   const total = sums.reduce((a, b) => a + b, 0) || 1;
   return REGIONS.map((name, r) => `${name} ${((100 * sums[r]) / total).toFixed(0)} %`).join(", ");
 }
-for (const [name, rows] of [["genuine", genuine.filter(Boolean)], ["impostor", impostor.filter(Boolean)]] as const) {
+for (const [name, rows] of [["genuine", genuine], ["impostor", impostor]] as const) {
   const top = [...rows].sort((p, q) => q.similarity - p.similarity).slice(0, 30);
   console.log(`${name} pairs ${rows.length}: inliers on ${shares(rows)}; the 30 highest: ${shares(top)}`);
 }
