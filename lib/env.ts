@@ -63,7 +63,7 @@ const envSchema = z.object({
     .or(z.literal("").transform(() => undefined)),
   MAIL_FROM: z.string().min(3).default("Rhinarium <no-reply@rhinarium.invalid>"),
   // The key that encrypts webhook signing secrets at rest (lib/webhooks/secret-box.ts). Unset, it is derived from
-  // NEXTAUTH_SECRET, else from a random one kept in DATA_DIR/webhook-key; every process that sends webhooks needs the same.
+  // the session-signing key (NEXTAUTH_SECRET, else DATA_DIR/auth-secret); every process that sends webhooks needs the same.
   WEBHOOK_SECRET_KEY: z
     .string()
     .min(16, "must be at least 16 characters")

@@ -1,11 +1,11 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto";
 import { readEnv, type Env } from "@/lib/env";
-import { readOrCreateSecretFile } from "@/lib/secret-file";
+import { authSecret } from "@/lib/auth/secret";
 
 // A webhook signing secret must be usable to sign, so it cannot be hashed as API keys are: it is kept
-// encrypted (AES-256-GCM) under the server's webhook key: WEBHOOK_SECRET_KEY; else NEXTAUTH_SECRET, the secret
-// every process of a deployment already shares (compose.yaml gives it to the workers too); else a random one
-// kept in DATA_DIR/webhook-key, as the session-signing key is (lib/auth/secret.ts). The key is derived with a
+// encrypted (AES-256-GCM) under the server's webhook key: WEBHOOK_SECRET_KEY; else the session-signing key
+// (`authSecret`: NEXTAUTH_SECRET, the secret every process of a deployment already shares, compose.yaml gives it to
+// the workers too; else DATA_DIR/auth-secret). The key is derived with a
 // label of its own, so it is never the session key itself. A database dump alone reveals no secret. The secret is shown to the owner once, when it is created or rotated; it is never logged.
 
 /** The Standard Webhooks form: "whsec_" and the base64 of 24 random bytes. */
@@ -15,7 +15,7 @@ export function newSigningSecret(): string {
 
 /** The 32-byte encryption key of this process's webhook key. */
 export function webhookKey(env: Env = readEnv()): Buffer {
-  const material = env.WEBHOOK_SECRET_KEY ?? (process.env.NEXTAUTH_SECRET || readOrCreateSecretFile(env.dataDir, "webhook-key"));
+  const material = env.WEBHOOK_SECRET_KEY ?? authSecret();
   return createHash("sha256").update(`rhinarium-webhook-secrets:${material}`).digest();
 }
 
