@@ -10,6 +10,7 @@ import { decodeNoseImage } from "@/lib/biometrics/decode";
 import { normaliseContrast } from "@/lib/biometrics/enhance";
 import type { DescriptorNet } from "@/lib/biometrics/descriptor-net";
 import { describeKeypoints, descriptorFrame, detectKeypoints, type Keypoint, type ScaleLevel } from "@/lib/biometrics/features";
+import { KEYPOINT_FIELDS, type NoseTemplate } from "@/lib/biometrics/template";
 import { DESCRIPTOR_ANGLES_DEG, DESCRIPTOR_SETS, MATCHED_SETS } from "@/lib/biometrics/parameters";
 import { planCapture, surfacePointOf } from "../synth/capture";
 import {
@@ -23,7 +24,7 @@ import {
   subjectSeed,
   type DatasetManifest,
 } from "../synth/dataset";
-import type { NoseSubject } from "../synth/nose-surface";
+import { padShapeValue, type NoseSubject } from "../synth/nose-surface";
 
 const SCALE_TOLERANCE = Math.log(1.5);
 
@@ -62,6 +63,25 @@ export function capturePlans(manifest: DatasetManifest, s: number): { plan: Retu
     const plan = planCapture(subject, captureSeed(seed, c), captureOptionsFor(manifest, burst));
     return { plan, burst: burst?.seed ?? c, subject };
   });
+}
+
+/** The regions of a capture, by what a pixel shows: the pad's interior, its edge, the fur on the rest of the dome, the backdrop. */
+export const REGIONS = ["pad", "edge", "fur", "backdrop"] as const;
+/** The pad's shape value (< 1 inside, 1 on the outline) that bounds the edge band on either side. */
+const EDGE_BAND = [0.8, 1.25] as const;
+
+/**
+ * The region (index into REGIONS) that a template's keypoint shows, by the plan its capture was rendered from: a
+ * real-setting ray that misses the dome meets the backdrop; elsewhere the pad's shape value at the surface point
+ * decides.
+ */
+export function keypointRegion(plan: ReturnType<typeof planCapture>, subject: NoseSubject, template: NoseTemplate, keypoint: number): number {
+  const x = (template.keypoints[keypoint * KEYPOINT_FIELDS] * plan.width) / template.width;
+  const y = (template.keypoints[keypoint * KEYPOINT_FIELDS + 1] * plan.height) / template.height;
+  const point = surfacePointOf(plan, x, y);
+  if (plan.camera && point.coverage <= 0.01) return 3;
+  const q = padShapeValue(subject.pad, point.u, point.v);
+  return q < EDGE_BAND[0] ? 0 : q < EDGE_BAND[1] ? 1 : 2;
 }
 
 /**

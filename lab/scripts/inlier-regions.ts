@@ -10,10 +10,8 @@
 import fs from "node:fs";
 import { parseScriptArgs } from "@/scripts/script-cli";
 import { compareTemplatesInDetail } from "@/lib/biometrics/pair-matcher";
-import { deserializeTemplate, KEYPOINT_FIELDS, type NoseTemplate } from "@/lib/biometrics/template";
-import { surfacePointOf } from "../synth/capture";
-import { padShapeValue } from "../synth/nose-surface";
-import { capturePlans, readManifest } from "./ground-truth";
+import { deserializeTemplate, type NoseTemplate } from "@/lib/biometrics/template";
+import { capturePlans, readManifest, keypointRegion, REGIONS } from "./ground-truth";
 
 const { positionals, values } = parseScriptArgs({
   name: "eval:regions",
@@ -27,10 +25,6 @@ const manifest = readManifest(root);
 const cache = JSON.parse(fs.readFileSync(values.cache, "utf8")) as { images: string[]; templates: (string | null)[] };
 const templates = cache.templates.map((t) => (t ? deserializeTemplate(new Uint8Array(Buffer.from(t, "base64"))) : null));
 
-const REGIONS = ["pad", "edge", "fur", "backdrop"] as const;
-/** The pad's shape value (< 1 inside, 1 on the outline) that bounds the edge band on either side. */
-const EDGE_BAND = [0.8, 1.25] as const;
-
 const subjectOfImage = cache.images.map((image) => Number(image.split("/")[0].slice(1)));
 const captureOfImage = cache.images.map((image) => Number(/c(\d+)/.exec(image.split("/")[1])![1]));
 const plansOf = new Map<number, ReturnType<typeof capturePlans>>();
@@ -39,12 +33,7 @@ function regionOf(image: number, template: NoseTemplate, keypoint: number): numb
   const s = subjectOfImage[image];
   if (!plansOf.has(s)) plansOf.set(s, capturePlans(manifest, s));
   const { plan, subject } = plansOf.get(s)![captureOfImage[image]];
-  const x = (template.keypoints[keypoint * KEYPOINT_FIELDS] * plan.width) / template.width;
-  const y = (template.keypoints[keypoint * KEYPOINT_FIELDS + 1] * plan.height) / template.height;
-  const point = surfacePointOf(plan, x, y);
-  if (plan.camera && point.coverage <= 0.01) return 3;
-  const q = padShapeValue(subject.pad, point.u, point.v);
-  return q < EDGE_BAND[0] ? 0 : q < EDGE_BAND[1] ? 1 : 2;
+  return keypointRegion(plan, subject, template, keypoint);
 }
 
 interface Counted {

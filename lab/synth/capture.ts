@@ -355,7 +355,7 @@ function planRealCapture(subject: NoseSubject, captureSeed: number, options: Cap
     ...effects,
     camera,
     backdrop: backdrop.texture,
-    fur: { texture: furTexture(subject.seed), pad: subject.pad },
+    fur: { texture: furTexture(subject.seed, options.burst?.seed ?? captureSeed), pad: subject.pad },
   };
 }
 

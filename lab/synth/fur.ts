@@ -4,24 +4,30 @@ import { FUR } from "./parameters";
 import { Rng, hashSeed } from "./prng";
 import type { TileTexture } from "./backdrop";
 
-const cache = new Map<number, TileTexture>();
+const cache = new Map<string, TileTexture>();
 
-/** The subject's hair texture (a luminance factor around 1 in all three channels). */
-export function furTexture(subjectSeed: number): TileTexture {
-  let texture = cache.get(subjectSeed);
+/**
+ * The hair texture of one moment (a luminance factor around 1 in all three channels). The direction the hair lies
+ * belongs to the animal (`subjectSeed`); the strands themselves move, clump when wet and lie differently from one
+ * photo session to the next, so they are drawn from `momentSeed`: frames of one burst share them, other captures do
+ * not (decision 0021).
+ */
+export function furTexture(subjectSeed: number, momentSeed: number): TileTexture {
+  const key = `${subjectSeed}:${momentSeed}`;
+  let texture = cache.get(key);
   if (!texture) {
-    texture = drawFur(new Rng(hashSeed(subjectSeed, 0xf0f0)));
-    // Captures of one subject are rendered together: one entry is all the reuse there is.
+    const flow = new Rng(hashSeed(subjectSeed, 0xf0f0)).next() * 2 * Math.PI;
+    texture = drawFur(flow, new Rng(hashSeed(momentSeed, 0xf0f1)));
+    // The frames of a burst are rendered together: one entry is all the reuse there is.
     cache.clear();
-    cache.set(subjectSeed, texture);
+    cache.set(key, texture);
   }
   return texture;
 }
 
-function drawFur(rng: Rng): TileTexture {
+function drawFur(flow: number, rng: Rng): TileTexture {
   const size = FUR.textureSize;
   const sum = new Float32Array(size * size);
-  const flow = rng.next() * 2 * Math.PI;
   const strands = Math.round(size * size * FUR.strandDensity);
   for (let s = 0; s < strands; s++) {
     const x0 = rng.next() * size;

@@ -4,7 +4,7 @@
 // y pointing down (image convention). The pad is ~30 mm wide, so 1 mm ≈ 0.067 nose units.
 
 /** Bump when output for the same arguments changes (a new setting bumps the minor); recorded in manifest.json. */
-export const GENERATOR_VERSION = "1.1.5";
+export const GENERATOR_VERSION = "1.2.0";
 
 export const SURFACE = {
   /** Half-extent of the rasterised surface map; captures may show a margin of fur around the pad. */
