@@ -1,5 +1,5 @@
 import { extractNoseImage, type ExtractionOptions } from "./extract";
-import { compareTemplates } from "./pair-matcher";
+import { compareTemplates, WHOLE_FRAME_HYPOTHESES } from "./pair-matcher";
 import { sortCandidates, type LightScore } from "./candidates";
 import { runCascade, type CandidateRanking } from "./cascade";
 import { Gallery } from "./gallery";
@@ -95,12 +95,15 @@ export async function identifyAmong(probes: NoseTemplate[][], pets: { petId: str
   }
 }
 
-/** The cascade's light comparison: the full matcher on each image's RERANK_KEYPOINTS strongest keypoints. */
+/**
+ * The cascade's light comparison: the matcher under the whole-frame hypotheses (WHOLE_FRAME_HYPOTHESES) on each image's
+ * RERANK_KEYPOINTS strongest keypoints.
+ */
 export function lightRawScores(probe: readonly NoseTemplate[], pets: readonly { petId: string; templates: readonly NoseTemplate[] }[]): LightScore[] {
   const lightProbe = probe.map((t) => strongestKeypoints(t, RERANK_KEYPOINTS));
   return pets
     .filter((pet) => pet.templates.length > 0)
-    .map(({ petId, templates }) => ({ petId, raw: compareSessions(lightProbe, templates.map((t) => strongestKeypoints(t, RERANK_KEYPOINTS))).raw }));
+    .map(({ petId, templates }) => ({ petId, raw: compareSessions(lightProbe, templates.map((t) => strongestKeypoints(t, RERANK_KEYPOINTS)), WHOLE_FRAME_HYPOTHESES).raw }));
 }
 
 /** lightRawScores on serialised templates: one share of the candidates, run in a pool worker. */

@@ -83,17 +83,20 @@ export function keypointBurstWeights(template: NoseTemplate): Float32Array {
 
 /**
  * A rotation hypothesis: a's descriptors in frame `setA` against b's in frame `setB`, so that b is taken to be
- * turned by DESCRIPTOR_ANGLES_DEG[setB] − DESCRIPTOR_ANGLES_DEG[setA] relative to a.
+ * turned by DESCRIPTOR_ANGLES_DEG[setB] − DESCRIPTOR_ANGLES_DEG[setA] relative to a. A half-step hypothesis reads a's
+ * descriptors halfway between its upright frame and `setA` (`halfStepFrame`): its angle is half of setA's.
  */
 export interface RotationHypothesis {
   setA: number;
   setB: number;
+  halfStep: boolean;
   rotationDeg: number;
 }
 
-function hypothesis(setA: number, setB: number): RotationHypothesis {
+function hypothesis(setA: number, setB: number, halfStep = false): RotationHypothesis {
+  const angleA = DESCRIPTOR_ANGLES_DEG[setA] * (halfStep ? 0.5 : 1);
   // 0 + 0 (not 0 − 0 written as −0): the upright hypothesis is +0.
-  return { setA, setB, rotationDeg: DESCRIPTOR_ANGLES_DEG[setB] - DESCRIPTOR_ANGLES_DEG[setA] + 0 };
+  return { setA, setB, halfStep, rotationDeg: DESCRIPTOR_ANGLES_DEG[setB] - angleA + 0 };
 }
 
 const matchedAngles = DESCRIPTOR_ANGLES_DEG.slice(0, MATCHED_SETS);
@@ -101,28 +104,67 @@ const mostTurned = matchedAngles.indexOf(Math.max(...matchedAngles));
 const leastTurned = matchedAngles.indexOf(Math.min(...matchedAngles));
 
 /**
- * Every matched frame of a (MATCHED_SETS: 0, ± 20°) against b's upright frame, then a's two outer frames against b's opposite ones
- * (± 40°): two captures of a hard set turn by up to ± 60° relative to each other, and the sessions whose every
- * image pair turned by more than 30° were the most failed genuine sessions (docs/engine.md, `npm run eval:turns`).
- * The outer hypotheses need no more extraction, only two more descriptor passes per pair.
+ * Every matched frame of a (MATCHED_SETS: 0, ± 20°) against b's upright frame, then a's two outer frames against b's
+ * opposite ones (± 40°): two captures of a hard set turn by up to ± 60° relative to each other, and the sessions whose
+ * every image pair turned by more than 30° were the most failed genuine sessions (docs/engine.md, `npm run eval:turns`).
+ * Then the half steps (± 10°, ± 30°): a's frames halfway to ± 20° against b's upright and opposite frames. The
+ * descriptor holds a frame for about ± 5°, not ± 10°: halfway between two frames, real-s600's genuine pairs of another
+ * burst were accepted at 40 for 54 % against 78 % at a frame's own angle (`npm run eval:factors`, decision 0022).
+ * No hypothesis needs more extraction, only more descriptor passes per pair.
  */
 export const ROTATION_HYPOTHESES: readonly RotationHypothesis[] = [
   ...matchedAngles.map((_, set) => hypothesis(set, 0)),
   hypothesis(mostTurned, leastTurned),
   hypothesis(leastTurned, mostTurned),
+  hypothesis(leastTurned, 0, true),
+  hypothesis(mostTurned, 0, true),
+  hypothesis(leastTurned, mostTurned, true),
+  hypothesis(mostTurned, leastTurned, true),
 ];
+/**
+ * The hypotheses of whole frames (0°, ± 20°, ± 40°) come first. The 1:N deep pass's light comparison, which only
+ * orders candidates for full matching and ends a stranger's search below its floor (decision 0018), reads these
+ * alone: it keeps its cost and the floor its measurement.
+ */
+export const WHOLE_FRAME_HYPOTHESES = ROTATION_HYPOTHESES.findIndex((h) => h.halfStep);
+
+const halfStepFrames = new WeakMap<NoseTemplate, Map<number, Int8Array>>();
+
+/**
+ * A template's descriptors halfway between its upright frame and frame `set`: each keypoint's two descriptors summed,
+ * scaled back to unit length and quantised (computed once per template object and frame). The descriptor turns
+ * smoothly with its frame, so the sum of two frames 20° apart stands in for the frame between them.
+ */
+export function halfStepFrame(template: NoseTemplate, set: number): Int8Array {
+  let frames = halfStepFrames.get(template);
+  if (!frames) halfStepFrames.set(template, (frames = new Map()));
+  let out = frames.get(set);
+  if (!out) {
+    const upright = descriptorSet(template, 0);
+    const turned = descriptorSet(template, set);
+    out = new Int8Array(upright.length);
+    for (let k = 0; k < upright.length; k += DESCRIPTOR_DIMS) {
+      let norm = 0;
+      for (let d = k; d < k + DESCRIPTOR_DIMS; d++) norm += (upright[d] + turned[d]) ** 2;
+      const scale = norm > 0 ? DESCRIPTOR_QUANT / Math.sqrt(norm) : 0;
+      for (let d = k; d < k + DESCRIPTOR_DIMS; d++) out[d] = Math.round((upright[d] + turned[d]) * scale);
+    }
+    frames.set(set, out);
+  }
+  return out;
+}
 
 /**
  * Nearest-neighbour figures for every hypothesis, in ROTATION_HYPOTHESES order: a's frames against b's upright
- * one in one kernel call, then the outer pairs.
+ * one in one kernel call, then the outer pairs and the half steps.
  */
-function neighboursOfHypotheses(a: NoseTemplate, b: NoseTemplate): FrameNeighbours[] {
+function neighboursOfHypotheses(a: NoseTemplate, b: NoseTemplate, count = ROTATION_HYPOTHESES.length): FrameNeighbours[] {
   const matched = a.descriptors.subarray(0, MATCHED_SETS * keypointCount(a) * DESCRIPTOR_DIMS);
   const upright = nearestNeighbours(matched, MATCHED_SETS, descriptorSet(b, 0), DESCRIPTOR_DIMS);
-  const outer = ROTATION_HYPOTHESES.slice(MATCHED_SETS).map(
-    (h) => nearestNeighbours(descriptorSet(a, h.setA), 1, descriptorSet(b, h.setB), DESCRIPTOR_DIMS)[0],
+  const others = ROTATION_HYPOTHESES.slice(MATCHED_SETS, count).map(
+    (h) => nearestNeighbours(h.halfStep ? halfStepFrame(a, h.setA) : descriptorSet(a, h.setA), 1, descriptorSet(b, h.setB), DESCRIPTOR_DIMS)[0],
   );
-  return [...upright, ...outer];
+  return [...upright, ...others];
 }
 
 /**
@@ -338,11 +380,11 @@ export function compareUnderHypothesis(
 }
 
 /**
- * Compare two nose images under each rotation hypothesis (ROTATION_HYPOTHESES) and keep the best: the most
- * inliers, then the most tentative matches. Symmetric enough for scoring.
+ * Compare two nose images under each rotation hypothesis (the first `hypotheses` of ROTATION_HYPOTHESES) and keep the
+ * best: the most inliers, then the most tentative matches. Symmetric enough for scoring.
  */
-export function compareTemplates(a: NoseTemplate, b: NoseTemplate): PairComparison {
-  return compareTemplatesInDetail(a, b, false).best;
+export function compareTemplates(a: NoseTemplate, b: NoseTemplate, hypotheses = ROTATION_HYPOTHESES.length): PairComparison {
+  return compareTemplatesInDetail(a, b, false, hypotheses).best;
 }
 
 /** compareTemplates, with every hypothesis' figures and, when asked, the winning hypothesis' inliers. */
@@ -350,12 +392,13 @@ export function compareTemplatesInDetail(
   a: NoseTemplate,
   b: NoseTemplate,
   withInliers = true,
+  count = ROTATION_HYPOTHESES.length,
 ): { best: PairComparison; hypotheses: PairComparison[]; inliers: InlierDetail | null } {
-  const neighbours = neighboursOfHypotheses(a, b);
+  const neighbours = neighboursOfHypotheses(a, b, count);
   const hypotheses: PairComparison[] = [];
   const details: (InlierDetail | undefined)[] = [];
   let bestIndex = 0;
-  for (let h = 0; h < ROTATION_HYPOTHESES.length; h++) {
+  for (let h = 0; h < count; h++) {
     const detail = withInliers ? { a: [], b: [], cosine: [], transform: [] } : undefined;
     const candidate = compareUnderHypothesis(a, b, h, neighbours, detail);
     hypotheses.push(candidate);

@@ -12,9 +12,10 @@ export interface SessionComparison {
 /**
  * Each probe image takes its best enrolled match; the session keeps the mean of the two best probe
  * images, so one blurred burst frame cannot sink a good session and one lucky image cannot carry a bad one.
+ * `hypotheses`: how many of ROTATION_HYPOTHESES each pair tries (all, but for the 1:N light comparison).
  */
-export function compareSessions(probe: readonly NoseTemplate[], enrolled: readonly NoseTemplate[]): SessionComparison {
-  const pairs = probe.map((p) => enrolled.map((e) => compareTemplates(p, e)));
+export function compareSessions(probe: readonly NoseTemplate[], enrolled: readonly NoseTemplate[], hypotheses?: number): SessionComparison {
+  const pairs = probe.map((p) => enrolled.map((e) => compareTemplates(p, e, hypotheses)));
   return { raw: sessionRawScore(pairs.map((row) => row.map((pair) => pair.similarity))), pairs };
 }
 

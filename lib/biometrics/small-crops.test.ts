@@ -17,17 +17,24 @@ async function templateOf(jpeg: Buffer): Promise<NoseTemplate | null> {
 }
 
 describe("small crops (real detector crops reach ~70 px on the short side)", () => {
-  it(`accepts a ${MIN_INPUT_SIDE + 8} px crop that carries identity and matches it to another capture of the same nose`, async () => {
+  it(`accepts a ${MIN_INPUT_SIDE + 8} px crop that carries identity and matches it to the same nose's later captures, not a stranger's`, async () => {
     let matched = 0;
     let strangerBest = 0;
     for (const subject of [0, 1, 2]) {
       const small = await sharp(await realCapture(subject, 0)).resize(MIN_INPUT_SIDE + 8, MIN_INPUT_SIDE + 8).jpeg({ quality: 90 }).toBuffer();
       const probe = await templateOf(small);
-      const same = await templateOf(await realCapture(subject, 5));
-      const stranger = await templateOf(await realCapture(subject + 3, 5));
-      if (!probe || !same || !stranger) continue;
-      if (pairScore(compareTemplates(probe, same).similarity) >= DECISION_THRESHOLD) matched++;
-      strangerBest = Math.max(strangerBest, pairScore(compareTemplates(probe, stranger).similarity));
+      if (!probe) continue;
+      // Against a pet's later captures (5-7, as a pet is enrolled with several): its best image decides, as in a session.
+      const bestAgainst = async (of: number) => {
+        let best = 0;
+        for (const capture of [5, 6, 7]) {
+          const enrolled = await templateOf(await realCapture(of, capture));
+          if (enrolled) best = Math.max(best, pairScore(compareTemplates(probe, enrolled).similarity));
+        }
+        return best;
+      };
+      if ((await bestAgainst(subject)) >= DECISION_THRESHOLD) matched++;
+      strangerBest = Math.max(strangerBest, await bestAgainst(subject + 3));
     }
     expect(matched).toBeGreaterThanOrEqual(2);
     expect(strangerBest).toBeLessThan(DECISION_THRESHOLD);
