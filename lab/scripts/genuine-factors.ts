@@ -8,13 +8,11 @@
  * motion blur (in 320 px work pixels), the smaller crop, the glare blobs and the stronger specular gloss. Then the
  * roll difference in 4° steps, which shows how the descriptor frames' spacing (DESCRIPTOR_ANGLES_DEG) tells.
  */
-import fs from "node:fs";
 import { parseScriptArgs } from "@/scripts/script-cli";
 import { compareTemplates } from "@/lib/biometrics/pair-matcher";
 import { pairScore } from "@/lib/biometrics/scoring";
-import { deserializeTemplate } from "@/lib/biometrics/template";
 import { WORK_SIZE } from "@/lib/biometrics/parameters";
-import { capturePlans, readManifest } from "./ground-truth";
+import { readCachedSet, type CachedSet } from "./ground-truth";
 
 const { positionals, values } = parseScriptArgs({
   name: "eval:factors",
@@ -28,14 +26,10 @@ const { positionals, values } = parseScriptArgs({
 const root = positionals[0];
 if (!root || !values.cache) throw new Error("usage: eval:factors DIR --cache FILE [--threshold 40]");
 const threshold = Number(values.threshold);
-const manifest = readManifest(root);
+const { manifest, images, templates, subjectOf: subjectOfImage, truthOf } = readCachedSet(root, values.cache);
 if (manifest.difficulty !== "real") throw new Error("eval:factors: the factors are those of the real setting's camera and light");
-const cache = JSON.parse(fs.readFileSync(values.cache, "utf8")) as { images: string[]; templates: (string | null)[] };
-const templates = cache.templates.map((t) => (t ? deserializeTemplate(new Uint8Array(Buffer.from(t, "base64"))) : null));
-const subjectOfImage = cache.images.map((image) => Number(image.split("/")[0].slice(1)));
-const captureOfImage = cache.images.map((image) => Number(/c(\d+)/.exec(image.split("/")[1])![1]));
 
-type Plan = ReturnType<typeof capturePlans>[number]["plan"];
+type Plan = ReturnType<CachedSet["truthOf"]>["plan"];
 const DEG = 180 / Math.PI;
 /** The smallest angle between two directions given in degrees. */
 const angleApart = (a: number, b: number) => Math.abs((((a - b) % 360) + 540) % 360 - 180);
@@ -61,12 +55,9 @@ interface Row {
   accepted: boolean;
 }
 const rows: Row[] = [];
-const plansOf = new Map<number, ReturnType<typeof capturePlans>>();
-for (let i = 0; i < cache.images.length; i++) {
-  for (let j = i + 1; j < cache.images.length && subjectOfImage[j] === subjectOfImage[i]; j++) {
-    const s = subjectOfImage[i];
-    if (!plansOf.has(s)) plansOf.set(s, capturePlans(manifest, s));
-    const [a, b] = [plansOf.get(s)![captureOfImage[i]], plansOf.get(s)![captureOfImage[j]]];
+for (let i = 0; i < images.length; i++) {
+  for (let j = i + 1; j < images.length && subjectOfImage[j] === subjectOfImage[i]; j++) {
+    const [a, b] = [truthOf(i), truthOf(j)];
     if (a.burst === b.burst) continue;
     const [ta, tb] = [templates[i], templates[j]];
     const score = ta && tb ? pairScore(compareTemplates(ta, tb).similarity) : 0;

@@ -10,7 +10,7 @@ import { decodeNoseImage } from "@/lib/biometrics/decode";
 import { normaliseContrast } from "@/lib/biometrics/enhance";
 import type { DescriptorNet } from "@/lib/biometrics/descriptor-net";
 import { describeKeypoints, descriptorFrame, detectKeypoints, type Keypoint, type ScaleLevel } from "@/lib/biometrics/features";
-import { KEYPOINT_FIELDS, type NoseTemplate } from "@/lib/biometrics/template";
+import { deserializeTemplate, KEYPOINT_FIELDS, type NoseTemplate } from "@/lib/biometrics/template";
 import { DESCRIPTOR_ANGLES_DEG, DESCRIPTOR_SETS, MATCHED_SETS } from "@/lib/biometrics/parameters";
 import { planCapture, surfacePointOf } from "../synth/capture";
 import {
@@ -63,6 +63,38 @@ export function capturePlans(manifest: DatasetManifest, s: number): { plan: Retu
     const plan = planCapture(subject, captureSeed(seed, c), captureOptionsFor(manifest, burst));
     return { plan, burst: burst?.seed ?? c, subject };
   });
+}
+
+/**
+ * A synthetic set's templates as `npm run eval:pairs -- DIR --cache FILE` wrote them, with each image's subject (from
+ * its name, sNNNNN/cNN.jpg) and how the generator rendered it (`truthOf`: each subject's plans are computed once, on
+ * first use).
+ */
+export interface CachedSet {
+  manifest: DatasetManifest;
+  images: string[];
+  templates: (NoseTemplate | null)[];
+  subjectOf: number[];
+  truthOf(image: number): ReturnType<typeof capturePlans>[number];
+}
+
+export function readCachedSet(root: string, cacheFile: string): CachedSet {
+  const manifest = readManifest(root);
+  const cache = JSON.parse(fs.readFileSync(cacheFile, "utf8")) as { images: string[]; templates: (string | null)[] };
+  const subjectOf = cache.images.map((image) => Number(image.split("/")[0].slice(1)));
+  const captureOf = cache.images.map((image) => Number(/c(\d+)/.exec(image.split("/")[1])![1]));
+  const plansOf = new Map<number, ReturnType<typeof capturePlans>>();
+  return {
+    manifest,
+    images: cache.images,
+    templates: cache.templates.map((t) => (t ? deserializeTemplate(new Uint8Array(Buffer.from(t, "base64"))) : null)),
+    subjectOf,
+    truthOf(image) {
+      const s = subjectOf[image];
+      if (!plansOf.has(s)) plansOf.set(s, capturePlans(manifest, s));
+      return plansOf.get(s)![captureOf[image]];
+    },
+  };
 }
 
 /** The regions of a capture, by what a pixel shows: the pad's interior, its edge, the fur on the rest of the dome, the backdrop. */

@@ -7,11 +7,10 @@
  * An inlier counts in the outermost region of its two keypoints. Reads the templates of `npm run eval:pairs -- DIR
  * --cache FILE`. Prints the shares over all pairs and over the 30 highest-scoring ones.
  */
-import fs from "node:fs";
 import { parseScriptArgs } from "@/scripts/script-cli";
 import { compareTemplatesInDetail } from "@/lib/biometrics/pair-matcher";
-import { deserializeTemplate, type NoseTemplate } from "@/lib/biometrics/template";
-import { capturePlans, readManifest, keypointRegion, REGIONS } from "./ground-truth";
+import type { NoseTemplate } from "@/lib/biometrics/template";
+import { keypointRegion, readCachedSet, REGIONS } from "./ground-truth";
 
 const { positionals, values } = parseScriptArgs({
   name: "eval:regions",
@@ -21,18 +20,10 @@ const { positionals, values } = parseScriptArgs({
 });
 const root = positionals[0];
 if (!root || !values.cache) throw new Error("usage: eval:regions DIR --cache FILE");
-const manifest = readManifest(root);
-const cache = JSON.parse(fs.readFileSync(values.cache, "utf8")) as { images: string[]; templates: (string | null)[] };
-const templates = cache.templates.map((t) => (t ? deserializeTemplate(new Uint8Array(Buffer.from(t, "base64"))) : null));
-
-const subjectOfImage = cache.images.map((image) => Number(image.split("/")[0].slice(1)));
-const captureOfImage = cache.images.map((image) => Number(/c(\d+)/.exec(image.split("/")[1])![1]));
-const plansOf = new Map<number, ReturnType<typeof capturePlans>>();
+const { images, templates, subjectOf: subjectOfImage, truthOf } = readCachedSet(root, values.cache);
 
 function regionOf(image: number, template: NoseTemplate, keypoint: number): number {
-  const s = subjectOfImage[image];
-  if (!plansOf.has(s)) plansOf.set(s, capturePlans(manifest, s));
-  const { plan, subject } = plansOf.get(s)![captureOfImage[image]];
+  const { plan, subject } = truthOf(image);
   return keypointRegion(plan, subject, template, keypoint);
 }
 
@@ -55,7 +46,7 @@ const genuine: Counted[] = [];
 const impostor: Counted[] = [];
 const keep = (rows: Counted[], counted: Counted | null) => counted && rows.push(counted);
 for (const [k, first] of firsts.entries()) {
-  for (let i = first + 1; i < cache.images.length && subjectOfImage[i] === subjectOfImage[first]; i++) keep(genuine, count(first, i));
+  for (let i = first + 1; i < images.length && subjectOfImage[i] === subjectOfImage[first]; i++) keep(genuine, count(first, i));
   for (const other of firsts.slice(k + 1)) keep(impostor, count(first, other));
 }
 
