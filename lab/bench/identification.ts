@@ -249,15 +249,12 @@ export async function benchIdentification(options: IdentificationBenchOptions): 
     const mix = distractors.get(petId);
     return mix ? [...mix].map((i) => pool[i]) : (genuine.get(petId) ?? []);
   };
-  // Each search's phases, from when the engine asks for templates: the fast pass's full templates, the deep pass's
-  // light ones, then its promoted pets' full templates.
-  let loads: number[] = [];
-  const loadTemplates = async (petIds: string[]) => {
-    loads.push(performance.now());
-    return petIds.map((petId) => ({ petId, templates: templatesOfPet(petId) }));
-  };
+  // Each search's phases, from when the engine asks for templates: the fast pass's light templates, then its promoted
+  // pets' full ones; the deep pass begins where the engine asks for light templates a second time.
+  let lightLoads: number[] = [];
+  const loadTemplates = async (petIds: string[]) => petIds.map((petId) => ({ petId, templates: templatesOfPet(petId) }));
   const loadLightTemplates = async (petIds: string[]) => {
-    loads.push(performance.now());
+    lightLoads.push(performance.now());
     return petIds.map((petId) => ({ petId, templates: templatesOfPet(petId).map(lightOf) }));
   };
 
@@ -269,15 +266,14 @@ export async function benchIdentification(options: IdentificationBenchOptions): 
   const rssBefore = process.memoryUsage().rss;
 
   const search = async (probe: Uint8Array[]) => {
-    loads = [];
+    lightLoads = [];
     const cpu = process.cpuUsage();
     const t0 = performance.now();
     const outcome = await engine.identifyInGallery(key, probe, loadTemplates, loadLightTemplates);
     const total = performance.now() - t0;
     const cpuMs = cpuMsSince(cpu);
-    const deep = outcome.details.reranked > 0 || loads.length > 1;
-    // The fast pass ends where the deep pass asks for its light templates (or at the end).
-    const fastEnd = deep && loads.length > 1 ? loads[1] - t0 : total;
+    const deep = lightLoads.length > 1;
+    const fastEnd = deep ? lightLoads[1] - t0 : total;
     return { outcome, total, deep, fastMs: fastEnd, deepMs: total - fastEnd, cpuMs };
   };
   const row = (setting: DifficultyName, kind: ProbeRow["kind"], searches: Awaited<ReturnType<typeof search>>[], right: boolean[], found: boolean[]): ProbeRow => {

@@ -14,8 +14,8 @@ export interface LightScore {
 
 /**
  * The cascade's promotion: the RERANK_PROMOTED best of the lightly compared pets (`light`; none that the light
- * comparison found nothing in), which join the full matching. The light comparison runs only when the full
- * matching of the first stage's SHORTLIST_SIZE best accepted nobody (`rerankNeeded`).
+ * comparison found nothing in), which join the full matching. Each pass of the cascade promotes its own: the fast
+ * pass among the first stage's SHORTLIST_SIZE best, the deep pass among all lightly compared pets not matched yet.
  */
 export function promoteByLightScore(light: readonly LightScore[]): string[] {
   return [...light]
@@ -26,9 +26,9 @@ export function promoteByLightScore(light: readonly LightScore[]): string[] {
 }
 
 /**
- * Whether to compare the candidates beyond the first stage's SHORTLIST_SIZE best: only when the full matching of those
- * accepted nobody. A pet found there is what the search is for (and what almost every genuine probe gets), so it
- * pays no light comparison; an unknown animal, or a pet the first stage ranked low, does.
+ * Whether to compare the candidates beyond the first stage's SHORTLIST_SIZE best: only when the fast pass's full
+ * matching accepted nobody. A pet found there is what the search is for (and what almost every genuine probe gets),
+ * so it pays no deep pass; an unknown animal, or a pet the first stage ranked low, does.
  */
 export function rerankNeeded(accepted: number): boolean {
   return accepted === 0;

@@ -26,26 +26,53 @@ function stages(accepted: Record<string, number>, light: (petId: string) => numb
 }
 
 describe("the 1:N cascade", () => {
-  it("ends after the fast pass when its full matching accepts a pet", async () => {
-    const { fake, calls } = stages({ "pet-003": 55 }, () => 0);
+  it("ends after the fast pass when the full matching of its lightly best pets accepts one", async () => {
+    const { fake, calls } = stages({ "pet-003": 55 }, (petId) => (petId === "pet-003" ? 7 : 1));
     const outcome = await runCascade(fake);
-    expect(calls).toEqual([`shortlist ${SHORTLIST_SIZE} ${MATCHED_SETS}`, `rank ${SHORTLIST_SIZE}`]);
-    expect(outcome).toEqual({ candidates: [{ petId: "pet-003", score: 55 }], details: { searched: 1000, shortlisted: SHORTLIST_SIZE, reranked: 0, compared: SHORTLIST_SIZE, bestRaw: 9 } });
+    expect(calls).toEqual([`shortlist ${SHORTLIST_SIZE} ${MATCHED_SETS}`, `light ${SHORTLIST_SIZE}`, `rank ${RERANK_PROMOTED}`]);
+    expect(outcome).toEqual({ candidates: [{ petId: "pet-003", score: 55 }], details: { searched: 1000, shortlisted: SHORTLIST_SIZE, reranked: SHORTLIST_SIZE, compared: RERANK_PROMOTED, bestRaw: 9 } });
   });
 
-  it("otherwise compares the deep first stage's other pets lightly and the best of them in full", async () => {
-    const { fake, calls } = stages({ "pet-300": 48 }, (petId) => (petId === "pet-300" ? 5 : 1));
+  it("matches in full only the fast pass's pets the light comparison ranks best", async () => {
+    const ranked: string[][] = [];
+    const { fake } = stages({ "pet-012": 61 }, (petId) => Number(petId.slice(4)));
+    const rank = fake.rank;
+    fake.rank = async (petIds) => (ranked.push(petIds), rank(petIds));
+    const outcome = await runCascade(fake);
+    expect(ranked).toEqual([ids(SHORTLIST_SIZE - RERANK_PROMOTED, SHORTLIST_SIZE).reverse()]);
+    expect(outcome.candidates).toEqual([{ petId: "pet-012", score: 61 }]);
+  });
+
+  it("otherwise compares the deep first stage's other pets lightly and the best of all lightly compared ones in full", async () => {
+    const ranked: string[][] = [];
+    // pet-005 is lightly fifth in the fast pass (not matched there) and best among the rest: the deep pass matches it.
+    const light = (petId: string) => (petId === "pet-300" ? 5 : petId === "pet-005" ? 4 : ["pet-001", "pet-002", "pet-003", "pet-004"].includes(petId) ? 6 : 1);
+    const { fake, calls } = stages({ "pet-300": 48, "pet-005": 44 }, light);
+    const rank = fake.rank;
+    fake.rank = async (petIds) => (ranked.push(petIds), rank(petIds));
     const outcome = await runCascade(fake);
     const rest = RERANK_CANDIDATES - SHORTLIST_SIZE;
-    expect(calls).toEqual([`shortlist ${SHORTLIST_SIZE} ${MATCHED_SETS}`, `rank ${SHORTLIST_SIZE}`, `shortlist ${RERANK_CANDIDATES} ${DESCRIPTOR_SETS}`, `light ${rest}`, `rank ${RERANK_PROMOTED}`]);
-    expect(outcome.candidates).toEqual([{ petId: "pet-300", score: 48 }]);
-    expect(outcome.details).toEqual({ searched: 1000, shortlisted: RERANK_CANDIDATES, reranked: rest, compared: SHORTLIST_SIZE + RERANK_PROMOTED, bestRaw: 9 });
+    expect(calls).toEqual([
+      `shortlist ${SHORTLIST_SIZE} ${MATCHED_SETS}`,
+      `light ${SHORTLIST_SIZE}`,
+      `rank ${RERANK_PROMOTED}`,
+      `shortlist ${RERANK_CANDIDATES} ${DESCRIPTOR_SETS}`,
+      `light ${rest}`,
+      `rank ${RERANK_PROMOTED}`,
+    ]);
+    expect(ranked[0]).toEqual(["pet-001", "pet-002", "pet-003", "pet-004"]);
+    expect(ranked[1].slice(0, 2)).toEqual(["pet-300", "pet-005"]);
+    expect(outcome.candidates).toEqual([
+      { petId: "pet-300", score: 48 },
+      { petId: "pet-005", score: 44 },
+    ]);
+    expect(outcome.details).toEqual({ searched: 1000, shortlisted: RERANK_CANDIDATES, reranked: RERANK_CANDIDATES, compared: 2 * RERANK_PROMOTED, bestRaw: 9 });
   });
 
-  it("matches nobody more in full when the light comparison found nothing", async () => {
+  it("matches nobody in full when the light comparison found nothing", async () => {
     const { fake, calls } = stages({}, () => 0);
     const outcome = await runCascade(fake);
-    expect(calls.at(-1)).toBe("rank 0");
-    expect(outcome).toEqual({ candidates: [], details: { searched: 1000, shortlisted: RERANK_CANDIDATES, reranked: RERANK_CANDIDATES - SHORTLIST_SIZE, compared: SHORTLIST_SIZE, bestRaw: 1 } });
+    expect(calls.filter((call) => call.startsWith("rank"))).toEqual(["rank 0", "rank 0"]);
+    expect(outcome).toEqual({ candidates: [], details: { searched: 1000, shortlisted: RERANK_CANDIDATES, reranked: RERANK_CANDIDATES, compared: 0, bestRaw: 1 } });
   });
 });

@@ -26,32 +26,40 @@ export interface CascadeStages {
 }
 
 /**
- * The 1:N cascade, the one the service and the evaluation run.
- * - Fast pass: the first stage by the probe's matched frames (MATCHED_SETS), its SHORTLIST_SIZE best matched in full.
- *   A pet accepted here ends the search: what almost every genuine probe gets.
+ * The 1:N cascade, the one the service and the evaluation run. Each pass ranks its candidates by the first stage,
+ * compares them lightly, and matches the best of those (`promoteByLightScore`) in full.
+ * - Fast pass: the first stage by the probe's matched frames (MATCHED_SETS), its SHORTLIST_SIZE best. A pet accepted
+ *   here ends the search: what almost every genuine probe gets.
  * - Deep pass, only when the fast one accepted nobody (`rerankNeeded`): the first stage by all five frames (the ± 40°
- *   ones reach turned captures), its RERANK_CANDIDATES best that were not matched yet compared lightly, and the best of
- *   those (`promoteByLightScore`) matched in full.
+ *   ones reach turned captures), its RERANK_CANDIDATES best; those the fast pass did not compare are compared lightly,
+ *   and the best of all lightly compared pets not matched in full yet are.
  */
 export async function runCascade(stages: CascadeStages): Promise<IdentificationOutcome> {
   const fast = await stages.shortlist(SHORTLIST_SIZE, MATCHED_SETS);
-  const head = await stages.rank(fast.petIds);
-  const details = { searched: fast.searched, shortlisted: fast.petIds.length, reranked: 0, compared: head.compared, bestRaw: head.bestRaw };
+  const fastLight = await compareLightly(stages, fast.petIds);
+  const fastPromoted = promoteByLightScore(fastLight);
+  const head = await stages.rank(fastPromoted);
+  const details = { searched: fast.searched, shortlisted: fast.petIds.length, reranked: fastLight.length, compared: head.compared, bestRaw: head.bestRaw };
   if (!rerankNeeded(head.candidates.length)) return { candidates: sortCandidates(head.candidates), details };
   const seen = new Set(fast.petIds);
   const rest = (await stages.shortlist(RERANK_CANDIDATES, DESCRIPTOR_SETS)).petIds.filter((petId) => !seen.has(petId));
-  const light = rest.length > 0 ? await stages.compareLightly(rest) : [];
-  const promoted = await stages.rank(promoteByLightScore(light));
+  const light = await compareLightly(stages, rest);
+  const matched = new Set(fastPromoted);
+  const promoted = await stages.rank(promoteByLightScore([...fastLight.filter((score) => !matched.has(score.petId)), ...light]));
   return {
     candidates: sortCandidates([...head.candidates, ...promoted.candidates]),
     details: {
       ...details,
       shortlisted: fast.petIds.length + rest.length,
-      reranked: light.length,
+      reranked: fastLight.length + light.length,
       compared: head.compared + promoted.compared,
       bestRaw: Math.max(head.bestRaw, promoted.bestRaw),
     },
   };
+}
+
+function compareLightly(stages: CascadeStages, petIds: string[]): Promise<LightScore[]> {
+  return petIds.length > 0 ? stages.compareLightly(petIds) : Promise.resolve([]);
 }
 
 /** Joins the full matching of several shares of the pets. */

@@ -63,7 +63,7 @@ export function verifyPet(probe: Uint8Array[], enrolled: Uint8Array[]): Promise<
  * 1:N galleries: one per account (or search pool and species), sharded over the engine's worker
  * threads by pet id, so that one search runs on every core at once and the gallery's memory is spread
  * over the threads (each holds at most 4 GiB of postings), and searching never runs on the caller's
- * event loop. A gallery keeps only the compact first-stage data; full templates of the shortlist come
+ * event loop. A gallery keeps only the compact first-stage data; the shortlist's light and full templates come
  * from the caller (e.g. the database). A worker that crashes is replaced empty: galleryStats then says
  * loaded: false and identifyInGallery throws GalleryNotLoadedError; the caller reloads.
  */
@@ -129,7 +129,8 @@ let searches = 0;
 /**
  * 1:N in a gallery: the cascade (`runCascade`: a fast pass, and a deep pass when it accepted nobody). Every shard's
  * first stage runs at once in its worker; the light and the full matching are shared out over the pool. The full
- * matching's templates come from `loadTemplates`, the light comparison's from `loadLightTemplates` (`lightTemplateOf`
+ * matching's templates (the promoted pets' only) come from `loadTemplates`, the light comparison's (every shortlisted
+ * pet's) from `loadLightTemplates` (`lightTemplateOf`
  * each: a fifth of the bytes; by default the whole templates, which it cuts the same way). Pets that a loader leaves
  * out (deleted meanwhile) are skipped.
  */

@@ -33,7 +33,7 @@ export interface IdentificationOutcome {
   candidates: IdentificationCandidate[];
   /**
    * searched: pets in the gallery; shortlisted: pets past the first stage (the fast pass's, and a deep pass's new
-   * ones); reranked: pets compared lightly in a deep pass; compared: matched in full.
+   * ones); reranked: pets compared lightly (the fast pass's shortlist, and a deep pass's new ones); compared: matched in full.
    */
   details: { searched: number; shortlisted: number; reranked: number; compared: number; bestRaw: number };
 }

@@ -201,16 +201,18 @@ export const MIN_USABLE_PROBE_IMAGES = 2;
 // --- 1:N search ------------------------------------------------------------------------------
 
 /**
- * 1:N is a cascade: the inverted index below ranks a gallery's pets by weighted, orientation-consistent
- * word votes (true pet first 83 %, in the top 10 91 %, top 40 96 % of hard probes among 180 pets), and
- * the best SHORTLIST_SIZE are compared in full by the geometric matcher (≈ 25 ms a pet on one core: 15 image pairs).
+ * 1:N is a cascade (cascade.ts, `runCascade`): the inverted index below ranks a gallery's pets by weighted,
+ * orientation-consistent word votes (true pet first 83 %, in the top 10 91 %, top 40 96 % of hard probes among 180
+ * pets); the fast pass compares the best SHORTLIST_SIZE lightly (the matcher on each image's RERANK_KEYPOINTS
+ * strongest keypoints, about 1 ms a pet) and the RERANK_PROMOTED best of those in full (45 ms a pet on one core with
+ * the half-step hypotheses: 15 image pairs). Matching all 16 in full made an enrolled animal's search cost 2.8 times
+ * the CPU (715 against 255 ms at 1,000 pets) and found no pet more (`npm run bench -- --only identification`).
  */
 export const SHORTLIST_SIZE = 16;
 /**
- * The cascade's deep pass (cascade.ts, `runCascade`), run only when the full matching of the fast pass's
- * SHORTLIST_SIZE pets accepted nobody (`rerankNeeded`): the first stage by all frames ranks RERANK_CANDIDATES pets;
- * each one not compared yet is compared lightly (the full matcher on each image's RERANK_KEYPOINTS strongest
- * keypoints) and the RERANK_PROMOTED best of them are compared in full (`promoteByLightScore`).
+ * The cascade's deep pass, run only when the fast pass's full matching accepted nobody (`rerankNeeded`): the first
+ * stage by all frames ranks RERANK_CANDIDATES pets; each one not compared yet is compared lightly and the
+ * RERANK_PROMOTED best of all lightly compared pets not matched yet are compared in full (`promoteByLightScore`).
  * Deep and light rather than shallow and thorough: among 1,000 real hard pets the first stage ranked the true pet
  * of 9 probes beyond 64 (69–349) while the matcher accepts it, and the light comparison on 60 keypoints ranked
  * the true pet first among all 384 candidates for every probe whose session the matcher accepts, at 1.0–1.2 ms a
