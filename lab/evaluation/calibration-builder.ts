@@ -1,5 +1,5 @@
 import type { CalibrationTable } from "@/lib/biometrics/calibration";
-import { TEMPLATE_VERSION } from "@/lib/biometrics/parameters";
+import { MATCHER_REVISION, TEMPLATE_VERSION } from "@/lib/biometrics/parameters";
 import { rawToFmr } from "@/lib/biometrics/scoring";
 
 /** The tail used to extrapolate: impostor comparisons this rare or rarer. */
@@ -30,7 +30,7 @@ export function buildCalibrationTable(impostorRaw: readonly number[], measuredOn
     const sxy = fitted.reduce((s, p) => s + (p.raw - meanX) * (Math.log10(p.fmr) - meanY), 0);
     if (sxx > 0) slope = Math.min(STEEPEST_ALLOWED_TAIL_SLOPE, sxy / sxx);
   }
-  return { points, tailSlope: Math.round(slope * 1e4) / 1e4, impostorComparisons: total, measuredOn, templateVersion: TEMPLATE_VERSION };
+  return { points, tailSlope: Math.round(slope * 1e4) / 1e4, impostorComparisons: total, measuredOn, templateVersion: TEMPLATE_VERSION, matcherRevision: MATCHER_REVISION };
 }
 
 /**
@@ -48,5 +48,6 @@ export function combineCalibrationTables(tables: readonly CalibrationTable[], me
     impostorComparisons: tables.reduce((sum, t) => sum + t.impostorComparisons, 0),
     measuredOn,
     templateVersion: TEMPLATE_VERSION,
+    matcherRevision: MATCHER_REVISION,
   };
 }

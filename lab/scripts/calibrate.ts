@@ -13,7 +13,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { parseScriptArgs } from "@/scripts/script-cli";
 import { PAIR_CALIBRATION, SESSION_CALIBRATION, type CalibrationTable } from "@/lib/biometrics/calibration";
-import { TEMPLATE_VERSION } from "@/lib/biometrics/parameters";
+import { MATCHER_REVISION, TEMPLATE_VERSION } from "@/lib/biometrics/parameters";
 import { buildCalibrationTable, combineCalibrationTables } from "../evaluation/calibration-builder";
 import { runProtocol } from "../evaluation/run-protocol";
 
@@ -23,8 +23,11 @@ const { positionals, values } = parseScriptArgs({
   args: "DIR [DIR...]",
   options: { "impostor-subjects": { type: "string" }, add: { type: "boolean" } } });
 if (positionals.length === 0) throw new Error("usage: calibrate DIR [DIR...] [--impostor-subjects N] [--add]");
-if (values.add && SESSION_CALIBRATION.templateVersion !== TEMPLATE_VERSION) {
-  throw new Error(`--add: calibration.ts was measured on template version ${SESSION_CALIBRATION.templateVersion}, not ${TEMPLATE_VERSION}: calibrate every set again`);
+if (values.add && (SESSION_CALIBRATION.templateVersion !== TEMPLATE_VERSION || SESSION_CALIBRATION.matcherRevision !== MATCHER_REVISION)) {
+  throw new Error(
+    `--add: calibration.ts was measured on template version ${SESSION_CALIBRATION.templateVersion} and matcher revision ${SESSION_CALIBRATION.matcherRevision}, ` +
+      `not ${TEMPLATE_VERSION} and ${MATCHER_REVISION}: calibrate every set again`,
+  );
 }
 /** The sets a combined table was measured on, as `combineCalibrationTables` names them. */
 const setsOf = (table: CalibrationTable) => table.measuredOn.replace(/^the larger FMR of /, "").replace(/ \(3 probe vs 5 enrolled images\)$/, "");

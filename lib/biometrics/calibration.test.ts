@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { PAIR_CALIBRATION, SESSION_CALIBRATION } from "./calibration";
 import { buildCalibrationTable } from "@/lab/evaluation/calibration-builder";
-import { TEMPLATE_VERSION } from "./parameters";
+import { MATCHER_REVISION, TEMPLATE_VERSION } from "./parameters";
 import { DECISION_THRESHOLD, fmrToScore, scoreToFmr } from "./scoring";
 
 // The generated calibration (npm run calibrate) belongs to one template version: scores are false-match
@@ -10,6 +10,10 @@ import { DECISION_THRESHOLD, fmrToScore, scoreToFmr } from "./scoring";
 describe("the calibration tables", () => {
   it("were measured on today's template version (change TEMPLATE_VERSION, run npm run calibrate)", () => {
     for (const table of [SESSION_CALIBRATION, PAIR_CALIBRATION]) expect(table.templateVersion).toBe(TEMPLATE_VERSION);
+  });
+
+  it("were measured with today's matcher (change MATCHER_REVISION, run npm run calibrate)", () => {
+    for (const table of [SESSION_CALIBRATION, PAIR_CALIBRATION]) expect(table.matcherRevision).toBe(MATCHER_REVISION);
   });
 
   it("map higher similarity to a rarer false match, with a falling tail", () => {
@@ -28,7 +32,8 @@ describe("the calibration tables", () => {
     expect(fmrToScore(scoreToFmr(33.3))).toBeCloseTo(33.3, 10);
   });
 
-  it("are stamped by the builder with the template version they are built under", () => {
-    expect(buildCalibrationTable([0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0], "test").templateVersion).toBe(TEMPLATE_VERSION);
+  it("are stamped by the builder with the template version and matcher revision they are built under", () => {
+    const table = buildCalibrationTable([0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0], "test");
+    expect(table).toMatchObject({ templateVersion: TEMPLATE_VERSION, matcherRevision: MATCHER_REVISION });
   });
 });

@@ -5,6 +5,12 @@
 
 /** Bumped whenever extraction output changes; stored templates of another version are re-extracted. */
 export const TEMPLATE_VERSION = 11;
+/**
+ * Bumped whenever the matcher gives another raw similarity for the same templates (templates need not change: the
+ * half-step hypotheses of decision 0022 did not), so that the calibration, measured on raw similarities, must be
+ * measured again. 1: nine rotation hypotheses, half steps included.
+ */
+export const MATCHER_REVISION = 1;
 
 // --- Decoding and input limits -------------------------------------------------------------
 
