@@ -9,6 +9,8 @@ import { newSigningSecret, sealSecret, webhookKey } from "./secret-box";
 
 /** Endpoints an account may hold. */
 export const MAX_WEBHOOK_ENDPOINTS_PER_ACCOUNT = 5;
+/** First half of the advisory-lock key under which an account's endpoints are counted and added (the second: the account). */
+const ENDPOINT_CAP_LOCK = 0x7e6b;
 
 /** Deliveries the dashboard lists, newest first. */
 export const RECENT_DELIVERIES = 50;
@@ -27,10 +29,14 @@ function settings(): EndpointSettings {
 export async function createWebhookEndpoint(db: Db, accountId: string, rawUrl: string, options: EndpointSettings = settings()) {
   const url = parseWebhookUrl(rawUrl, options.allowPrivate);
   await assertReachableHost(url, options.allowPrivate);
-  const count = await db.webhookEndpoint.count({ where: { accountId } });
-  if (count >= MAX_WEBHOOK_ENDPOINTS_PER_ACCOUNT) throw invalidInput("url", `at most ${MAX_WEBHOOK_ENDPOINTS_PER_ACCOUNT} endpoints an account: delete one first`);
   const secret = newSigningSecret();
-  const endpoint = await db.webhookEndpoint.create({ data: { accountId, url: url.href, secretEncrypted: sealSecret(secret, options.key) }, select: { id: true, url: true } });
+  // Counted and added under the account's lock: two adds at once cannot both see room for one more.
+  const endpoint = await db.$transaction(async (tx) => {
+    await tx.$executeRaw`SELECT pg_advisory_xact_lock(${ENDPOINT_CAP_LOCK}::int, hashtext(${accountId}))`;
+    const count = await tx.webhookEndpoint.count({ where: { accountId } });
+    if (count >= MAX_WEBHOOK_ENDPOINTS_PER_ACCOUNT) throw invalidInput("url", `at most ${MAX_WEBHOOK_ENDPOINTS_PER_ACCOUNT} endpoints an account: delete one first`);
+    return tx.webhookEndpoint.create({ data: { accountId, url: url.href, secretEncrypted: sealSecret(secret, options.key) }, select: { id: true, url: true } });
+  });
   return { ...endpoint, secret };
 }
 

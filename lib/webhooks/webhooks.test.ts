@@ -9,7 +9,7 @@ import { runJob } from "@/lib/jobs/run-job";
 import { openTestDatabase } from "@/lab/test-support/database";
 import { isPrivateAddress } from "./address-guard";
 import { CLAIM_LEASE_MS, DELIVERY_RETENTION_MS, MAX_DELIVERY_ATTEMPTS, RETRY_JITTER, RETRY_SCHEDULE_MS, WebhookDispatcher, type DispatcherOptions } from "./dispatcher";
-import { createWebhookEndpoint, deleteWebhookEndpoint, listWebhookDeliveries, listWebhookEndpoints, rotateWebhookSecret, setWebhookEndpointEnabled, type EndpointSettings } from "./endpoints";
+import { createWebhookEndpoint, deleteWebhookEndpoint, listWebhookDeliveries, listWebhookEndpoints, MAX_WEBHOOK_ENDPOINTS_PER_ACCOUNT, rotateWebhookSecret, setWebhookEndpointEnabled, type EndpointSettings } from "./endpoints";
 import { recordJobEnd, recordTestEvent } from "./events";
 import { openSecret, sealSecret, SecretKeyMismatch, webhookKey } from "./secret-box";
 import { postWebhook, type WebhookSender } from "./send";
@@ -325,6 +325,14 @@ describe.each(["pglite", "postgres"] as const)("webhooks (%s)", (mode) => {
       expect(Object.keys((error as DomainError).details ?? {}), url).toEqual(["url"]);
     }
     expect(await listWebhookEndpoints(db(), a.id)).toHaveLength(0);
+  });
+
+  it(`holds an account to ${MAX_WEBHOOK_ENDPOINTS_PER_ACCOUNT} endpoints when adds race`, async () => {
+    const a = await account();
+    const adds = await Promise.allSettled(Array.from({ length: 8 }, (_, i) => createWebhookEndpoint(db(), a.id, `${receiver.base}/ok?race=${i}`, allowed)));
+    expect(adds.filter((add) => add.status === "fulfilled")).toHaveLength(MAX_WEBHOOK_ENDPOINTS_PER_ACCOUNT);
+    for (const add of adds) if (add.status === "rejected") expect(add.reason).toBeInstanceOf(DomainError);
+    expect(await listWebhookEndpoints(db(), a.id)).toHaveLength(MAX_WEBHOOK_ENDPOINTS_PER_ACCOUNT);
   });
 
   it("keeps each account's endpoints and deliveries to itself", async () => {
