@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { runCascade, type CascadeStages } from "./cascade";
-import { DESCRIPTOR_SETS, MATCHED_SETS, RERANK_CANDIDATES, RERANK_PROMOTED, SHORTLIST_SIZE } from "./parameters";
+import { DESCRIPTOR_SETS, FIRST_STAGE_PROMOTED, MATCHED_SETS, RERANK_CANDIDATES, RERANK_PROMOTED, SHORTLIST_SIZE } from "./parameters";
 
 const ids = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => `pet-${String(from + i).padStart(3, "0")}`);
 
@@ -33,14 +33,19 @@ describe("the 1:N cascade", () => {
     expect(outcome).toEqual({ candidates: [{ petId: "pet-003", score: 55 }], details: { searched: 1000, shortlisted: SHORTLIST_SIZE, reranked: SHORTLIST_SIZE, compared: RERANK_PROMOTED, bestRaw: 9 } });
   });
 
-  it("matches in full only the fast pass's pets the light comparison ranks best", async () => {
+  it("matches in full only the fast pass's pets the light comparison ranks best, and the first stage's best", async () => {
     const ranked: string[][] = [];
-    const { fake } = stages({ "pet-012": 61 }, (petId) => Number(petId.slice(4)));
+    // The first stage ranks pet-000 first; the light comparison last (raw 0).
+    const { fake } = stages({ "pet-012": 61, "pet-000": 50 }, (petId) => Number(petId.slice(4)));
     const rank = fake.rank;
     fake.rank = async (petIds) => (ranked.push(petIds), rank(petIds));
     const outcome = await runCascade(fake);
-    expect(ranked).toEqual([ids(SHORTLIST_SIZE - RERANK_PROMOTED, SHORTLIST_SIZE).reverse()]);
-    expect(outcome.candidates).toEqual([{ petId: "pet-012", score: 61 }]);
+    expect(FIRST_STAGE_PROMOTED).toBe(1);
+    expect(ranked).toEqual([[...ids(SHORTLIST_SIZE - RERANK_PROMOTED, SHORTLIST_SIZE).reverse(), "pet-000"]]);
+    expect(outcome.candidates).toEqual([
+      { petId: "pet-012", score: 61 },
+      { petId: "pet-000", score: 50 },
+    ]);
   });
 
   it("otherwise compares the deep first stage's other pets lightly and the best of all lightly compared ones in full", async () => {
@@ -55,24 +60,24 @@ describe("the 1:N cascade", () => {
     expect(calls).toEqual([
       `shortlist ${SHORTLIST_SIZE} ${MATCHED_SETS}`,
       `light ${SHORTLIST_SIZE}`,
-      `rank ${RERANK_PROMOTED}`,
+      `rank ${RERANK_PROMOTED + 1}`,
       `shortlist ${RERANK_CANDIDATES} ${DESCRIPTOR_SETS}`,
       `light ${rest}`,
       `rank ${RERANK_PROMOTED}`,
     ]);
-    expect(ranked[0]).toEqual(["pet-001", "pet-002", "pet-003", "pet-004"]);
-    expect(ranked[1].slice(0, 2)).toEqual(["pet-300", "pet-005"]);
+    expect(ranked[0]).toEqual(["pet-001", "pet-002", "pet-003", "pet-004", "pet-000"]);
+    expect(ranked[1]).toEqual(["pet-300", "pet-005", "pet-006", "pet-007"]);
     expect(outcome.candidates).toEqual([
       { petId: "pet-300", score: 48 },
       { petId: "pet-005", score: 44 },
     ]);
-    expect(outcome.details).toEqual({ searched: 1000, shortlisted: RERANK_CANDIDATES, reranked: RERANK_CANDIDATES, compared: 2 * RERANK_PROMOTED, bestRaw: 9 });
+    expect(outcome.details).toEqual({ searched: 1000, shortlisted: RERANK_CANDIDATES, reranked: RERANK_CANDIDATES, compared: 2 * RERANK_PROMOTED + 1, bestRaw: 9 });
   });
 
-  it("matches nobody in full when the light comparison found nothing", async () => {
+  it("matches only the first stage's best in full when the light comparison found nothing", async () => {
     const { fake, calls } = stages({}, () => 0);
     const outcome = await runCascade(fake);
-    expect(calls.filter((call) => call.startsWith("rank"))).toEqual(["rank 0", "rank 0"]);
-    expect(outcome).toEqual({ candidates: [], details: { searched: 1000, shortlisted: RERANK_CANDIDATES, reranked: RERANK_CANDIDATES, compared: 0, bestRaw: 1 } });
+    expect(calls.filter((call) => call.startsWith("rank"))).toEqual(["rank 1", "rank 0"]);
+    expect(outcome).toEqual({ candidates: [], details: { searched: 1000, shortlisted: RERANK_CANDIDATES, reranked: RERANK_CANDIDATES, compared: 1, bestRaw: 1 } });
   });
 });

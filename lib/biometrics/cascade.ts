@@ -1,6 +1,6 @@
 import { promoteByLightScore, rerankNeeded, sortCandidates, type LightScore } from "./candidates";
 import type { GalleryShortlist } from "./gallery-shortlist";
-import { DESCRIPTOR_SETS, MATCHED_SETS, RERANK_CANDIDATES, SHORTLIST_SIZE } from "./parameters";
+import { DESCRIPTOR_SETS, FIRST_STAGE_PROMOTED, MATCHED_SETS, RERANK_CANDIDATES, SHORTLIST_SIZE } from "./parameters";
 import type { IdentificationCandidate, IdentificationOutcome } from "./operations";
 
 /** Full matching of some pets: those at or above the decision threshold (best first), how many were compared, the best raw. */
@@ -28,8 +28,9 @@ export interface CascadeStages {
 /**
  * The 1:N cascade, the one the service and the evaluation run. Each pass ranks its candidates by the first stage,
  * compares them lightly, and matches the best of those (`promoteByLightScore`) in full.
- * - Fast pass: the first stage by the probe's matched frames (MATCHED_SETS), its SHORTLIST_SIZE best. A pet accepted
- *   here ends the search: what almost every genuine probe gets.
+ * - Fast pass: the first stage by the probe's matched frames (MATCHED_SETS), its SHORTLIST_SIZE best; besides the
+ *   lightly best, the first stage's FIRST_STAGE_PROMOTED best are matched in full. A pet accepted here ends the search:
+ *   what almost every genuine probe gets.
  * - Deep pass, only when the fast one accepted nobody (`rerankNeeded`): the first stage by all five frames (the ± 40°
  *   ones reach turned captures), its RERANK_CANDIDATES best; those the fast pass did not compare are compared lightly,
  *   and the best of all lightly compared pets not matched in full yet are.
@@ -37,7 +38,7 @@ export interface CascadeStages {
 export async function runCascade(stages: CascadeStages): Promise<IdentificationOutcome> {
   const fast = await stages.shortlist(SHORTLIST_SIZE, MATCHED_SETS);
   const fastLight = await compareLightly(stages, fast.petIds);
-  const fastPromoted = promoteByLightScore(fastLight);
+  const fastPromoted = [...new Set([...promoteByLightScore(fastLight), ...fast.petIds.slice(0, FIRST_STAGE_PROMOTED)])];
   const head = await stages.rank(fastPromoted);
   const details = { searched: fast.searched, shortlisted: fast.petIds.length, reranked: fastLight.length, compared: head.compared, bestRaw: head.bestRaw };
   if (!rerankNeeded(head.candidates.length)) return { candidates: sortCandidates(head.candidates), details };

@@ -230,6 +230,12 @@ export const RERANK_CANDIDATES = 384;
 export const RERANK_KEYPOINTS = 60;
 export const RERANK_PROMOTED = 4;
 /**
+ * The fast pass also matches in full the first stage's FIRST_STAGE_PROMOTED best pets, whatever their light similarity:
+ * the two rankings fail on different probes. In the hard protocol (eval-s1-1100) one true pet the first stage ranked
+ * first had a light similarity of 0.85, ninth of the 16 (65th of the deep pass's 384), and a full score of 68.
+ */
+export const FIRST_STAGE_PROMOTED = 1;
+/**
  * Searches whose fast-pass votes a gallery shard keeps for their deep pass at once (inverted-index.ts `VoteKeeping`):
  * two identifications in flight reuse theirs; each costs 68 B a row for each probe image (~1 KB a pet for three).
  */
