@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { readState, signIn } from "./fixtures";
+import { closeContext, readState, signIn } from "./fixtures";
 
 // Signing out ends the session on the server: the session cookie copied before sign-out (another
 // tab, a stolen cookie) no longer opens the dashboard.
@@ -17,7 +17,7 @@ test("a session cookie copied before sign-out stops working after it", async ({ 
   const stolen = await thief.newPage();
   await stolen.goto("/dashboard/jobs");
   await expect(stolen).toHaveURL(/\/sign-in/);
-  await thief.close();
+  await closeContext(thief);
 
   // Signing in again works.
   await signIn(page, state.users.supportA);

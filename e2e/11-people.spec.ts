@@ -2,7 +2,7 @@ import { execFile } from "node:child_process";
 import path from "node:path";
 import { promisify } from "node:util";
 import { expect, test, type Browser, type Page } from "@playwright/test";
-import { inviteAndAccept, PASSWORD, readState, screenshot, signIn } from "./fixtures";
+import { closeContext, inviteAndAccept, PASSWORD, readState, screenshot, signIn } from "./fixtures";
 
 // Accounts and people (issue #29 item 8): one's own password, an owner resetting and unlocking a
 // member, named API keys with a copy button and an expiry (an expired key answers 401 10000), the
@@ -36,10 +36,10 @@ async function canSignIn(browser: Browser, email: string, password: string): Pro
   const page = await context.newPage();
   await attemptSignIn(page, email, password);
   const outcome = await Promise.race([
-    page.getByTestId("signed-in-as").waitFor().then(() => true, () => false),
-    page.getByTestId("sign-in-error").waitFor().then(() => false, () => false),
+    page.getByTestId("signed-in-as").waitFor({ timeout: 30_000 }).then(() => true, () => false),
+    page.getByTestId("sign-in-error").waitFor({ timeout: 30_000 }).then(() => false, () => false),
   ]);
-  await context.close();
+  await closeContext(context);
   return outcome;
 }
 
@@ -61,7 +61,7 @@ test("the owner unlocks a locked member and resets their password; the member ch
   }
   await attemptSignIn(otherPage, member, "wrong guess 5");
   await expect(otherPage.getByTestId("sign-in-error")).toContainText("locked");
-  await other.close();
+  await closeContext(other);
   expect(await canSignIn(browser, member, PASSWORD)).toBe(false);
 
   await page.reload();
@@ -106,7 +106,7 @@ test("the owner unlocks a locked member and resets their password; the member ch
   await memberPage.getByRole("button", { name: "Change password" }).click();
   // Every session ends: the member is back at the sign-in page.
   await memberPage.waitForURL(/\/sign-in/);
-  await memberContext.close();
+  await closeContext(memberContext);
   expect(await canSignIn(browser, member, "owner-chosen-password")).toBe(false);
   expect(await canSignIn(browser, member, "members-own-password")).toBe(true);
 
@@ -217,7 +217,7 @@ test("the operator searches accounts, creates one with its owner, and changes it
   await signIn(ownerPage, "owner@hillside.test", "hillside-owner-password");
   await expect(ownerPage.getByRole("heading", { level: 1 })).toHaveText("Hillside Vets");
   await expect(ownerPage.getByTestId("plan")).toContainText("standard");
-  await owner.close();
+  await closeContext(owner);
 
   // Phone width: the console fits; the audit log shows the operator's changes with the account's name.
   await page.setViewportSize({ width: 390, height: 844 });
