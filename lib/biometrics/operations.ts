@@ -99,15 +99,11 @@ export async function identifyAmong(probes: NoseTemplate[][], pets: { petId: str
  * The cascade's light comparison: the matcher under the whole-frame hypotheses (WHOLE_FRAME_HYPOTHESES) on each image's
  * RERANK_KEYPOINTS strongest keypoints.
  */
-export function lightRawScores(
-  probe: readonly NoseTemplate[],
-  pets: readonly { petId: string; templates: readonly NoseTemplate[] }[],
-  hypotheses = WHOLE_FRAME_HYPOTHESES,
-): LightScore[] {
+export function lightRawScores(probe: readonly NoseTemplate[], pets: readonly { petId: string; templates: readonly NoseTemplate[] }[]): LightScore[] {
   const lightProbe = probe.map((t) => strongestKeypoints(t, RERANK_KEYPOINTS));
   return pets
     .filter((pet) => pet.templates.length > 0)
-    .map(({ petId, templates }) => ({ petId, raw: compareSessions(lightProbe, templates.map((t) => strongestKeypoints(t, RERANK_KEYPOINTS)), hypotheses).raw }));
+    .map(({ petId, templates }) => ({ petId, raw: compareSessions(lightProbe, templates.map((t) => strongestKeypoints(t, RERANK_KEYPOINTS)), WHOLE_FRAME_HYPOTHESES).raw }));
 }
 
 /** lightRawScores on serialised templates: one share of the candidates, run in a pool worker. */

@@ -122,9 +122,9 @@ export const ROTATION_HYPOTHESES: readonly RotationHypothesis[] = [
   hypothesis(mostTurned, leastTurned, true),
 ];
 /**
- * The hypotheses of whole frames (0°, ± 20°, ± 40°) come first. The 1:N deep pass's light comparison, which only
- * orders candidates for full matching and ends a stranger's search below its floor (decision 0018), reads these
- * alone: it keeps its cost and the floor its measurement.
+ * The hypotheses of whole frames (0°, ± 20°, ± 40°) come first. The 1:N cascade's light comparison, which only orders
+ * candidates for full matching, reads these alone: the half steps would nearly double its cost, and on the one
+ * hard-protocol probe its ranking lost they did not change its light similarity (decision 0024).
  */
 export const WHOLE_FRAME_HYPOTHESES = ROTATION_HYPOTHESES.findIndex((h) => h.halfStep);
 
