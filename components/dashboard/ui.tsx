@@ -92,9 +92,10 @@ export function FieldErrors({ errors }: { errors?: string[] }) {
   return <p className="mt-1 text-sm text-red-700">{errors.join("; ")}</p>;
 }
 
+/** The loading placeholder; a status region, so its "Loading" label is announced (axe: aria-prohibited-attr on a bare div). */
 export function Skeleton({ rows = 5 }: { rows?: number }) {
   return (
-    <div className="animate-pulse space-y-2" aria-busy="true" aria-label="Loading">
+    <div role="status" className="animate-pulse space-y-2" aria-busy="true" aria-label="Loading">
       {Array.from({ length: rows }, (_, i) => (
         <div key={i} className="h-8 rounded bg-slate-200" />
       ))}
