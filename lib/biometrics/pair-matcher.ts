@@ -18,7 +18,7 @@ import {
 } from "./parameters";
 import { burstinessFactor, selfSimilarity } from "./burstiness";
 import { distinctivenessFactor, GENERICNESS_MAX } from "./distinctiveness";
-import { INT32_MIN, nearestNeighbours, type FrameNeighbours } from "./simd/dot-kernel";
+import { blockNeighbours, INT32_MIN, type FrameNeighbours } from "./simd/dot-kernel";
 import { descriptorSet, KEYPOINT_FIELDS, keypointCount, type NoseTemplate } from "./template";
 
 /** What one image-to-image comparison found; `similarity` is the raw figure that scores calibrate. */
@@ -154,17 +154,22 @@ export function halfStepFrame(template: NoseTemplate, set: number): Int8Array {
   return out;
 }
 
+/** The frames a half-step hypothesis reads halfway to, in the order `neighboursOfHypotheses` places them after a's own. */
+const halfStepSets = [...new Set(ROTATION_HYPOTHESES.filter((h) => h.halfStep).map((h) => h.setA))];
+
 /**
- * Nearest-neighbour figures for every hypothesis, in ROTATION_HYPOTHESES order: a's frames against b's upright
- * one in one kernel call, then the outer pairs and the half steps.
+ * Nearest-neighbour figures for every hypothesis, in ROTATION_HYPOTHESES order, in one pass over the kernel: a's
+ * matched frames (and the half-step frames the hypotheses need) against b's. A probe image compared with many images
+ * is widened into kernel memory once (`blockNeighbours`).
  */
 function neighboursOfHypotheses(a: NoseTemplate, b: NoseTemplate, count = ROTATION_HYPOTHESES.length): FrameNeighbours[] {
-  const matched = a.descriptors.subarray(0, MATCHED_SETS * keypointCount(a) * DESCRIPTOR_DIMS);
-  const upright = nearestNeighbours(matched, MATCHED_SETS, descriptorSet(b, 0), DESCRIPTOR_DIMS);
-  const others = ROTATION_HYPOTHESES.slice(MATCHED_SETS, count).map(
-    (h) => nearestNeighbours(h.halfStep ? halfStepFrame(a, h.setA) : descriptorSet(a, h.setA), 1, descriptorSet(b, h.setB), DESCRIPTOR_DIMS)[0],
-  );
-  return [...upright, ...others];
+  const hypotheses = ROTATION_HYPOTHESES.slice(0, count);
+  const halfSteps = hypotheses.some((h) => h.halfStep) ? halfStepSets : [];
+  const frames = Array.from({ length: MATCHED_SETS }, (_, set) => set);
+  const aBlocks = [...frames.map((set) => descriptorSet(a, set)), ...halfSteps.map((set) => halfStepFrame(a, set))];
+  const bBlocks = frames.map((set) => descriptorSet(b, set));
+  const pairs = hypotheses.map((h) => [h.halfStep ? MATCHED_SETS + halfSteps.indexOf(h.setA) : h.setA, h.setB] as const);
+  return blockNeighbours(aBlocks, bBlocks, pairs, DESCRIPTOR_DIMS);
 }
 
 /**
@@ -208,6 +213,35 @@ interface Affine {
   ty: number;
 }
 
+/** Each tentative match's log scale (b over a) and keypoint positions, read once a comparison (reused arrays). */
+let anchorData = { logScales: new Float64Array(64), ax: new Float64Array(64), ay: new Float64Array(64), bx: new Float64Array(64), by: new Float64Array(64) };
+
+/**
+ * The matches that agree with anchor `m`'s prediction (b's position of each a keypoint, by the anchor's scale `scale`
+ * and the hypothesis' rotation as cos/sin times the scale); counted, and listed in `into` when given.
+ */
+function agreeingWithAnchor(m: number, count: number, scale: number, cos: number, sin: number, into?: number[]): number {
+  const { logScales, ax, ay, bx, by } = anchorData;
+  const logScaleTolerance = Math.log(GEOMETRY_SCALE_TOLERANCE);
+  const logScale = logScales[m];
+  let agreeing = 0;
+  for (let n = 0; n < count; n++) {
+    if (Math.abs(logScales[n] - logScale) > logScaleTolerance) continue;
+    const dx = ax[n] - ax[m];
+    const dy = ay[n] - ay[m];
+    const px = bx[m] + cos * dx - sin * dy;
+    const py = by[m] + sin * dx + cos * dy;
+    const tolerance = GEOMETRY_POSITION_TOLERANCE_PX + GEOMETRY_POSITION_TOLERANCE_RELATIVE * scale * Math.sqrt(dx * dx + dy * dy);
+    const ex = px - bx[n];
+    const ey = py - by[n];
+    if (ex * ex + ey * ey <= tolerance * tolerance) {
+      agreeing++;
+      into?.push(n);
+    }
+  }
+  return agreeing;
+}
+
 /**
  * Each tentative match alone predicts a similarity transform (its keypoints' position and scale, and the
  * hypothesis' rotation). The anchor whose prediction the most other matches agree with wins: a one-point
@@ -216,32 +250,41 @@ interface Affine {
 function bestAnchorInliers(a: NoseTemplate, b: NoseTemplate, matches: TentativeMatches, rotation: number): number[] {
   const ka = a.keypoints;
   const kb = b.keypoints;
-  let best: number[] = [];
-  const logScaleTolerance = Math.log(GEOMETRY_SCALE_TOLERANCE);
-  for (let m = 0; m < matches.count; m++) {
-    const ia = matches.a[m] * KEYPOINT_FIELDS;
-    const ib = matches.b[m] * KEYPOINT_FIELDS;
-    const scale = kb[ib + 2] / ka[ia + 2];
-    const cos = scale * Math.cos(rotation);
-    const sin = scale * Math.sin(rotation);
-    const logScale = Math.log(scale);
-    const inliers: number[] = [];
-    for (let n = 0; n < matches.count; n++) {
-      const ja = matches.a[n] * KEYPOINT_FIELDS;
-      const jb = matches.b[n] * KEYPOINT_FIELDS;
-      if (Math.abs(Math.log(kb[jb + 2] / ka[ja + 2]) - logScale) > logScaleTolerance) continue;
-      const dx = ka[ja] - ka[ia];
-      const dy = ka[ja + 1] - ka[ia + 1];
-      const px = kb[ib] + cos * dx - sin * dy;
-      const py = kb[ib + 1] + sin * dx + cos * dy;
-      const tolerance = GEOMETRY_POSITION_TOLERANCE_PX + GEOMETRY_POSITION_TOLERANCE_RELATIVE * scale * Math.sqrt(dx * dx + dy * dy);
-      const ex = px - kb[jb];
-      const ey = py - kb[jb + 1];
-      if (ex * ex + ey * ey <= tolerance * tolerance) inliers.push(n);
-    }
-    if (inliers.length > best.length) best = inliers;
+  const count = matches.count;
+  if (anchorData.ax.length < count) {
+    const size = 2 * count;
+    anchorData = { logScales: new Float64Array(size), ax: new Float64Array(size), ay: new Float64Array(size), bx: new Float64Array(size), by: new Float64Array(size) };
   }
-  return best;
+  const { logScales, ax, ay, bx, by } = anchorData;
+  const scales = new Float64Array(count);
+  for (let n = 0; n < count; n++) {
+    const ja = matches.a[n] * KEYPOINT_FIELDS;
+    const jb = matches.b[n] * KEYPOINT_FIELDS;
+    scales[n] = kb[jb + 2] / ka[ja + 2];
+    logScales[n] = Math.log(scales[n]);
+    ax[n] = ka[ja];
+    ay[n] = ka[ja + 1];
+    bx[n] = kb[jb];
+    by[n] = kb[jb + 1];
+  }
+  const cosRotation = Math.cos(rotation);
+  const sinRotation = Math.sin(rotation);
+  // The first anchor with the most agreeing matches wins; only its list is built.
+  let bestAnchor = -1;
+  let bestCount = 0;
+  for (let m = 0; m < count; m++) {
+    const agreeing = agreeingWithAnchor(m, count, scales[m], scales[m] * cosRotation, scales[m] * sinRotation);
+    if (agreeing > bestCount) {
+      bestCount = agreeing;
+      bestAnchor = m;
+    }
+  }
+  const inliers: number[] = [];
+  if (bestAnchor >= 0) {
+    const scale = scales[bestAnchor];
+    agreeingWithAnchor(bestAnchor, count, scale, scale * cosRotation, scale * sinRotation, inliers);
+  }
+  return inliers;
 }
 
 /** Least-squares similarity (4 parameters) through the given matches. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { dotProductMatrix, INT32_MIN, nearestNeighbours, residentMatrix, secondBestDots } from "./dot-kernel";
+import { blockNeighbours, dotProductMatrix, INT32_MIN, nearestNeighbours, residentMatrix, secondBestDots } from "./dot-kernel";
 
 function randomDescriptors(count: number, dims: number, seed: number): Int8Array {
   const values = new Int8Array(count * dims);
@@ -72,6 +72,25 @@ describe("nearestNeighbours (SIMD kernel)", () => {
       columnRow: Array.from(frame.columnRow),
     }));
     expect(kernel).toEqual(scalarNeighbours(a, frames, b, dims));
+  });
+
+  it("blockNeighbours equals a scalar scan for each pair of blocks, with a's blocks kept between calls and loaded again when overwritten", () => {
+    const plain = (frame: { rowBest: Int32Array; rowSecond: Int32Array; rowIndex: Int32Array; columnRow: Int32Array }) => ({
+      rowBest: Array.from(frame.rowBest),
+      rowSecond: Array.from(frame.rowSecond),
+      rowIndex: Array.from(frame.rowIndex),
+      columnRow: Array.from(frame.columnRow),
+    });
+    const dims = 64;
+    const aBlocks = [0, 1, 2, 3].map((k) => randomDescriptors(9, dims, 40 + k).map((v) => Math.abs(v) % 4));
+    const pairs = [[0, 0], [1, 0], [2, 0], [2, 1], [1, 2], [3, 0], [3, 2]] as const;
+    for (const [round, seed] of [10, 20, 30].entries()) {
+      const bBlocks = [0, 1, 2].map((k) => randomDescriptors(7, dims, seed + k).map((v) => Math.abs(v) % 4));
+      // Between the second and third rounds another kernel call writes over the memory a's blocks were kept in.
+      if (round === 2) dotProductMatrix(randomDescriptors(50, dims, 5), randomDescriptors(50, dims, 6), dims);
+      const kernel = blockNeighbours(aBlocks, bBlocks, pairs, dims).map(plain);
+      expect(kernel).toEqual(pairs.map(([a, b]) => scalarNeighbours(aBlocks[a], 1, bBlocks[b], dims)[0]));
+    }
   });
 
   it("rejects descriptors whose frames do not hold the same number of rows", () => {

@@ -13,6 +13,15 @@ const nearest = instance.exports.nearest as (
 ) => void;
 
 const align16 = (bytes: number) => (bytes + 15) & ~15;
+
+/**
+ * The blocks of `a` that `blockNeighbours` last widened into kernel memory (one template's descriptor frames, searched
+ * against image after image), where they lie, and where free memory starts after them. They are loaded again only for
+ * other arrays (templates are never changed in place) or after `load` wrote over them.
+ */
+let keptA: readonly Int8Array[] = [];
+let keptAAt = 0;
+let keptAEnd = 0;
 const roundUp4 = (count: number) => (count + 3) & ~3;
 
 function checkDims(dims: number, a: Int8Array, b: Int8Array): void {
@@ -21,9 +30,10 @@ function checkDims(dims: number, a: Int8Array, b: Int8Array): void {
 
 /**
  * Copies `a` and `b` into the kernel's memory as int16 (b padded with zero rows to a multiple of 4),
- * leaving `extraBytes` free after them; returns where each part lies.
+ * leaving `extraBytes` free after them; returns where each part lies. Overwrites the blocks `blockNeighbours` keeps.
  */
 function load(a: Int8Array, b: Int8Array, dims: number, extraBytes: number): { pa: number; pb: number; free: number } {
+  keptA = [];
   const countB = b.length / dims;
   // int8 staging for a and b, then their widened copies.
   const stageB = align16(a.length);
@@ -72,15 +82,66 @@ export function nearestNeighbours(a: Int8Array, frames: number, b: Int8Array, di
   checkDims(dims, a, b);
   const countA = a.length / dims / frames;
   if (!Number.isInteger(countA)) throw new Error("a must hold the same number of rows in every frame");
-  const countB = b.length / dims;
+  const blocks = Array.from({ length: frames }, (_, f) => a.subarray(f * countA * dims, (f + 1) * countA * dims));
+  return blockNeighbours(blocks, [b], blocks.map((_, f) => [f, 0] as const), dims);
+}
+
+function sameBlocks(x: readonly Int8Array[], y: readonly Int8Array[]): boolean {
+  return x.length === y.length && x.every((block, i) => block.buffer === y[i].buffer && block.byteOffset === y[i].byteOffset && block.length === y[i].length);
+}
+
+/**
+ * Nearest-neighbour figures (as `nearestNeighbours`) of block `pairs[k][0]` of `a` against block `pairs[k][1]` of `b`,
+ * for each pair in order; every block of `a` holds the same rows, and so does every block of `b`. `a`'s blocks stay in
+ * kernel memory between calls with the same arrays (a probe image compared with many images), and consecutive
+ * pairs of consecutive `a` blocks against one `b` block take one kernel call.
+ */
+export function blockNeighbours(aBlocks: readonly Int8Array[], bBlocks: readonly Int8Array[], pairs: readonly (readonly [number, number])[], dims: number): FrameNeighbours[] {
+  const aLength = aBlocks[0]?.length ?? 0;
+  const bLength = bBlocks[0]?.length ?? 0;
+  for (const block of aBlocks) checkDims(dims, block, block);
+  for (const block of bBlocks) checkDims(dims, block, block);
+  if (aBlocks.some((block) => block.length !== aLength)) throw new Error("a must hold the same number of rows in every frame");
+  if (bBlocks.some((block) => block.length !== bLength)) throw new Error("b must hold the same number of rows in every frame");
+  const countA = aLength / dims;
+  const countB = bLength / dims;
   const padB = roundUp4(countB);
+  const widenedB = 2 * padB * dims;
+  if (!sameBlocks(keptA, aBlocks)) {
+    // int8 staging, then the widened blocks one after another.
+    const total = aLength * aBlocks.length;
+    keptAAt = align16(total);
+    keptAEnd = align16(keptAAt + 2 * total);
+    growMemoryTo(memory, keptAEnd);
+    const bytes = new Int8Array(memory.buffer);
+    aBlocks.forEach((block, i) => bytes.set(block, i * aLength));
+    widen(0, total, keptAAt);
+    keptA = [...aBlocks];
+  }
+  const pa = keptAAt;
+  const stageB = keptAEnd;
+  const pb = align16(stageB + bLength * bBlocks.length);
   const perFrame = 3 * countA + 2 * padB;
-  const { pa, pb, free } = load(a, b, dims, 48 + perFrame * frames * 4);
-  const out = free + 48;
-  nearest(pa, countA, frames, pb, countB, padB, dims, out, free);
-  const values = new Int32Array(memory.buffer.slice(out, out + perFrame * frames * 4));
-  return Array.from({ length: frames }, (_, f) => {
-    const at = f * perFrame;
+  const scratch = align16(pb + widenedB * bBlocks.length);
+  const out = scratch + 48;
+  growMemoryTo(memory, out + perFrame * pairs.length * 4);
+  const bytes = new Int8Array(memory.buffer);
+  bBlocks.forEach((block, i) => bytes.set(block, stageB + i * bLength));
+  for (let i = 0; i < bBlocks.length; i++) {
+    widen(stageB + i * bLength, bLength, pb + i * widenedB);
+    bytes.fill(0, pb + i * widenedB + 2 * bLength, pb + (i + 1) * widenedB);
+  }
+  for (let k = 0; k < pairs.length; ) {
+    const [first, b] = pairs[k];
+    let run = 1;
+    while (k + run < pairs.length && pairs[k + run][1] === b && pairs[k + run][0] === first + run) run++;
+    nearest(pa + first * 2 * aLength, countA, run, pb + b * widenedB, countB, padB, dims, out + k * perFrame * 4, scratch);
+    k += run;
+  }
+  const values = new Int32Array(perFrame * pairs.length);
+  values.set(new Int32Array(memory.buffer, out, values.length));
+  return pairs.map((_, k) => {
+    const at = k * perFrame;
     return {
       rowBest: values.subarray(at, at + countA),
       rowSecond: values.subarray(at + countA, at + 2 * countA),
