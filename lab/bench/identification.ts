@@ -22,8 +22,8 @@ import { cpuMsSince, quantile } from "./stats";
 // - loadTemplates answers from memory instead of PostgreSQL (the database cost of the shortlist is the
 //   same at every gallery size and is measured end to end by the identification job figures).
 
-const ENROL_CAPTURES = [0, 1, 2, 3, 4];
-const PROBE_CAPTURES = [5, 6, 7];
+export const ENROL_CAPTURES = [0, 1, 2, 3, 4];
+export const PROBE_CAPTURES = [5, 6, 7];
 const ENROL_IMAGES = 5;
 /**
  * The seed of each probe setting's subjects. A subject's nose depends on the seed alone, not on the
@@ -162,13 +162,18 @@ export interface BenchTemplates {
   pool: Uint8Array[];
 }
 
-/** The templates distractor pets are mixed from: one capture of each distractor subject, and its mirror image. */
-async function preparePool(options: Omit<IdentificationBenchOptions, "sizes">): Promise<Uint8Array[]> {
+/** The distractor subjects' images (one capture of each), rendered once into the cache directory. */
+export async function distractorPoolFiles(options: Omit<IdentificationBenchOptions, "sizes">): Promise<{ poolDir: string; poolFiles: string[] }> {
   fs.mkdirSync(options.cacheDir, { recursive: true });
   const poolDir = path.join(options.cacheDir, `distractors-${options.difficulty}-${options.distractorSubjects}`);
   options.log(`identification: rendering ${options.distractorSubjects} distractor subjects (cached in ${options.cacheDir})`);
   await dataset(poolDir, options.distractorSubjects, 1, 6262, options.difficulty);
-  const poolFiles = Array.from({ length: options.distractorSubjects }, (_, s) => path.join(poolDir, subjectDirName(s, options.distractorSubjects), captureFileName(0, 1)));
+  return { poolDir, poolFiles: Array.from({ length: options.distractorSubjects }, (_, s) => path.join(poolDir, subjectDirName(s, options.distractorSubjects), captureFileName(0, 1))) };
+}
+
+/** The templates distractor pets are mixed from: one capture of each distractor subject, and its mirror image. */
+async function preparePool(options: Omit<IdentificationBenchOptions, "sizes">): Promise<Uint8Array[]> {
+  const { poolDir, poolFiles } = await distractorPoolFiles(options);
   const pool = await templatesOf(path.join(options.cacheDir, `${path.basename(poolDir)}-v${ENGINE_VERSION}.bin`), () => [
     ...poolFiles.map((f) => fs.promises.readFile(f)),
     ...poolFiles.map((f) => sharp(f).flop().jpeg({ quality: 92 }).toBuffer()),
@@ -198,14 +203,23 @@ interface ProbeSet {
   strangers: Uint8Array[][];
 }
 
-/** A setting's enrolled subjects and unknown animals, rendered and extracted once (cached per engine version). */
-async function prepareProbeSet(setting: DifficultyName, options: Omit<IdentificationBenchOptions, "sizes">): Promise<ProbeSet> {
+/**
+ * A setting's subjects' images, rendered once into the cache directory: `genuine` subjects to enrol (captures
+ * ENROL_CAPTURES) and probe (PROBE_CAPTURES), then `strangers` never enrolled; by subject, then capture.
+ */
+export async function probeSetFiles(setting: DifficultyName, options: Omit<IdentificationBenchOptions, "sizes">): Promise<{ dir: string; files: string[][] }> {
   const subjects = options.genuine + options.strangers;
   const seed = PROBE_SET_SEEDS[setting];
   const dir = path.join(options.cacheDir, `probes-${setting}-${subjects}-s${seed}`);
   options.log(`identification: rendering ${subjects} subjects x 8 captures, ${setting} setting`);
   await dataset(dir, subjects, 8, seed, setting);
-  const files = Array.from({ length: subjects }, (_, s) => Array.from({ length: 8 }, (_, c) => path.join(dir, subjectDirName(s, subjects), captureFileName(c, 8)))).flat();
+  return { dir, files: Array.from({ length: subjects }, (_, s) => Array.from({ length: 8 }, (_, c) => path.join(dir, subjectDirName(s, subjects), captureFileName(c, 8)))) };
+}
+
+/** A setting's enrolled subjects and unknown animals, rendered and extracted once (cached per engine version). */
+async function prepareProbeSet(setting: DifficultyName, options: Omit<IdentificationBenchOptions, "sizes">): Promise<ProbeSet> {
+  const { dir, files: bySubject } = await probeSetFiles(setting, options);
+  const files = bySubject.flat();
   const templates = await templatesOf(
     path.join(options.cacheDir, `${path.basename(dir)}-v${ENGINE_VERSION}.bin`),
     () => files.map((f) => fs.promises.readFile(f)),

@@ -1,11 +1,13 @@
 /**
- * npm run bench [-- --only api,uploads,jobs,identification,gallery --pets 1000,10000,100000 --db-pets 1000 --db postgres,pglite --genuine 50
- *   --strangers 20 --settings hard,real --distractor-subjects 300 --connections 16 --seconds 10 --jobs 20 --uploads 60 --no-build --write]
+ * npm run bench [-- --only api,uploads,jobs,identification,gallery,api-identification --pets 1000,10000,100000 --db-pets 1000
+ *   --db postgres,pglite --api-pets 500 --genuine 50 --strangers 20 --settings hard,real --distractor-subjects 300 --connections 16
+ *   --seconds 10 --jobs 20 --uploads 60 --no-build --write]
  * Service figures beside their references, measured in one run on this machine: API throughput and
  * latency (autocannon, a separate process) vs a bare Node http server answering the same JSON, in
  * PostgreSQL and PGlite mode; uploads vs sharp decoding the same images; job latency seen by a polling
  * client (in-process runner and a BullMQ worker) vs the engine alone; 1:N latency, rank-1 and memory
- * at each gallery size. Prints markdown; --write puts it into docs/benchmarks.md between its markers.
+ * at each gallery size; 1:N through the API of the embedded default on a gallery registered through it (`api-identification`,
+ * not in the default set: registering its pets takes minutes). Prints markdown; --write puts it into docs/benchmarks.md between its markers.
  */
 import fs from "node:fs";
 import os from "node:os";
@@ -15,6 +17,7 @@ import { WARMUP_SECONDS, type LoadResult } from "@/lab/bench/api-load";
 import { benchGalleryLoad, type GalleryLoadResult } from "@/lab/bench/gallery-load";
 import { benchIdentification, type GallerySizeResult, type ProbeRow } from "@/lab/bench/identification";
 import type { DifficultyName } from "@/lab/synth/parameters";
+import { benchApiIdentification, type ApiIdentificationFigures } from "@/lab/bench/api-identification";
 import { benchApi, benchJobs, benchUploads, type ApiFigures, type JobFigures, type UploadFigures } from "@/lab/bench/service";
 import { mib, ms, num, pct, table } from "@/lab/bench/stats";
 import { shutdownEngine } from "@/lib/engine";
@@ -28,6 +31,7 @@ const { values } = parseScriptArgs({
     only: { type: "string", default: "api,uploads,jobs,identification,gallery" },
     pets: { type: "string", default: "1000,10000" },
     "db-pets": { type: "string", default: "1000" },
+    "api-pets": { type: "string", default: "500" },
     db: { type: "string", default: "postgres,pglite" },
     genuine: { type: "string", default: "50" },
     "distractor-subjects": { type: "string", default: "300" },
@@ -45,7 +49,7 @@ const only = new Set(values.only.split(","));
 const load = { connections: Number(values.connections), seconds: Number(values.seconds) };
 const log = (line: string) => console.error(`[bench] ${line}`);
 /** Report sections by the block of docs/benchmarks.md they go to (`<!-- bench:BLOCK:start -->`). */
-const sections = { service: [] as string[], identification: [] as string[], gallery: [] as string[] };
+const sections = { service: [] as string[], identification: [] as string[], gallery: [] as string[], "api-identification": [] as string[] };
 
 async function withServer<T>(options: Parameters<typeof startServer>[0], run: (server: TestServer) => Promise<T>): Promise<T> {
   const server = await startServer(options);
@@ -198,10 +202,28 @@ function galleryLoadSection(results: GalleryLoadResult[]): string {
   ].join("\n");
 }
 
+function apiIdentificationSection(results: ApiIdentificationFigures[]): string {
+  return [
+    `### 1:N through the API (embedded default: PGlite, in-process jobs; a gallery registered through the API, then each identification timed from its POST to the poll, every ${results[0]?.pollMs ?? 0} ms, that sees it SUCCESS)`,
+    "",
+    table(
+      ["probes", "enrolled pets (registered in)", "enrolled: p50 / p95 / max", "rank-1", "unknown animals: p50 / p95 / max", "matching nobody"],
+      results.map((r) => [
+        `${r.setting} (${r.enrolled.probes} enrolled, ${r.unknown.probes} unknown)`,
+        `${num(r.pets)} (${(r.registerSeconds / 60).toFixed(1)} min)`,
+        `${ms(r.enrolled.p50)} / ${ms(r.enrolled.p95)} / ${ms(r.enrolled.max)}`,
+        pct(r.enrolled.rank1),
+        `${ms(r.unknown.p50)} / ${ms(r.unknown.p95)} / ${ms(r.unknown.max)}`,
+        pct(r.unknown.nobody),
+      ]),
+    ),
+  ].join("\n");
+}
+
 async function main(): Promise<void> {
   const started = Date.now();
   if (values["no-build"]) process.env.CONTRACT_SKIP_BUILD = "1";
-  const needsServer = ["api", "uploads", "jobs"].some((s) => only.has(s));
+  const needsServer = ["api", "uploads", "jobs", "api-identification"].some((s) => only.has(s));
   if (needsServer) {
     log("next build");
     await buildOnce();
@@ -274,6 +296,13 @@ async function main(): Promise<void> {
     const results: GalleryLoadResult[] = [];
     for (const mode of values.db.split(",") as ("postgres" | "pglite")[]) results.push(await benchGalleryLoad(mode, Number(values["db-pets"]), dataset));
     sections.gallery.push(galleryLoadSection(results));
+  }
+  if (only.has("api-identification")) {
+    const results: ApiIdentificationFigures[] = [];
+    for (const setting of dataset.settings) {
+      await withServer({ env: quiet }, async (server) => void results.push(await benchApiIdentification(server, Number(values["api-pets"]), setting, dataset)));
+    }
+    sections["api-identification"].push(apiIdentificationSection(results));
   }
   await shutdownEngine();
 
