@@ -78,6 +78,7 @@ export async function benchApiIdentification(
   const probeSession = async (subject: number) => {
     const session = await client.createCaptureSession({ species: "DOG", purpose: "PET_IDENTIFICATION" });
     for (const c of PROBE_CAPTURES) await client.uploadFingerprint(session.id, await read(files[subject][c]));
+    await client.uploadAppearance(session.id, await appearanceJpeg(20_000 + subject));
     return session.id;
   };
   const identify = async (subject: number) => {
