@@ -117,6 +117,29 @@ describe("gallery manager, with another process changing pets", () => {
     expect((await enrolledLightTemplatesByPet(db.prisma, "another-account", [pet])).size).toBe(0);
   });
 
+  it("keeps the light templates it read in memory, for rows of this engine version only, and never answers a deleted image", async () => {
+    const pet = await registerPet(client, 507);
+    const rows = await db.prisma.fingerprintImage.findMany({ where: { petId: pet, usable: true }, orderBy: [{ createdAt: "asc" }, { id: "asc" }], select: { id: true, template: true } });
+    const first = (await enrolledLightTemplatesByPet(db.prisma, accountId, [pet])).get(pet)!;
+    expect(first).toHaveLength(rows.length);
+    // A current row's light template never changes: the second read answers from memory, not from the column.
+    await db.prisma.fingerprintImage.update({ where: { id: rows[0].id }, data: { lightTemplate: Buffer.from([9, 9, 9]) } });
+    const second = (await enrolledLightTemplatesByPet(db.prisma, accountId, [pet])).get(pet)!;
+    expect(second.map((part) => Buffer.from(part).toString("base64"))).toEqual(first.map((part) => Buffer.from(part).toString("base64")));
+    // A row of an older version is cut again from its re-extracted template, whatever the memory held.
+    await db.prisma.fingerprintImage.update({ where: { id: rows[0].id }, data: { engineVersion: engine.ENGINE_VERSION - 1 } });
+    const third = (await enrolledLightTemplatesByPet(db.prisma, accountId, [pet])).get(pet)!;
+    const refreshed = await db.prisma.fingerprintImage.findUniqueOrThrow({ where: { id: rows[0].id }, select: { template: true, lightTemplate: true } });
+    expect(Buffer.from(third[0]).equals(Buffer.from(engine.lightTemplateOf(new Uint8Array(refreshed.template!))))).toBe(true);
+    expect(Buffer.from(refreshed.lightTemplate!).equals(Buffer.from(third[0]))).toBe(true);
+    // A deleted image is not answered from memory, nor an image of a pet the call does not ask for.
+    await db.prisma.fingerprintImage.delete({ where: { id: rows[1].id } });
+    const fourth = (await enrolledLightTemplatesByPet(db.prisma, accountId, [pet])).get(pet)!;
+    expect(fourth).toHaveLength(rows.length - 1);
+    expect(fourth.map((part) => Buffer.from(part).toString("base64"))).toEqual([third[0], ...third.slice(2)].map((part) => Buffer.from(part).toString("base64")));
+    expect((await enrolledLightTemplatesByPet(db.prisma, "another-account", [pet])).size).toBe(0);
+  });
+
   it("stores an identification session's images with the outer frames that 1:N lookups read, any other without", async () => {
     const frames = (rows: { template: Uint8Array | null }[]) => rows.flatMap((r) => (r.template ? [descriptorSetCount(deserializeTemplate(new Uint8Array(r.template)))] : []));
     const imagesOf = (where: { petId?: string; sessionId?: string }) => db.prisma.fingerprintImage.findMany({ where, select: imageSelect, orderBy: { createdAt: "asc" } });
