@@ -3,6 +3,7 @@ import sharp from "sharp";
 import type { RhinariumClient } from "@rhinarium/sdk";
 import type { DifficultyName } from "@/lab/synth/parameters";
 import { Rng } from "@/lab/synth/prng";
+import { startLatencyProbe } from "@/lab/test-support/latency-probe";
 import { appearanceJpeg } from "@/lab/test-support/nose-images";
 import { apiClient } from "@/lab/test-support/scale";
 import { ops, type TestServer } from "@/lab/test-support/server";
@@ -12,7 +13,9 @@ import { quantile } from "./stats";
 // 1:N through the API as a client meets it: a gallery of `pets` pets registered through the API (the probe setting's
 // enrolled subjects, topped up with distractor pets each registered from five images of the distractor pool, as
 // `npm run bench -- --only identification` mixes them), then each probe's identification timed from its POST to the
-// poll that sees it SUCCESS. Uploading the probe's photos is not timed (the client does it before asking).
+// poll that sees it SUCCESS. Uploading the probe's photos is not timed (the client does it before asking). Then no
+// stall on that gallery: two clients identify at once (enrolled and unknown animals) while a third, in its own process,
+// reads a pet every 25 ms; a reset connection counts as a failed read.
 
 export interface ApiIdentificationFigures {
   setting: DifficultyName;
@@ -21,6 +24,8 @@ export interface ApiIdentificationFigures {
   pollMs: number;
   enrolled: { probes: number; p50: number; p95: number; max: number; rank1: number };
   unknown: { probes: number; p50: number; p95: number; max: number; nobody: number };
+  /** Two clients identifying at once (one enrolled animal after another, one unknown after another). */
+  underLoad: { identifications: number; p50: number; p95: number; get: { calls: number; p50: number; p99: number; max: number; failed: number } };
 }
 
 /** How many registrations run at once while the gallery is built. */
@@ -81,8 +86,8 @@ export async function benchApiIdentification(
     await client.uploadAppearance(session.id, await appearanceJpeg(20_000 + subject));
     return session.id;
   };
-  const identify = async (subject: number) => {
-    const session = await probeSession(subject);
+  const identify = async (subject: number, prepared?: string) => {
+    const session = prepared ?? (await probeSession(subject));
     const t0 = performance.now();
     const job = await timing.waitForIdentification((await timing.identifyPet(session)).jobId);
     const ms = performance.now() - t0;
@@ -107,6 +112,19 @@ export async function benchApiIdentification(
     unknown.push(ms);
     if (candidates.length === 0) nobody++;
   }
+  // No stall: the sessions are uploaded first, so that only identifications and the reads run together.
+  const enrolledSubjects = Array.from({ length: Math.min(options.genuine, pets, options.strangers) }, (_, s) => s);
+  const unknownSubjects = Array.from({ length: options.strangers }, (_, i) => options.genuine + i);
+  const sessions = new Map<number, string>();
+  for (const s of [...enrolledSubjects, ...unknownSubjects]) sessions.set(s, await probeSession(s));
+  const probe = await startLatencyProbe(`${server.baseUrl}/v2/pets/${petOf.get(0)}`, { "x-service-api-key": account.apiKey as string });
+  const together = (await Promise.all([enrolledSubjects, unknownSubjects].map(async (list) => {
+    const latencies: number[] = [];
+    for (const s of list) latencies.push((await identify(s, sessions.get(s))).ms);
+    return latencies;
+  }))).flat();
+  const reads = await probe.stop();
+  const answered = reads.filter((latency) => latency >= 0);
   const figures = (samples: number[]) => ({ probes: samples.length, p50: quantile(samples, 0.5), p95: quantile(samples, 0.95), max: Math.max(...samples) });
   return {
     setting,
@@ -115,5 +133,11 @@ export async function benchApiIdentification(
     pollMs: POLL_MS,
     enrolled: { ...figures(enrolled), rank1: rank1 / Math.max(1, enrolled.length) },
     unknown: { ...figures(unknown), nobody: nobody / Math.max(1, unknown.length) },
+    underLoad: {
+      identifications: together.length,
+      p50: quantile(together, 0.5),
+      p95: quantile(together, 0.95),
+      get: { calls: reads.length, p50: quantile(answered, 0.5), p99: quantile(answered, 0.99), max: Math.max(0, ...answered), failed: reads.length - answered.length },
+    },
   };
 }

@@ -196,8 +196,8 @@ function galleryLoadSection(results: GalleryLoadResult[]): string {
     `### 1:N end to end on PostgreSQL and PGlite (the gallery manager of a worker; the first probe setting's enrolled pets and probes, distractors as above; rows as a registration writes them)`,
     "",
     table(
-      ["database", "enrolled pets", "image rows: templates / search keys", "start-up preload from the database (search keys)", "preload CPU a pet: this process / PostgreSQL (pets/s two cores would load)", "reading the gallery rows alone (no engine)", "identify p50 / p95 (shortlist's templates read from the database)", "rank-1", "unknown animals: p50 / p95", "matching nobody", "one deep pass's light templates (368 pets) read", "identify right after another process enrolled a pet"],
-      results.map((g) => [g.mode === "postgres" ? "PostgreSQL" : "PGlite", num(g.pets), `${num(g.templateRows)}: ${mib(g.templateBytes)} / ${mib(g.searchKeyBytes)}`, rate(g.pets, g.loadMs), `${((g.loadCpuMs / g.pets) * 1000).toFixed(0)} µs / ${((g.loadPostgresCpuMs / g.pets) * 1000).toFixed(0)} µs (${num((2 * g.pets * 1000) / (g.loadCpuMs + g.loadPostgresCpuMs))})`, rate(g.pets, g.readMs), `${ms(g.p50)} / ${ms(g.p95)}`, pct(g.rank1), `${ms(g.unknownP50)} / ${ms(g.unknownP95)}`, pct(g.nobody), ms(g.lightReadMs), ms(g.afterChangeMs)]),
+      ["database", "enrolled pets", "image rows: templates / search keys", "start-up preload from the database (search keys)", "preload CPU a pet: this process / PostgreSQL (pets/s two cores would load)", "reading the gallery rows alone (no engine)", "identify p50 / p95 (shortlist's templates read from the database)", "rank-1", "unknown animals: p50 / p95", "matching nobody", "one deep pass's light templates (368 pets) read from the database / again (kept in memory)", "identify right after another process enrolled a pet"],
+      results.map((g) => [g.mode === "postgres" ? "PostgreSQL" : "PGlite", num(g.pets), `${num(g.templateRows)}: ${mib(g.templateBytes)} / ${mib(g.searchKeyBytes)}`, rate(g.pets, g.loadMs), `${((g.loadCpuMs / g.pets) * 1000).toFixed(0)} µs / ${((g.loadPostgresCpuMs / g.pets) * 1000).toFixed(0)} µs (${num((2 * g.pets * 1000) / (g.loadCpuMs + g.loadPostgresCpuMs))})`, rate(g.pets, g.readMs), `${ms(g.p50)} / ${ms(g.p95)}`, pct(g.rank1), `${ms(g.unknownP50)} / ${ms(g.unknownP95)}`, pct(g.nobody), `${ms(g.lightReadMs)} / ${ms(g.lightReadAgainMs)}`, ms(g.afterChangeMs)]),
     ),
   ].join("\n");
 }
@@ -207,7 +207,7 @@ function apiIdentificationSection(results: ApiIdentificationFigures[]): string {
     `### 1:N through the API (embedded default: PGlite, in-process jobs; a gallery registered through the API, then each identification timed from its POST to the poll, every ${results[0]?.pollMs ?? 0} ms, that sees it SUCCESS)`,
     "",
     table(
-      ["probes", "enrolled pets (registered in)", "enrolled: p50 / p95 / max", "rank-1", "unknown animals: p50 / p95 / max", "matching nobody"],
+      ["probes", "enrolled pets (registered in)", "enrolled: p50 / p95 / max", "rank-1", "unknown animals: p50 / p95 / max", "matching nobody", "two clients at once: identification p50 / p95", "meanwhile a pet GET: p50 / p99 / max, failed"],
       results.map((r) => [
         `${r.setting} (${r.enrolled.probes} enrolled, ${r.unknown.probes} unknown)`,
         `${num(r.pets)} (${(r.registerSeconds / 60).toFixed(1)} min)`,
@@ -215,6 +215,8 @@ function apiIdentificationSection(results: ApiIdentificationFigures[]): string {
         pct(r.enrolled.rank1),
         `${ms(r.unknown.p50)} / ${ms(r.unknown.p95)} / ${ms(r.unknown.max)}`,
         pct(r.unknown.nobody),
+        `${ms(r.underLoad.p50)} / ${ms(r.underLoad.p95)} (${r.underLoad.identifications})`,
+        `${ms(r.underLoad.get.p50)} / ${ms(r.underLoad.get.p99)} / ${ms(r.underLoad.get.max)}, ${r.underLoad.get.failed} of ${num(r.underLoad.get.calls)}`,
       ]),
     ),
   ].join("\n");
