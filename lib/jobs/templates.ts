@@ -97,24 +97,7 @@ export function forgetLightTemplates(): void {
  * light comparison reads, about a fifth of each template.
  */
 export async function enrolledLightTemplatesByPet(db: Db, accountId: string, petIds: string[]): Promise<Map<string, Uint8Array[]>> {
-  return inSlices(petIds, LIGHT_TEMPLATE_PETS_A_QUERY, (slice) => enrolledCutsByPet(db, accountId, slice, "lightTemplate", lightTemplateOf, lightTemplateCache));
-}
-
-/**
- * Pets whose light templates (~60 KB a pet) or whole templates (~330 KB) one query reads: about a megabyte. The
- * embedded database runs each query on the web process's event loop, so a deep pass's ~22 MB are read in slices
- * that other requests run between, not in one query that holds every other call back.
- */
-const LIGHT_TEMPLATE_PETS_A_QUERY = 16;
-const TEMPLATE_PETS_A_QUERY = 3;
-
-/** `read` on consecutive slices of `petIds`, one after another, its answers joined. */
-async function inSlices(petIds: string[], size: number, read: (slice: string[]) => Promise<Map<string, Uint8Array[]>>): Promise<Map<string, Uint8Array[]>> {
-  const joined = new Map<string, Uint8Array[]>();
-  for (let start = 0; start < petIds.length; start += size) {
-    for (const [petId, parts] of await read(petIds.slice(start, start + size))) joined.set(petId, parts);
-  }
-  return joined;
+  return enrolledCutsByPet(db, accountId, petIds, "lightTemplate", lightTemplateOf, lightTemplateCache);
 }
 
 /**
@@ -186,10 +169,6 @@ async function enrolledCutsByPet(
 
 /** The enrolled, usable templates of these pets of the account, current engine version, by pet. */
 export async function enrolledTemplatesByPet(db: Db, accountId: string, petIds: string[]): Promise<Map<string, Uint8Array[]>> {
-  return inSlices(petIds, TEMPLATE_PETS_A_QUERY, (slice) => templatesByPet(db, accountId, slice));
-}
-
-async function templatesByPet(db: Db, accountId: string, petIds: string[]): Promise<Map<string, Uint8Array[]>> {
   if (petIds.length === 0) return new Map();
   // Plain SQL, templates in base64, as enrolledCutsByPet reads its parts.
   const packed = await db.$queryRaw<(Omit<ImageRow, "template"> & { petId: string | null; template: string | null })[]>`
