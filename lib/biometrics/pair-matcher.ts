@@ -156,6 +156,7 @@ export function halfStepFrame(template: NoseTemplate, set: number): Int8Array {
 
 /** The frames a half-step hypothesis reads halfway to, in the order `neighboursOfHypotheses` places them after a's own. */
 const halfStepSets = [...new Set(ROTATION_HYPOTHESES.filter((h) => h.halfStep).map((h) => h.setA))];
+const matchedFrames = Array.from({ length: MATCHED_SETS }, (_, set) => set);
 
 /**
  * Nearest-neighbour figures for every hypothesis, in ROTATION_HYPOTHESES order, in one pass over the kernel: a's
@@ -165,9 +166,8 @@ const halfStepSets = [...new Set(ROTATION_HYPOTHESES.filter((h) => h.halfStep).m
 function neighboursOfHypotheses(a: NoseTemplate, b: NoseTemplate, count = ROTATION_HYPOTHESES.length): FrameNeighbours[] {
   const hypotheses = ROTATION_HYPOTHESES.slice(0, count);
   const halfSteps = hypotheses.some((h) => h.halfStep) ? halfStepSets : [];
-  const frames = Array.from({ length: MATCHED_SETS }, (_, set) => set);
-  const aBlocks = [...frames.map((set) => descriptorSet(a, set)), ...halfSteps.map((set) => halfStepFrame(a, set))];
-  const bBlocks = frames.map((set) => descriptorSet(b, set));
+  const aBlocks = [...matchedFrames.map((set) => descriptorSet(a, set)), ...halfSteps.map((set) => halfStepFrame(a, set))];
+  const bBlocks = matchedFrames.map((set) => descriptorSet(b, set));
   const pairs = hypotheses.map((h) => [h.halfStep ? MATCHED_SETS + halfSteps.indexOf(h.setA) : h.setA, h.setB] as const);
   return blockNeighbours(aBlocks, bBlocks, pairs, DESCRIPTOR_DIMS);
 }
@@ -213,20 +213,32 @@ interface Affine {
   ty: number;
 }
 
-/** Each tentative match's log scale (b over a) and keypoint positions, read once a comparison (reused arrays). */
-let anchorData = { logScales: new Float64Array(64), ax: new Float64Array(64), ay: new Float64Array(64), bx: new Float64Array(64), by: new Float64Array(64) };
+const LOG_SCALE_TOLERANCE = Math.log(GEOMETRY_SCALE_TOLERANCE);
+
+/** Each tentative match's scale (b over a), its log and the keypoint positions, read once a comparison (reused arrays). */
+const anchorArrays = (size: number) => ({
+  scales: new Float64Array(size),
+  logScales: new Float64Array(size),
+  ax: new Float64Array(size),
+  ay: new Float64Array(size),
+  bx: new Float64Array(size),
+  by: new Float64Array(size),
+});
+let anchorData = anchorArrays(64);
 
 /**
- * The matches that agree with anchor `m`'s prediction (b's position of each a keypoint, by the anchor's scale `scale`
- * and the hypothesis' rotation as cos/sin times the scale); counted, and listed in `into` when given.
+ * The matches that agree with anchor `m`'s prediction of where each a keypoint lies in b (by the anchor's scale and
+ * the hypothesis' rotation, given as its cosine and sine); counted, and listed in `into` when given.
  */
-function agreeingWithAnchor(m: number, count: number, scale: number, cos: number, sin: number, into?: number[]): number {
-  const { logScales, ax, ay, bx, by } = anchorData;
-  const logScaleTolerance = Math.log(GEOMETRY_SCALE_TOLERANCE);
+function agreeingWithAnchor(m: number, count: number, cosRotation: number, sinRotation: number, into?: number[]): number {
+  const { scales, logScales, ax, ay, bx, by } = anchorData;
+  const scale = scales[m];
+  const cos = scale * cosRotation;
+  const sin = scale * sinRotation;
   const logScale = logScales[m];
   let agreeing = 0;
   for (let n = 0; n < count; n++) {
-    if (Math.abs(logScales[n] - logScale) > logScaleTolerance) continue;
+    if (Math.abs(logScales[n] - logScale) > LOG_SCALE_TOLERANCE) continue;
     const dx = ax[n] - ax[m];
     const dy = ay[n] - ay[m];
     const px = bx[m] + cos * dx - sin * dy;
@@ -251,12 +263,8 @@ function bestAnchorInliers(a: NoseTemplate, b: NoseTemplate, matches: TentativeM
   const ka = a.keypoints;
   const kb = b.keypoints;
   const count = matches.count;
-  if (anchorData.ax.length < count) {
-    const size = 2 * count;
-    anchorData = { logScales: new Float64Array(size), ax: new Float64Array(size), ay: new Float64Array(size), bx: new Float64Array(size), by: new Float64Array(size) };
-  }
-  const { logScales, ax, ay, bx, by } = anchorData;
-  const scales = new Float64Array(count);
+  if (anchorData.ax.length < count) anchorData = anchorArrays(2 * count);
+  const { scales, logScales, ax, ay, bx, by } = anchorData;
   for (let n = 0; n < count; n++) {
     const ja = matches.a[n] * KEYPOINT_FIELDS;
     const jb = matches.b[n] * KEYPOINT_FIELDS;
@@ -273,17 +281,14 @@ function bestAnchorInliers(a: NoseTemplate, b: NoseTemplate, matches: TentativeM
   let bestAnchor = -1;
   let bestCount = 0;
   for (let m = 0; m < count; m++) {
-    const agreeing = agreeingWithAnchor(m, count, scales[m], scales[m] * cosRotation, scales[m] * sinRotation);
+    const agreeing = agreeingWithAnchor(m, count, cosRotation, sinRotation);
     if (agreeing > bestCount) {
       bestCount = agreeing;
       bestAnchor = m;
     }
   }
   const inliers: number[] = [];
-  if (bestAnchor >= 0) {
-    const scale = scales[bestAnchor];
-    agreeingWithAnchor(bestAnchor, count, scale, scale * cosRotation, scale * sinRotation, inliers);
-  }
+  if (bestAnchor >= 0) agreeingWithAnchor(bestAnchor, count, cosRotation, sinRotation, inliers);
   return inliers;
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { blockNeighbours, dotProductMatrix, INT32_MIN, nearestNeighbours, residentMatrix, secondBestDots } from "./dot-kernel";
+import { blockNeighbours, dotProductMatrix, INT32_MIN, residentMatrix, secondBestDots } from "./dot-kernel";
 
 function randomDescriptors(count: number, dims: number, seed: number): Int8Array {
   const values = new Int8Array(count * dims);
@@ -30,7 +30,7 @@ describe("dotProductMatrix (SIMD kernel)", () => {
   });
 });
 
-/** The matrix, then nearest-neighbour figures by a plain scan: what `nearestNeighbours` must equal. */
+/** The matrix, then nearest-neighbour figures by a plain scan: what `blockNeighbours` must equal. */
 function scalarNeighbours(a: Int8Array, frames: number, b: Int8Array, dims: number) {
   const countA = a.length / dims / frames;
   const countB = b.length / dims;
@@ -53,7 +53,14 @@ function scalarNeighbours(a: Int8Array, frames: number, b: Int8Array, dims: numb
   });
 }
 
-describe("nearestNeighbours (SIMD kernel)", () => {
+/** `a`'s `frames` blocks of rows (the same keypoints in several frames), each paired with `b`, as the matcher's upright hypotheses are. */
+function framesAgainst(a: Int8Array, frames: number, b: Int8Array, dims: number) {
+  const rows = a.length / frames;
+  const blocks = Array.from({ length: frames }, (_, f) => a.subarray(f * rows, (f + 1) * rows));
+  return blockNeighbours(blocks, [b], blocks.map((_, f) => [f, 0] as const), dims);
+}
+
+describe("blockNeighbours (SIMD kernel)", () => {
   it.each([
     // rows per frame, columns, frames, dims, value range: small ranges force ties (first index must win)
     [13, 29, 1, 128, 127],
@@ -65,7 +72,7 @@ describe("nearestNeighbours (SIMD kernel)", () => {
   ])("equals a scalar scan: %i rows x %i columns, %i frames, %i dims, values up to %i", (rows, columns, frames, dims, max) => {
     const a = randomDescriptors(rows * frames, dims, rows + 1).map((v) => Math.abs(v) % (max + 1));
     const b = randomDescriptors(columns, dims, columns + 2).map((v) => Math.abs(v) % (max + 1));
-    const kernel = nearestNeighbours(a, frames, b, dims).map((frame) => ({
+    const kernel = framesAgainst(a, frames, b, dims).map((frame) => ({
       rowBest: Array.from(frame.rowBest),
       rowSecond: Array.from(frame.rowSecond),
       rowIndex: Array.from(frame.rowIndex),
@@ -74,7 +81,7 @@ describe("nearestNeighbours (SIMD kernel)", () => {
     expect(kernel).toEqual(scalarNeighbours(a, frames, b, dims));
   });
 
-  it("blockNeighbours equals a scalar scan for each pair of blocks, with a's blocks kept between calls and loaded again when overwritten", () => {
+  it("equals a scalar scan for each pair of blocks, with a's blocks kept between calls and loaded again when overwritten", () => {
     const plain = (frame: { rowBest: Int32Array; rowSecond: Int32Array; rowIndex: Int32Array; columnRow: Int32Array }) => ({
       rowBest: Array.from(frame.rowBest),
       rowSecond: Array.from(frame.rowSecond),
@@ -94,7 +101,9 @@ describe("nearestNeighbours (SIMD kernel)", () => {
   });
 
   it("rejects descriptors whose frames do not hold the same number of rows", () => {
-    expect(() => nearestNeighbours(randomDescriptors(5, 16, 1), 2, randomDescriptors(3, 16, 2), 16)).toThrow();
+    const b = [randomDescriptors(3, 16, 2)];
+    expect(() => blockNeighbours([randomDescriptors(3, 16, 1), randomDescriptors(2, 16, 1)], b, [[0, 0], [1, 0]], 16)).toThrow();
+    expect(() => blockNeighbours([randomDescriptors(3, 16, 1)], [b[0], randomDescriptors(2, 16, 3)], [[0, 0]], 16)).toThrow();
   });
 });
 

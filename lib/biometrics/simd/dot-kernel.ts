@@ -13,6 +13,7 @@ const nearest = instance.exports.nearest as (
 ) => void;
 
 const align16 = (bytes: number) => (bytes + 15) & ~15;
+const roundUp4 = (count: number) => (count + 3) & ~3;
 
 /**
  * The blocks of `a` that `blockNeighbours` last widened into kernel memory (one template's descriptor frames, searched
@@ -22,7 +23,6 @@ const align16 = (bytes: number) => (bytes + 15) & ~15;
 let keptA: readonly Int8Array[] = [];
 let keptAAt = 0;
 let keptAEnd = 0;
-const roundUp4 = (count: number) => (count + 3) & ~3;
 
 function checkDims(dims: number, a: Int8Array, b: Int8Array): void {
   if (dims % 16 !== 0 || a.length % dims !== 0 || b.length % dims !== 0) throw new Error("descriptor size must be a multiple of 16");
@@ -62,7 +62,7 @@ export function dotProductMatrix(a: Int8Array, b: Int8Array, dims: number): Int3
   return new Int32Array(memory.buffer.slice(free, free + countA * countB * 4));
 }
 
-/** What mutual nearest-neighbour matching needs of one frame's dot products (see `nearestNeighbours`). */
+/** What mutual nearest-neighbour matching needs of one frame's dot products (see `blockNeighbours`). */
 export interface FrameNeighbours {
   /** Per row of a: its largest dot product with b, the runner-up, and the first column reaching the largest. */
   rowBest: Int32Array;
@@ -72,27 +72,15 @@ export interface FrameNeighbours {
   columnRow: Int32Array;
 }
 
-/**
- * `a` holds `frames` blocks of rows (the same keypoints described in several frames); for each block,
- * the nearest-neighbour figures of its dot products with `b`, computed without storing the matrix.
- * Equal to a scalar scan (rows, then columns, ascending; ties keep the first): INT32_MIN, INT32_MIN, -1
- * for a row when b is empty, -1 for a column when a block is empty.
- */
-export function nearestNeighbours(a: Int8Array, frames: number, b: Int8Array, dims: number): FrameNeighbours[] {
-  checkDims(dims, a, b);
-  const countA = a.length / dims / frames;
-  if (!Number.isInteger(countA)) throw new Error("a must hold the same number of rows in every frame");
-  const blocks = Array.from({ length: frames }, (_, f) => a.subarray(f * countA * dims, (f + 1) * countA * dims));
-  return blockNeighbours(blocks, [b], blocks.map((_, f) => [f, 0] as const), dims);
-}
-
 function sameBlocks(x: readonly Int8Array[], y: readonly Int8Array[]): boolean {
   return x.length === y.length && x.every((block, i) => block.buffer === y[i].buffer && block.byteOffset === y[i].byteOffset && block.length === y[i].length);
 }
 
 /**
- * Nearest-neighbour figures (as `nearestNeighbours`) of block `pairs[k][0]` of `a` against block `pairs[k][1]` of `b`,
- * for each pair in order; every block of `a` holds the same rows, and so does every block of `b`. `a`'s blocks stay in
+ * For each pair in order, the nearest-neighbour figures of the dot products of block `pairs[k][0]` of `a` (rows: the
+ * same keypoints described in one frame) with block `pairs[k][1]` of `b`, computed without storing the matrix. Equal
+ * to a scalar scan (rows, then columns, ascending; ties keep the first): INT32_MIN, INT32_MIN, -1 for a row when b is
+ * empty, -1 for a column when a is. Every block of `a` holds the same rows, and so does every block of `b`. `a`'s blocks stay in
  * kernel memory between calls with the same arrays (a probe image compared with many images), and consecutive
  * pairs of consecutive `a` blocks against one `b` block take one kernel call.
  */
@@ -205,7 +193,7 @@ export function residentMatrix(b: Int8Array, dims: number): ResidentMatrix {
 }
 
 /**
- * Each row of `a`'s second largest dot product with the rows of a resident matrix: `nearestNeighbours(a, 1, b,
+ * Each row of `a`'s second largest dot product with the rows of a resident matrix: `blockNeighbours([a], [b], [[0, 0]],
  * dims)[0].rowSecond`, bit for bit, without the column bookkeeping and without copying b each call.
  */
 export function secondBestDots(a: Int8Array, matrix: ResidentMatrix): Int32Array {
