@@ -1,14 +1,12 @@
 import fs from "node:fs";
 import sharp from "sharp";
-import type { RhinariumClient } from "@rhinarium/sdk";
 import type { DifficultyName } from "@/lab/synth/parameters";
 import { Rng } from "@/lab/synth/prng";
 import { startLatencyProbe } from "@/lab/test-support/latency-probe";
-import { appearanceJpeg } from "@/lab/test-support/nose-images";
-import { apiClient } from "@/lab/test-support/scale";
+import { apiClient, probeSessionFrom, registerPetFrom, type NosePhoto } from "@/lab/test-support/scale";
 import { ops, type TestServer } from "@/lab/test-support/server";
 import { distractorPoolFiles, ENROL_CAPTURES, PROBE_CAPTURES, probeSetFiles, type IdentificationBenchOptions } from "./identification";
-import { quantile } from "./stats";
+import { quantile, readFigures } from "./stats";
 
 // 1:N through the API as a client meets it: a gallery of `pets` pets registered through the API (the probe setting's
 // enrolled subjects, topped up with distractor pets each registered from five images of the distractor pool, as
@@ -33,16 +31,6 @@ const REGISTERING_CLIENTS = 4;
 /** The timing client's poll interval: a finished job is seen within this. */
 const POLL_MS = 25;
 
-async function register(client: RhinariumClient, images: Promise<Buffer>[], seed: number): Promise<string> {
-  const pet = await client.createPet({ species: "DOG", metadata: JSON.stringify({ bench: seed }) });
-  const session = await client.createCaptureSession({ species: "DOG", purpose: "PET_PROFILE_REGISTRATION", petId: pet.id });
-  for (const image of images) await client.uploadFingerprint(session.id, await image);
-  await client.uploadAppearance(session.id, await appearanceJpeg(seed));
-  const job = await client.waitForFingerprintAddition((await client.addFingerprints(pet.id, session.id)).jobId);
-  if (job.status !== "SUCCESS") throw new Error(`registration ${seed} ended ${job.status}`);
-  return pet.id;
-}
-
 export async function benchApiIdentification(
   server: TestServer,
   pets: number,
@@ -54,16 +42,15 @@ export async function benchApiIdentification(
   const timing = apiClient(server.baseUrl, account.apiKey as string, POLL_MS);
   const { files } = await probeSetFiles(setting, options);
   const { poolFiles } = await distractorPoolFiles(options);
-  const read = (file: string) => fs.promises.readFile(file);
+  const read = (file: string): NosePhoto => () => fs.promises.readFile(file);
   // A pool image or its mirror image (to the matcher another nose), as the engine-level bench mixes them.
-  const poolImage = (i: number) => (i < poolFiles.length ? read(poolFiles[i]) : sharp(poolFiles[i - poolFiles.length]).flop().jpeg({ quality: 92 }).toBuffer());
+  const poolImage = (i: number): NosePhoto => (i < poolFiles.length ? read(poolFiles[i]) : () => sharp(poolFiles[i - poolFiles.length]).flop().jpeg({ quality: 92 }).toBuffer());
   const rng = new Rng(779);
-  const registrations: { images: () => Promise<Buffer>[]; genuine?: number }[] = [
-    ...Array.from({ length: Math.min(options.genuine, pets) }, (_, s) => ({ images: () => ENROL_CAPTURES.map((c) => read(files[s][c])), genuine: s })),
-    ...Array.from({ length: Math.max(0, pets - options.genuine) }, () => {
-      const mix = Array.from({ length: 5 }, () => Math.floor(rng.next() * poolFiles.length * 2));
-      return { images: () => mix.map(poolImage) };
-    }),
+  const registrations: { photos: NosePhoto[]; genuine?: number }[] = [
+    ...Array.from({ length: Math.min(options.genuine, pets) }, (_, s) => ({ photos: ENROL_CAPTURES.map((c) => read(files[s][c])), genuine: s })),
+    ...Array.from({ length: Math.max(0, pets - options.genuine) }, () => ({
+      photos: Array.from({ length: 5 }, () => poolImage(Math.floor(rng.next() * poolFiles.length * 2))),
+    })),
   ];
   options.log(`API identification: registering ${registrations.length} pets through the API (${setting} setting)`);
   const petOf = new Map<number, string>();
@@ -73,19 +60,15 @@ export async function benchApiIdentification(
     Array.from({ length: REGISTERING_CLIENTS }, async () => {
       while (next < registrations.length) {
         const n = next++;
-        const petId = await register(client, registrations[n].images(), 10_000 + n);
+        const petId = await registerPetFrom(client, 10_000 + n, registrations[n].photos);
         if (registrations[n].genuine !== undefined) petOf.set(registrations[n].genuine!, petId);
         if (n % 100 === 99) options.log(`API identification: ${n + 1} pets registered`);
       }
     }),
   );
   const registerSeconds = (performance.now() - started) / 1000;
-  const probeSession = async (subject: number) => {
-    const session = await client.createCaptureSession({ species: "DOG", purpose: "PET_IDENTIFICATION" });
-    for (const c of PROBE_CAPTURES) await client.uploadFingerprint(session.id, await read(files[subject][c]));
-    await client.uploadAppearance(session.id, await appearanceJpeg(20_000 + subject));
-    return session.id;
-  };
+  const probeSession = (subject: number) =>
+    probeSessionFrom(client, 20_000 + subject, PROBE_CAPTURES.map((c) => read(files[subject][c])), "PET_IDENTIFICATION");
   const identify = async (subject: number, prepared?: string) => {
     const session = prepared ?? (await probeSession(subject));
     const t0 = performance.now();
@@ -124,7 +107,6 @@ export async function benchApiIdentification(
     return latencies;
   }))).flat();
   const reads = await probe.stop();
-  const answered = reads.filter((latency) => latency >= 0);
   const figures = (samples: number[]) => ({ probes: samples.length, p50: quantile(samples, 0.5), p95: quantile(samples, 0.95), max: Math.max(...samples) });
   return {
     setting,
@@ -137,7 +119,7 @@ export async function benchApiIdentification(
       identifications: together.length,
       p50: quantile(together, 0.5),
       p95: quantile(together, 0.95),
-      get: { calls: reads.length, p50: quantile(answered, 0.5), p99: quantile(answered, 0.99), max: Math.max(0, ...answered), failed: reads.length - answered.length },
+      get: readFigures(reads),
     },
   };
 }

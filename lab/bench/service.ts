@@ -12,7 +12,7 @@ import { noseCapture } from "@/lab/test-support/nose-images";
 import { apiClient, probeSession, registerPet } from "@/lab/test-support/scale";
 import { ops, type TestServer } from "@/lab/test-support/server";
 import { loadTest, postgresPids, startCeilingServer, type LoadResult } from "./api-load";
-import { quantile } from "./stats";
+import { quantile, readFigures } from "./stats";
 
 // The service figures, each beside its reference measured in the same run: API calls against a bare
 // http server answering the same JSON, uploads against sharp decoding the same images, job latency
@@ -191,7 +191,6 @@ export async function benchJobs(server: TestServer, jobs: number): Promise<JobFi
   };
   const [knownLatencies, strayLatencies] = await Promise.all([identifyAll(known), identifyAll(stray)]);
   const reads = await probe.stop();
-  const answered = reads.filter((latency) => latency >= 0);
   // The engine alone, on templates of the same captures.
   const templates = async (seed: number, captures: number[]) =>
     (await Promise.all(captures.map(async (c) => engine.analyseImage(await noseCapture(seed, c))))).flatMap((a) => (a.ok && a.template ? [a.template] : []));
@@ -212,7 +211,7 @@ export async function benchJobs(server: TestServer, jobs: number): Promise<JobFi
       identifications: known.length + stray.length,
       enrolled: { p50: quantile(knownLatencies, 0.5), p95: quantile(knownLatencies, 0.95) },
       unknown: { p50: quantile(strayLatencies, 0.5), p95: quantile(strayLatencies, 0.95) },
-      get: { calls: reads.length, p50: quantile(answered, 0.5), p99: quantile(answered, 0.99), max: Math.max(0, ...answered), failed: reads.length - answered.length },
+      get: readFigures(reads),
     },
   };
 }

@@ -24,3 +24,9 @@ export function table(header: string[], rows: (string | number)[][]): string {
   const line = (cells: (string | number)[]) => `| ${cells.join(" | ")} |`;
   return [line(header), line(header.map(() => "---")), ...rows.map(line)].join("\n");
 }
+
+/** What a latency probe's reads show: how many, the answered ones' p50 / p99 / max, and how many failed (negative: no answer). */
+export function readFigures(reads: number[]): { calls: number; p50: number; p99: number; max: number; failed: number } {
+  const answered = reads.filter((latency) => latency >= 0);
+  return { calls: reads.length, p50: quantile(answered, 0.5), p99: quantile(answered, 0.99), max: Math.max(0, ...answered), failed: reads.length - answered.length };
+}

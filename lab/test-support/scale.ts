@@ -130,11 +130,19 @@ export function apiClient(baseUrl: string, apiKey: string, pollIntervalMs = 100)
   return new RhinariumClient({ baseUrl, apiKey, pollIntervalMs, maxPolls: 1_000_000, maxWaitMs: 120_000, retries: 0 });
 }
 
-/** A pet registered through the API from `captures` photos of synthetic pet `seed`; its id once the job succeeded. */
+/** A nose photo to upload, made or read when its turn comes. */
+export type NosePhoto = () => Promise<Buffer>;
+
+/** A pet registered through the API from synthetic pet `seed`'s `captures`; its id once the job succeeded. */
 export async function registerPet(client: RhinariumClient, seed: number, captures = [0, 1, 2, 3, 4], species: Species = "DOG"): Promise<string> {
+  return registerPetFrom(client, seed, captures.map((i) => () => noseCapture(seed, i)), species);
+}
+
+/** A pet registered through the API from these photos (its metadata and appearance image from `seed`); its id once the job succeeded. */
+export async function registerPetFrom(client: RhinariumClient, seed: number, photos: NosePhoto[], species: Species = "DOG"): Promise<string> {
   const pet = await client.createPet({ species, metadata: JSON.stringify({ seed }) });
   const session = await client.createCaptureSession({ species, purpose: "PET_PROFILE_REGISTRATION", petId: pet.id });
-  for (const i of captures) await client.uploadFingerprint(session.id, await noseCapture(seed, i));
+  for (const photo of photos) await client.uploadFingerprint(session.id, await photo());
   await client.uploadAppearance(session.id, await appearanceJpeg(seed));
   const { jobId } = await client.addFingerprints(pet.id, session.id);
   const job = await client.waitForFingerprintAddition(jobId);
@@ -150,8 +158,19 @@ export async function probeSession(
   petId?: string,
   captures = [5, 6, 7],
 ): Promise<string> {
+  return probeSessionFrom(client, seed, captures.map((i) => () => noseCapture(seed, i)), purpose, petId);
+}
+
+/** A finished capture session of these photos (its appearance image from `seed`), for verification (with petId) or identification. */
+export async function probeSessionFrom(
+  client: RhinariumClient,
+  seed: number,
+  photos: NosePhoto[],
+  purpose: "PET_VERIFICATION" | "PET_IDENTIFICATION",
+  petId?: string,
+): Promise<string> {
   const session = await client.createCaptureSession({ species: "DOG", purpose, ...(petId ? { petId } : {}) });
-  for (const i of captures) await client.uploadFingerprint(session.id, await noseCapture(seed, i));
+  for (const photo of photos) await client.uploadFingerprint(session.id, await photo());
   await client.uploadAppearance(session.id, await appearanceJpeg(seed));
   return session.id;
 }
