@@ -24,9 +24,10 @@ function matchedHash(t: NoseTemplate): string {
 /**
  * Extraction output pinned bit for bit: the committed vocabulary and the score calibration were fitted
  * to these exact features, so a change meant only to make extraction faster must leave these hashes
- * as they are. The templates were recorded with template format 11 (format 9's descriptor network, frames and
- * vocabulary; format 10's contrast normalisation and quality gate; each scale level capped at MAX_LEVEL_SHARE of the
- * keypoints, the burstiness refill on, and the generic bank rebuilt with both). `matched` covers what the matcher and the gallery read (keypoints, the three matched frames, the search
+ * as they are. The templates were recorded with template format 12 (format 12's descriptor network, fine-tuned for
+ * soft captures, with the generic bank and the vocabulary made again for it; format 9's frames; format 10's contrast
+ * normalisation and quality gate; format 11's cap of each scale level at MAX_LEVEL_SHARE of the keypoints and the
+ * burstiness refill). `matched` covers what the matcher and the gallery read (keypoints, the three matched frames, the search
  * key); `template` is a 1:N probe's (with the outer frames); every other image is extracted without them and must give
  * the same `matched`, `genericness` and quality. If the inputs' hashes differ, the synthesizer or sharp changed, not the
  * engine: re-record all hashes with the engine as it was before your change.
@@ -35,33 +36,33 @@ const PINNED = [
   {
     name: "normal capture",
     input: "703a80d1c80105f02d847337977fbfa74e5e44d1728dc29813308ccb522efbf7",
-    template: "a0a096a2daeb8ba4ac336369720a478b3c473c1c7cd391c8baf42b1c6d502326",
-    genericness: "c91d781b83a752c32cee2d60e8cb6790e390c6822ca2be621138db6eeae663de",
-    matched: "90f8afc2a56a404e1669abef0dafb62f9ba93821cfa0197a1a55d495e36c617f",
-    quality: "db7f078a080d293c91275cf893efde4c22596367255fc5a1af2a22eb2f279c5e",
+    template: "e588ef78cdced299d79195e478284bb7204b9c1a0d229a2f414655268defed8f",
+    genericness: "394e85cf6ddade60056500cf862538207d6c9a7fb2fa84946ad8f8e2b3f9e47b",
+    matched: "6e5dc4d28d9a57574da0946521678d8b5de352f684e9e28552141fc24914bcf5",
+    quality: "7ce26c8009a173dadd60165269b080f9f290326cde6c0d6aa21e4bd8f9861cbf",
   },
   {
     name: "normal capture, 640 px",
     input: "86ad99c9c847d61de369d7599a913fe94c8858a68ef2f3a1b01a69394c2479fd",
-    template: "ea74796e52f96458282391ff0035aab6153d015390f7dfc988757c6b5d8297a9",
-    genericness: "579b03debb9e807186ef2873716785842e77a5609c09b161cbcf79ebb2383d87",
-    matched: "fb8c01e62881b0ac82763ed0cf91cc7c846df279d7857ad6f925f6b507576633",
-    quality: "fe507efda680b30fd16cc2e1c59dcb503825787ceaf36c71e7ee71f0d91c3cd2",
+    template: "5d87692e3c53503fcd070bb2a612f143fffc8001ae53aeef6140c18e6c7e9657",
+    genericness: "be69446bf8790a1c696f33218e6d4cc84fa621ccb57fe5f6a6e9f63708060997",
+    matched: "4625308334d86995bfad2dbb6ddc658b67f74232e55938d0de01ede7ad51508e",
+    quality: "cc33059fc014af1a11bdfa29bb7a7faa4f302c169983afc41de401d7697f7df4",
   },
   {
     name: "hard capture 1",
     input: "b8923a489722ce8cb5f21616efe61b2eb79e722778763f32f1b8e5d6b9ce857d",
-    template: "a7bfba2b265360543feedfdd542022b7702e10833b2d048db85329390a253c5f",
-    genericness: "01102e257baa25ecadf596a6eeed2a4fae73cd50f8be315620b259fc81dd0695",
-    matched: "a05badbee7441649c91c28b35b9900b1df0b826ce796391e3e397a680bc6c42e",
+    template: "08a86c019ae43722c37b7742d10cae44d3d4b3c6406c5a2084aba5fd59e34aa0",
+    genericness: "14c0ee179806bbfa27d010f3103e470fa6067d4c3bcf58577234821e85333343",
+    matched: "84bca474c2742330c4ccdd4c1bf483c64d8fa48bfd61ea36c0278a8a3cd7049f",
     quality: "eaac92ccc87346db146f09ce59b861794792069cbf9181e86f4daf9c1d37a227",
   },
   {
     name: "hard capture 2",
     input: "2c5c8101fe49e0106c3b51647539743d61b1ea613f94d2acad2e061f8a79fa3b",
-    template: "2b673bef8f10ee677e374d84366c68f9c6200f12c7b232fceb8599bcdd49c0e9",
-    genericness: "f65521c47e3d79e93776f77f7ed5a60fecf3bf5e29e93128b749f5e218d08b85",
-    matched: "d9b542551e056c14fca585557204c9bdcebe4b93cccd95773eca781d261d44b1",
+    template: "f5388469a4b72b1b1ad94f9d04c06eeccb528242434af98934efbab5070b2e3a",
+    genericness: "a7f1d0277bb27b17a4c6127206e26dbce90430fd6c26d0b4cb682cc1b111b691",
+    matched: "09ad497684ca2721dfeb891a9f7e28fcdc357dddc46361af66a3bf392da4d4b1",
     quality: "6424b65bfbdce176d7a5170ab90c6f958ba36c1144a064d7d1399ac4fbad291b",
   },
 ];

@@ -4,7 +4,7 @@
  */
 
 /** Bumped whenever extraction output changes; stored templates of another version are re-extracted. */
-export const TEMPLATE_VERSION = 11;
+export const TEMPLATE_VERSION = 12;
 /**
  * Bumped whenever the matcher gives another raw similarity for the same templates (templates need not change: the
  * half-step hypotheses of decision 0022 did not), so that the calibration, measured on raw similarities, must be
