@@ -29,9 +29,13 @@ const RUNS = process.env.HOSTILE_RUNS
 const HANG_MS = 30_000;
 /**
  * A well-behaved client of another account, while the hostile run goes on: how much the run may add
- * to its GET's 99th percentile, over the same client alone on the same machine just before.
+ * to its GET's 95th percentile, over the same client alone on the same machine just before. (Not the
+ * 99th: the test-sized run gives the client 50–100 GETs, of which the 99th percentile is the single
+ * slowest, one scheduling hiccup of a two-core machine. The long run logs the 99th.)
  */
-const MAX_IMPOSED_P99_MS = Number(process.env.HOSTILE_COST_P99_MS ?? 50);
+const MAX_IMPOSED_P95_MS = Number(process.env.HOSTILE_COST_P95_MS ?? 50);
+/** The longest any one of the client's GETs may wait while the run goes on: a stall, not a tail. */
+const MAX_STALL_MS = Number(process.env.HOSTILE_STALL_MS ?? 500);
 const BASELINE_MS = 5000;
 /** Growth of the server's resident memory over the run that would mean a leak or an unbounded buffer. */
 const MAX_RSS_GROWTH_MB = 400;
@@ -161,13 +165,15 @@ function hostileSuite(mode: "pglite" | "postgres") {
     const answered = latencies.filter((ms) => ms >= 0);
     console.log(
       `[hostile ${mode}] sent ${tally.sent} (+${tally.unsendable} unsendable), statuses ${JSON.stringify(Object.fromEntries(tally.byStatus))}, slowest ${Math.round(tally.slowestMs)} ms, RSS ${Math.round(rssBefore)} -> ${Math.round(rssAfter)} MB; ` +
-        `bystander GETs ${latencies.length}, failed ${latencies.length - answered.length}, p50 ${quantile(answered, 0.5).toFixed(1)} ms, p99 ${quantile(answered, 0.99).toFixed(1)} ms, max ${Math.max(...answered).toFixed(1)} ms; ` +
-        `alone before: ${baseline.length} GETs, p50 ${quantile(baseline, 0.5).toFixed(1)} ms, p99 ${quantile(baseline, 0.99).toFixed(1)} ms`,
+        `bystander GETs ${latencies.length}, failed ${latencies.length - answered.length}, p50 ${quantile(answered, 0.5).toFixed(1)} ms, p95 ${quantile(answered, 0.95).toFixed(1)} ms, p99 ${quantile(answered, 0.99).toFixed(1)} ms, max ${Math.max(...answered).toFixed(1)} ms; ` +
+        `alone before: ${baseline.length} GETs, p50 ${quantile(baseline, 0.5).toFixed(1)} ms, p95 ${quantile(baseline, 0.95).toFixed(1)} ms, p99 ${quantile(baseline, 0.99).toFixed(1)} ms`,
     );
     expect(answered.length).toBe(latencies.length);
     expect(answered.length).toBeGreaterThan(20);
-    // The latency the hostile traffic adds to the bystander's 99th percentile (over what the machine gives it alone).
-    expect(quantile(answered, 0.99) - quantile(baseline, 0.99)).toBeLessThanOrEqual(MAX_IMPOSED_P99_MS);
+    // The latency the hostile traffic adds to the bystander's 95th percentile (over what the machine gives it
+    // alone), and no GET stalled behind it.
+    expect(quantile(answered, 0.95) - quantile(baseline, 0.95)).toBeLessThanOrEqual(MAX_IMPOSED_P95_MS);
+    expect(Math.max(...answered)).toBeLessThanOrEqual(MAX_STALL_MS);
     expect(tally.sent).toBeGreaterThan(RUNS[mode] * 0.9);
     // Every status class that the generators aim at was reached: the property did not only see 401s.
     for (const status of [400, 404]) expect(tally.byStatus.get(status) ?? 0).toBeGreaterThan(10);
