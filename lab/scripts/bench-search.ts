@@ -22,6 +22,7 @@ import path from "node:path";
 import { parseScriptArgs } from "@/scripts/script-cli";
 import { cpuMsSince } from "../bench/stats";
 import { readLabelledDataset } from "../evaluation/dataset";
+import { readSubjectCache, writeSubjectCache } from "../evaluation/subject-cache";
 import { distractorKeys } from "../evaluation/distractors";
 import { Gallery } from "@/lib/biometrics/gallery";
 import { analyseImage, shutdownEngine } from "@/lib/biometrics/index";
@@ -67,28 +68,9 @@ async function extractAll(): Promise<(string | null)[][]> {
   console.log(`extracted ${subjects.length} subjects' captures in ${((performance.now() - started) / 1000).toFixed(0)} s`);
   return extracted;
 }
-/** The cache holds one JSON line per subject: a thousand subjects' templates are more than one string can hold. */
-function readCache(file: string): (string | null)[][] {
-  const bytes = fs.readFileSync(file);
-  const subjects: (string | null)[][] = [];
-  for (let start = 0; start < bytes.length; ) {
-    const end = bytes.indexOf(10, start);
-    const stop = end < 0 ? bytes.length : end;
-    if (stop > start) subjects.push(JSON.parse(bytes.toString("utf8", start, stop)) as (string | null)[]);
-    start = stop + 1;
-  }
-  return subjects;
-}
-
-function writeCache(file: string, subjects: (string | null)[][]): void {
-  const fd = fs.openSync(file, "w");
-  for (const subject of subjects) fs.writeSync(fd, `${JSON.stringify(subject)}\n`);
-  fs.closeSync(fd);
-}
-
-const cached = values.cache && fs.existsSync(values.cache) ? readCache(values.cache) : null;
+const cached = values.cache && fs.existsSync(values.cache) ? readSubjectCache(values.cache) : null;
 const stored = cached ?? (await extractAll());
-if (values.cache && !cached) writeCache(values.cache, stored);
+if (values.cache && !cached) writeSubjectCache(values.cache, stored);
 const templates = stored.map((list) => list.map((b64) => (b64 ? deserializeTemplate(new Uint8Array(Buffer.from(b64, "base64"))) : null)));
 const usable = (list: (NoseTemplate | null)[]) => list.filter((t): t is NoseTemplate => t !== null);
 const enrolments = templates.map((list) => usable(list.slice(0, 5)));

@@ -8,8 +8,8 @@
  * comparison's time a pet on this thread. The light comparison tries the first `--hypotheses` of ROTATION_HYPOTHESES
  * (by default the cascade's, WHOLE_FRAME_HYPOTHESES). Prints figures only.
  */
-import fs from "node:fs";
 import { parseScriptArgs } from "@/scripts/script-cli";
+import { readSubjectCache } from "../evaluation/subject-cache";
 import { Gallery } from "@/lib/biometrics/gallery";
 import { DESCRIPTOR_SETS, MATCHED_SETS, SHORTLIST_SIZE } from "@/lib/biometrics/parameters";
 import { WHOLE_FRAME_HYPOTHESES } from "@/lib/biometrics/pair-matcher";
@@ -34,18 +34,9 @@ const depth = Number(values.depth);
 const keypointCounts = values.keypoints.split(",").map(Number);
 const hypotheses = Number(values.hypotheses);
 
-// One JSON line per subject: a thousand subjects' templates are more than one string can hold.
-const bytes = fs.readFileSync(cache);
-const subjects: (NoseTemplate | null)[][] = [];
-for (let start = 0; start < bytes.length && subjects.length < pets; ) {
-  const end = bytes.indexOf(10, start);
-  const stop = end < 0 ? bytes.length : end;
-  if (stop > start) {
-    const line = JSON.parse(bytes.toString("utf8", start, stop)) as (string | null)[];
-    subjects.push(line.map((b64) => (b64 ? deserializeTemplate(new Uint8Array(Buffer.from(b64, "base64"))) : null)));
-  }
-  start = stop + 1;
-}
+const subjects = readSubjectCache(cache)
+  .slice(0, pets)
+  .map((line) => line.map((b64) => (b64 ? deserializeTemplate(new Uint8Array(Buffer.from(b64, "base64"))) : null)));
 const usable = (list: (NoseTemplate | null)[]) => list.filter((t): t is NoseTemplate => t !== null);
 const enrolments = subjects.map((list) => usable(list.slice(0, 5)));
 const probes = subjects.map((list) => usable(list.slice(5)));

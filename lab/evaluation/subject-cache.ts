@@ -1,0 +1,24 @@
+import fs from "node:fs";
+
+/**
+ * The template cache `npm run bench:search -- DIR --cache FILE` writes: one JSON line a subject, each capture's
+ * serialised template in base64 (null where the capture was unusable). One line a subject because a thousand
+ * subjects' templates are more than one string can hold.
+ */
+export function readSubjectCache(file: string): (string | null)[][] {
+  const bytes = fs.readFileSync(file);
+  const subjects: (string | null)[][] = [];
+  for (let start = 0; start < bytes.length; ) {
+    const end = bytes.indexOf(10, start);
+    const stop = end < 0 ? bytes.length : end;
+    if (stop > start) subjects.push(JSON.parse(bytes.toString("utf8", start, stop)) as (string | null)[]);
+    start = stop + 1;
+  }
+  return subjects;
+}
+
+export function writeSubjectCache(file: string, subjects: readonly (readonly (string | null)[])[]): void {
+  const fd = fs.openSync(file, "w");
+  for (const subject of subjects) fs.writeSync(fd, `${JSON.stringify(subject)}\n`);
+  fs.closeSync(fd);
+}
