@@ -1,18 +1,19 @@
 // CLI: npm run synth -- --out DIR --subjects N --captures M [--seed S] [--difficulty normal|hard|real]
 //                       [--backdrop plain|textured|shared-periodic|shared-textured] [--framing tight|loose]
+//                       [--roll upright|any]
 //                       [--workers W]
 //      npm run synth -- stats DIR [--limit N] [--workers W]   (the set's statistics beside real crops')
 import { availableParallelism } from "node:os";
 import { BACKDROP_KINDS, type BackdropKind } from "../synth/backdrop";
 import { formatSummary, measureCrops, summarise } from "../synth/crop-stats";
 import { startProgress } from "@/lib/progress";
-import { FRAMINGS, type Framing } from "../synth/capture";
+import { FRAMINGS, ROLLS, type Framing, type Roll } from "../synth/capture";
 import { generateDataset } from "../synth/dataset";
 import type { DifficultyName } from "../synth/parameters";
 
 const USAGE =
   "usage: npm run synth -- --out DIR --subjects N --captures M [--seed S] [--difficulty normal|hard|real]\n" +
-  "         [--backdrop plain|textured|shared-periodic|shared-textured] [--framing tight|loose] (real only)\n" +
+  "         [--backdrop plain|textured|shared-periodic|shared-textured] [--framing tight|loose] [--roll upright|any] (real only)\n" +
   "         [--workers W]";
 
 const STATS_USAGE = "usage: npm run synth -- stats DIR [--limit N] [--workers W]";
@@ -27,6 +28,7 @@ interface CliArgs {
   difficulty: DifficultyName;
   backdrop?: BackdropKind;
   framing?: Framing;
+  roll?: Roll;
   workers: number;
 }
 
@@ -39,7 +41,7 @@ function parseInteger(name: string, raw: string, min: number, max: number): numb
 
 function parseArgs(argv: string[]): CliArgs {
   const values = new Map<string, string>();
-  const known = new Set(["out", "subjects", "captures", "seed", "difficulty", "backdrop", "framing", "workers"]);
+  const known = new Set(["out", "subjects", "captures", "seed", "difficulty", "backdrop", "framing", "roll", "workers"]);
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === "--help" || arg === "-h") {
@@ -73,6 +75,11 @@ function parseArgs(argv: string[]): CliArgs {
     throw new UsageError(`--framing must be one of ${FRAMINGS.join(", ")}, got "${framing}"`);
   }
   if (framing !== undefined && difficulty !== "real") throw new UsageError("--framing needs --difficulty real");
+  const roll = values.get("roll");
+  if (roll !== undefined && !(ROLLS as readonly string[]).includes(roll)) {
+    throw new UsageError(`--roll must be one of ${ROLLS.join(", ")}, got "${roll}"`);
+  }
+  if (roll !== undefined && difficulty !== "real") throw new UsageError("--roll needs --difficulty real");
   const out = required("out");
   if (out.trim() === "") throw new UsageError("--out must not be empty");
   return {
@@ -83,6 +90,7 @@ function parseArgs(argv: string[]): CliArgs {
     difficulty,
     ...(backdrop ? { backdrop: backdrop as BackdropKind } : {}),
     ...(framing === "loose" ? { framing: "loose" as const } : {}),
+    ...(roll === "any" ? { roll: "any" as const } : {}),
     workers: parseInteger("workers", values.get("workers") ?? String(Math.min(2, availableParallelism())), 1, 64),
   };
 }
@@ -146,7 +154,7 @@ async function main(): Promise<void> {
   progress.stop();
   const seconds = (performance.now() - started) / 1000;
   const images = manifest.subjects * manifest.captures;
-  const framed = manifest.framing === "loose" ? ", loose framing" : "";
+  const framed = `${manifest.framing === "loose" ? ", loose framing" : ""}${manifest.roll === "any" ? ", any roll" : ""}`;
   const setting = manifest.backdrop ? `${manifest.difficulty} (${manifest.backdrop} backdrop${framed})` : manifest.difficulty;
   console.log(
     `synth: wrote ${images} ${setting} captures (${manifest.subjects} subjects × ${manifest.captures}) ` +

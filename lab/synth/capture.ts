@@ -45,11 +45,36 @@ export interface CaptureOptions {
   backdrop?: { kind: BackdropKind; setSeed: number };
   /** "real" only: how closely the crop frames the pad (tight when omitted; REAL.fill / REAL.looseFill). */
   framing?: Framing;
+  /** "real" only: the roll of each capture's pose (`upright`, mostly within ± 30°, when omitted; REAL.rollSigmaDeg). */
+  roll?: Roll;
 }
 
 /** How closely a "real" crop frames the pad: `tight` as detector crops, `loose` with the scene around the muzzle. */
 export const FRAMINGS = ["tight", "loose"] as const;
 export type Framing = (typeof FRAMINGS)[number];
+
+/**
+ * How a "real" capture is turned in the image plane: `upright` as most phone photos (normal, σ REAL.rollSigmaDeg,
+ * clamped at REAL.rollMaxDeg), `any` uniform over the whole turn (a dog lying on its side, a phone held sideways with
+ * its orientation locked). Both come from the same draw, so a set made with `any` differs from its upright twin only
+ * in roll.
+ */
+export const ROLLS = ["upright", "any"] as const;
+export type Roll = (typeof ROLLS)[number];
+
+/** The roll in degrees of the standard normal draw `z`: clamped normal, or uniform in [-180, 180) through z's CDF. */
+export function rollDegrees(z: number, roll: Roll = "upright"): number {
+  if (roll === "any") return 360 * normalCdf(z) - 180;
+  return Math.max(-REAL.rollMaxDeg, Math.min(REAL.rollMaxDeg, z * REAL.rollSigmaDeg));
+}
+
+/** The standard normal CDF (Abramowitz and Stegun 7.1.26: absolute error under 1.5e-7). */
+function normalCdf(z: number): number {
+  const x = Math.abs(z) / Math.SQRT2;
+  const t = 1 / (1 + 0.3275911 * x);
+  const erf = 1 - ((((1.061405429 * t - 1.453152027) * t + 1.421413741) * t - 0.284496736) * t + 0.254829592) * t * Math.exp(-x * x);
+  return z >= 0 ? (1 + erf) / 2 : (1 - erf) / 2;
+}
 
 export interface CaptureResult {
   jpeg: Buffer;
@@ -324,7 +349,7 @@ function planRealCapture(subject: NoseSubject, captureSeed: number, options: Cap
   const size = { width: side, height: side };
   const fill = shared.between(options.framing === "loose" ? REAL.looseFill : REAL.fill);
   const pixelsPerUnit = (fill * (1 + jitter * frame.symmetric(BURST_JITTER.scale)) * side) / 2;
-  const roll = Math.max(-REAL.rollMaxDeg, Math.min(REAL.rollMaxDeg, shared.normal() * REAL.rollSigmaDeg));
+  const roll = rollDegrees(shared.normal(), options.roll);
   const t = REAL.translation;
   const tj = BURST_JITTER.translation * jitter;
   const pose = {

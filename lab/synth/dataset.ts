@@ -5,7 +5,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { Worker } from "node:worker_threads";
 import type { BackdropKind } from "./backdrop";
-import { type Framing, renderCapture } from "./capture";
+import { type Framing, type Roll, renderCapture } from "./capture";
 import { createNoseSubject, type NoseSubject } from "./nose-surface";
 import { DIFFICULTY, GENERATOR_VERSION, REAL, type DifficultyName } from "./parameters";
 import { Rng, hashSeed } from "./prng";
@@ -20,6 +20,8 @@ export interface DatasetOptions {
   backdrop?: BackdropKind;
   /** "real" only: how closely crops frame the pad (tight by default). */
   framing?: Framing;
+  /** "real" only: how captures are turned in the image plane (upright by default). */
+  roll?: Roll;
   /** Worker threads; 1 renders in-process. */
   workers?: number;
   /** Called once a subject's captures are written (for a progress bar). */
@@ -35,6 +37,8 @@ export interface DatasetManifest {
   backdrop?: BackdropKind;
   /** Present for "real" sets framed loosely (absent: tight). */
   framing?: Framing;
+  /** Present for "real" sets turned at any angle (absent: upright). */
+  roll?: Roll;
   generatorVersion: string;
 }
 
@@ -85,6 +89,7 @@ export interface SubjectJob {
   difficulty: DifficultyName;
   backdrop?: BackdropKind;
   framing?: Framing;
+  roll?: Roll;
 }
 
 /** The subject as a setting renders it ("real" recolours the pigment). */
@@ -94,7 +99,7 @@ export function createSubjectFor(difficulty: DifficultyName, seed: number): Nose
 
 /** The capture options of capture `c` of a subject of a set (its burst and, for "real", backdrop). */
 export function captureOptionsFor(
-  job: Pick<SubjectJob, "seed" | "difficulty" | "backdrop" | "framing">,
+  job: Pick<SubjectJob, "seed" | "difficulty" | "backdrop" | "framing" | "roll">,
   burst: { seed: number; frame: number } | undefined,
 ) {
   return {
@@ -102,6 +107,7 @@ export function captureOptionsFor(
     ...(burst ? { burst } : {}),
     ...(job.difficulty === "real" ? { backdrop: { kind: job.backdrop ?? "plain", setSeed: job.seed } } : {}),
     ...(job.difficulty === "real" && job.framing === "loose" ? { framing: job.framing } : {}),
+    ...(job.difficulty === "real" && job.roll === "any" ? { roll: job.roll } : {}),
   };
 }
 
@@ -133,6 +139,7 @@ export async function generateDataset(options: DatasetOptions): Promise<DatasetM
     difficulty: options.difficulty,
     ...(options.difficulty === "real" ? { backdrop: options.backdrop ?? "plain" } : {}),
     ...(options.difficulty === "real" && options.framing === "loose" ? { framing: options.framing } : {}),
+    ...(options.difficulty === "real" && options.roll === "any" ? { roll: options.roll } : {}),
   };
   await mkdir(job.out, { recursive: true });
   const workers = Math.max(1, Math.min(options.workers ?? 1, options.subjects));
@@ -151,6 +158,7 @@ export async function generateDataset(options: DatasetOptions): Promise<DatasetM
     captures: job.captures,
     ...(job.backdrop ? { backdrop: job.backdrop } : {}),
     ...(job.framing ? { framing: job.framing } : {}),
+    ...(job.roll ? { roll: job.roll } : {}),
     generatorVersion: GENERATOR_VERSION,
   };
   // Written last, so its presence marks a complete dataset.

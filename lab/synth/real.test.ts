@@ -4,7 +4,7 @@ import path from "node:path";
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
 import { planBackdrop } from "./backdrop";
-import { backdropFractionOf, planCapture, renderCapture } from "./capture";
+import { backdropFractionOf, planCapture, renderCapture, rollDegrees } from "./capture";
 import { burstLayout, captureOptionsFor, captureSeed, createSubjectFor, generateDataset, subjectSeed } from "./dataset";
 import { viewTurn } from "./dome-camera";
 import { GENERATOR_VERSION, REAL } from "./parameters";
@@ -137,6 +137,30 @@ describe('the "real" setting', () => {
     expect(median(fractions.loose)).toBeGreaterThanOrEqual(0.2);
     expect(median(fractions.tight)).toBeLessThan(0.1);
     expect(Math.min(...fractions.loose)).toBeGreaterThan(0.03);
+  });
+
+  it("turns captures at any angle on request, the same captures otherwise", () => {
+    const turns: number[] = [];
+    for (let s = 0; s < 8; s++) {
+      const sSeed = subjectSeed(13, s);
+      const nose = createSubjectFor("real", sSeed);
+      const bursts = burstLayout(sSeed, 8, "real");
+      for (let c = 0; c < 8; c++) {
+        const plan = (roll: "upright" | "any") => planCapture(nose, captureSeed(sSeed, c), captureOptionsFor({ seed: 13, difficulty: "real", roll }, bursts[c]));
+        const [upright, any] = [plan("upright"), plan("any")];
+        expect(any.camera!.position).toEqual(upright.camera!.position);
+        expect(any.pixelsPerUnit).toBe(upright.pixelsPerUnit);
+        expect(Math.abs(upright.rotation)).toBeLessThanOrEqual((REAL.rollMaxDeg + 5) * deg);
+        turns.push(any.rotation / deg);
+      }
+    }
+    // 64 captures (bursts share a roll): every quarter of the turn is reached, none beyond it.
+    expect(Math.min(...turns)).toBeGreaterThanOrEqual(-185);
+    expect(Math.max(...turns)).toBeLessThan(185);
+    for (const [from, to] of [[-180, -90], [-90, 0], [0, 90], [90, 180]]) expect(turns.some((t) => t >= from && t < to)).toBe(true);
+    expect(rollDegrees(0, "any")).toBeCloseTo(0, 5);
+    expect(rollDegrees(-1, "any")).toBeCloseTo(360 * 0.158655 - 180, 2);
+    expect(rollDegrees(10, "upright")).toBe(REAL.rollMaxDeg);
   });
 
   it("renders a tight crop byte for byte as when framing is not named", async () => {
