@@ -1,4 +1,5 @@
 import fs from "node:fs";
+import { deserializeTemplate, type NoseTemplate } from "@/lib/biometrics/template";
 
 /**
  * The template cache `npm run bench:search -- DIR --cache FILE` writes: one JSON line a subject, each capture's
@@ -15,6 +16,16 @@ export function readSubjectCache(file: string): (string | null)[][] {
     start = stop + 1;
   }
   return subjects;
+}
+
+/** The cache's subjects as templates (null where the capture was unusable). */
+export function subjectTemplates(subjects: readonly (readonly (string | null)[])[]): (NoseTemplate | null)[][] {
+  return subjects.map((line) => line.map((b64) => (b64 ? deserializeTemplate(new Uint8Array(Buffer.from(b64, "base64"))) : null)));
+}
+
+/** A subject's usable templates, in capture order. */
+export function usableTemplates(list: readonly (NoseTemplate | null)[]): NoseTemplate[] {
+  return list.filter((t): t is NoseTemplate => t !== null);
 }
 
 export function writeSubjectCache(file: string, subjects: readonly (readonly (string | null)[])[]): void {

@@ -22,7 +22,7 @@ import path from "node:path";
 import { parseScriptArgs } from "@/scripts/script-cli";
 import { cpuMsSince } from "../bench/stats";
 import { readLabelledDataset } from "../evaluation/dataset";
-import { readSubjectCache, writeSubjectCache } from "../evaluation/subject-cache";
+import { readSubjectCache, subjectTemplates, usableTemplates as usable, writeSubjectCache } from "../evaluation/subject-cache";
 import { distractorKeys } from "../evaluation/distractors";
 import { Gallery } from "@/lib/biometrics/gallery";
 import { analyseImage, shutdownEngine } from "@/lib/biometrics/index";
@@ -30,7 +30,6 @@ import { promoteByLightScore } from "@/lib/biometrics/candidates";
 import { lightRawScores } from "@/lib/biometrics/operations";
 import { DESCRIPTOR_SETS, MATCHED_SETS, RERANK_CANDIDATES, SHORTLIST_SIZE } from "@/lib/biometrics/parameters";
 import { DECISION_THRESHOLD } from "@/lib/biometrics/scoring";
-import { deserializeTemplate, type NoseTemplate } from "@/lib/biometrics/template";
 
 const { positionals, values } = parseScriptArgs({
   name: "bench:search",
@@ -71,8 +70,7 @@ async function extractAll(): Promise<(string | null)[][]> {
 const cached = values.cache && fs.existsSync(values.cache) ? readSubjectCache(values.cache) : null;
 const stored = cached ?? (await extractAll());
 if (values.cache && !cached) writeSubjectCache(values.cache, stored);
-const templates = stored.map((list) => list.map((b64) => (b64 ? deserializeTemplate(new Uint8Array(Buffer.from(b64, "base64"))) : null)));
-const usable = (list: (NoseTemplate | null)[]) => list.filter((t): t is NoseTemplate => t !== null);
+const templates = subjectTemplates(stored);
 const enrolments = templates.map((list) => usable(list.slice(0, 5)));
 const probes = templates.map((list) => usable(list.slice(5)));
 const pool = enrolments.flat().map((t) => t.searchKey);

@@ -10,14 +10,13 @@
  */
 import { parseScriptArgs } from "@/scripts/script-cli";
 import { cpuMsSince } from "../bench/stats";
-import { readSubjectCache } from "../evaluation/subject-cache";
+import { readSubjectCache, subjectTemplates, usableTemplates as usable } from "../evaluation/subject-cache";
 import { runCascade } from "@/lib/biometrics/cascade";
 import type { LightScore } from "@/lib/biometrics/candidates";
 import { Gallery } from "@/lib/biometrics/gallery";
 import { lightRawScores, rankCandidates } from "@/lib/biometrics/operations";
 import { DECISION_THRESHOLD, sessionScore } from "@/lib/biometrics/scoring";
 import { compareSessions } from "@/lib/biometrics/session-matcher";
-import { deserializeTemplate, type NoseTemplate } from "@/lib/biometrics/template";
 
 const { positionals, values } = parseScriptArgs({
   name: "eval:cascade",
@@ -28,8 +27,7 @@ const { positionals, values } = parseScriptArgs({
 const cache = positionals[0];
 if (!cache) throw new Error("usage: npm run eval:cascade -- CACHE [--enrolled 800]");
 
-const subjects = readSubjectCache(cache).map((line) => line.map((b64) => (b64 ? deserializeTemplate(new Uint8Array(Buffer.from(b64, "base64"))) : null)));
-const usable = (list: (NoseTemplate | null)[]) => list.filter((t): t is NoseTemplate => t !== null);
+const subjects = subjectTemplates(readSubjectCache(cache));
 const enrolledCount = Math.min(Number(values.enrolled), subjects.length);
 const pets = subjects.slice(0, enrolledCount).map((list, s) => ({ petId: `pet-${s}`, templates: usable(list.slice(0, 5)) })).filter((pet) => pet.templates.length >= 3);
 const byId = new Map(pets.map((pet) => [pet.petId, pet.templates]));
@@ -44,7 +42,8 @@ interface Tally {
   full: number;
   cpuMs: number;
 }
-const tally = { enrolled: { probes: 0, right: 0, light: 0, full: 0, cpuMs: 0 } as Tally, unknown: { probes: 0, right: 0, light: 0, full: 0, cpuMs: 0 } as Tally };
+const emptyTally = (): Tally => ({ probes: 0, right: 0, light: 0, full: 0, cpuMs: 0 });
+const tally = { enrolled: emptyTally(), unknown: emptyTally() };
 const misses: string[] = [];
 const rankOf = (list: readonly string[], petId: string) => {
   const i = list.indexOf(petId);

@@ -9,12 +9,12 @@
  * (by default the cascade's, WHOLE_FRAME_HYPOTHESES). Prints figures only.
  */
 import { parseScriptArgs } from "@/scripts/script-cli";
-import { readSubjectCache } from "../evaluation/subject-cache";
+import { readSubjectCache, subjectTemplates, usableTemplates as usable } from "../evaluation/subject-cache";
 import { Gallery } from "@/lib/biometrics/gallery";
 import { DESCRIPTOR_SETS, MATCHED_SETS, SHORTLIST_SIZE } from "@/lib/biometrics/parameters";
 import { WHOLE_FRAME_HYPOTHESES } from "@/lib/biometrics/pair-matcher";
 import { compareSessions } from "@/lib/biometrics/session-matcher";
-import { deserializeTemplate, strongestKeypoints, type NoseTemplate } from "@/lib/biometrics/template";
+import { strongestKeypoints } from "@/lib/biometrics/template";
 
 const { positionals, values } = parseScriptArgs({
   name: "eval:rerank",
@@ -34,10 +34,7 @@ const depth = Number(values.depth);
 const keypointCounts = values.keypoints.split(",").map(Number);
 const hypotheses = Number(values.hypotheses);
 
-const subjects = readSubjectCache(cache)
-  .slice(0, pets)
-  .map((line) => line.map((b64) => (b64 ? deserializeTemplate(new Uint8Array(Buffer.from(b64, "base64"))) : null)));
-const usable = (list: (NoseTemplate | null)[]) => list.filter((t): t is NoseTemplate => t !== null);
+const subjects = subjectTemplates(readSubjectCache(cache).slice(0, pets));
 const enrolments = subjects.map((list) => usable(list.slice(0, 5)));
 const probes = subjects.map((list) => usable(list.slice(5)));
 const gallery = new Gallery();
