@@ -14,6 +14,7 @@ import os from "node:os";
 import path from "node:path";
 import { parseScriptArgs } from "@/scripts/script-cli";
 import { readTemplateCache } from "../bench/identification";
+import { usableTemplates as usable } from "../evaluation/subject-cache";
 import { compareSessions } from "@/lib/biometrics/session-matcher";
 import { DECISION_THRESHOLD, sessionScore } from "@/lib/biometrics/scoring";
 import { RERANK_KEYPOINTS, TEMPLATE_VERSION } from "@/lib/biometrics/parameters";
@@ -39,7 +40,6 @@ const cacheFile = (prefix: string) => {
   return path.join(values.cache, name);
 };
 const light = (templates: readonly NoseTemplate[]) => templates.map((t) => strongestKeypoints(t, RERANK_KEYPOINTS));
-const usable = (list: (NoseTemplate | null)[]) => list.filter((t): t is NoseTemplate => t !== null);
 const pool = usable(readCache(cacheFile("distractors-")));
 const rng = new Rng(777);
 const mixed = Array.from({ length: Number(values.impostors) }, () => Array.from({ length: 5 }, () => pool[Math.floor(rng.next() * pool.length)]));
