@@ -7,16 +7,10 @@ import { availableParallelism } from "node:os";
 import { BACKDROP_KINDS, type BackdropKind } from "../synth/backdrop";
 import { formatSummary, measureCrops, summarise } from "../synth/crop-stats";
 import { startProgress } from "@/lib/progress";
+import { parseScriptArgs } from "@/scripts/script-cli";
 import { FRAMINGS, ROLLS, type Framing, type Roll } from "../synth/capture";
 import { generateDataset } from "../synth/dataset";
 import type { DifficultyName } from "../synth/parameters";
-
-const USAGE =
-  "usage: npm run synth -- --out DIR --subjects N --captures M [--seed S] [--difficulty normal|hard|real]\n" +
-  "         [--backdrop plain|textured|shared-periodic|shared-textured] [--framing tight|loose] [--roll upright|any] (real only)\n" +
-  "         [--workers W]";
-
-const STATS_USAGE = "usage: npm run synth -- stats DIR [--limit N] [--workers W]";
 
 class UsageError extends Error {}
 
@@ -40,28 +34,29 @@ function parseInteger(name: string, raw: string, min: number, max: number): numb
 }
 
 function parseArgs(argv: string[]): CliArgs {
-  const values = new Map<string, string>();
-  const known = new Set(["out", "subjects", "captures", "seed", "difficulty", "backdrop", "framing", "roll", "workers"]);
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (arg === "--help" || arg === "-h") {
-      console.log(USAGE);
-      process.exit(0);
-    }
-    const match = /^--([a-z]+)(?:=(.*))?$/.exec(arg);
-    if (!match || !known.has(match[1]!)) throw new UsageError(`unknown argument "${arg}"`);
-    const name = match[1]!;
-    const value = match[2] ?? argv[++i];
-    if (value === undefined || value.startsWith("--")) throw new UsageError(`--${name} needs a value`);
-    if (values.has(name)) throw new UsageError(`--${name} given twice`);
-    values.set(name, value);
-  }
+  const parsed = parseScriptArgs({
+    name: "synth",
+    description: "Renders a labelled set of synthetic nose crops (DIR/<subject>/<capture>.jpg and a manifest); `npm run synth -- stats DIR` prints a set's statistics beside real crops'.",
+    options: {
+      out: { type: "string", description: "the set's folder" },
+      subjects: { type: "string", description: "how many animals" },
+      captures: { type: "string", description: "captures of each animal" },
+      seed: { type: "string", default: "1", description: "the set's seed" },
+      difficulty: { type: "string", default: "hard", description: "normal, hard or real" },
+      backdrop: { type: "string", description: `${BACKDROP_KINDS.join(", ")} (real only)` },
+      framing: { type: "string", description: `${FRAMINGS.join(" or ")} (real only)` },
+      roll: { type: "string", description: `${ROLLS.join(" or ")} (real only)` },
+      workers: { type: "string", default: String(Math.min(2, availableParallelism())), description: "rendering threads" },
+    },
+    argv,
+  }).values;
+  const values = new Map(Object.entries(parsed).filter((entry): entry is [string, string] => typeof entry[1] === "string"));
   const required = (name: string) => {
     const v = values.get(name);
     if (v === undefined) throw new UsageError(`--${name} is required`);
     return v;
   };
-  const difficulty = values.get("difficulty") ?? "hard";
+  const difficulty = values.get("difficulty")!;
   if (difficulty !== "normal" && difficulty !== "hard" && difficulty !== "real") {
     throw new UsageError(`--difficulty must be "normal", "hard" or "real", got "${difficulty}"`);
   }
@@ -86,12 +81,12 @@ function parseArgs(argv: string[]): CliArgs {
     out,
     subjects: parseInteger("subjects", required("subjects"), 1, 10_000_000),
     captures: parseInteger("captures", required("captures"), 1, 1000),
-    seed: parseInteger("seed", values.get("seed") ?? "1", 0, 0xffffffff),
+    seed: parseInteger("seed", values.get("seed")!, 0, 0xffffffff),
     difficulty,
     ...(backdrop ? { backdrop: backdrop as BackdropKind } : {}),
     ...(framing === "loose" ? { framing: "loose" as const } : {}),
     ...(roll === "any" ? { roll: "any" as const } : {}),
-    workers: parseInteger("workers", values.get("workers") ?? String(Math.min(2, availableParallelism())), 1, 64),
+    workers: parseInteger("workers", values.get("workers")!, 1, 64),
   };
 }
 
@@ -102,19 +97,19 @@ interface StatsArgs {
 }
 
 function parseStatsArgs(argv: string[]): StatsArgs {
-  const [dir, ...rest] = argv;
-  if (!dir || dir.startsWith("--")) throw new UsageError("stats needs a directory");
-  let limit = 0;
-  let workers = Math.min(2, availableParallelism());
-  for (let i = 0; i < rest.length; i++) {
-    const match = /^--(limit|workers)(?:=(.*))?$/.exec(rest[i]!);
-    if (!match) throw new UsageError(`unknown argument "${rest[i]}"`);
-    const value = match[2] ?? rest[++i];
-    if (value === undefined) throw new UsageError(`--${match[1]} needs a value`);
-    if (match[1] === "limit") limit = parseInteger("limit", value, 0, 10_000_000);
-    else workers = parseInteger("workers", value, 1, 64);
-  }
-  return { dir, limit, workers };
+  const { positionals, values } = parseScriptArgs({
+    name: "synth -- stats",
+    description: "Prints a set's crop statistics beside the real crops' of REAL-DATA.md.",
+    args: "DIR",
+    options: {
+      limit: { type: "string", default: "0", description: "measure at most this many crops (0: all)" },
+      workers: { type: "string", default: String(Math.min(2, availableParallelism())), description: "measuring threads" },
+    },
+    argv,
+  });
+  const dir = positionals[0];
+  if (!dir) throw new UsageError("stats needs a directory");
+  return { dir, limit: parseInteger("limit", values.limit!, 0, 10_000_000), workers: parseInteger("workers", values.workers!, 1, 64) };
 }
 
 async function stats(argv: string[]): Promise<void> {
@@ -131,7 +126,7 @@ async function main(): Promise<void> {
       await stats(argv.slice(1));
     } catch (error) {
       if (error instanceof UsageError) {
-        console.error(`synth: ${error.message}\n${STATS_USAGE}`);
+        console.error(`synth: ${error.message} (npm run synth -- stats --help)`);
         process.exit(2);
       }
       throw error;
@@ -143,7 +138,7 @@ async function main(): Promise<void> {
     args = parseArgs(process.argv.slice(2));
   } catch (error) {
     if (error instanceof UsageError) {
-      console.error(`synth: ${error.message}\n${USAGE}`);
+      console.error(`synth: ${error.message} (npm run synth -- --help)`);
       process.exit(2);
     }
     throw error;
