@@ -82,6 +82,8 @@ export interface GallerySizeResult {
 interface Subject {
   enrol: Uint8Array[];
   probe: Uint8Array[];
+  /** The probe templates' JPEGs, in their order: a search whose upright passes accept nobody turns them (decision 0029). */
+  probeImages?: Uint8Array[];
 }
 
 async function dataset(dir: string, subjects: number, captures: number, seed: number, difficulty: DifficultyName): Promise<void> {
@@ -201,6 +203,8 @@ interface ProbeSet {
   enrolled: Subject[];
   /** Never enrolled: probes only. */
   strangers: Uint8Array[][];
+  /** Each unknown animal's probe JPEGs, in its probe templates' order. */
+  strangerImages: Uint8Array[][];
 }
 
 /**
@@ -226,12 +230,15 @@ async function prepareProbeSet(setting: DifficultyName, options: Omit<Identifica
     (i) => PROBE_CAPTURES.includes(i % 8),
   );
   const of = (s: number, captures: number[]) => captures.map((c) => templates[s * 8 + c]).filter((t): t is Uint8Array => t !== null);
-  const enrolled = Array.from({ length: options.genuine }, (_, s) => ({ enrol: of(s, ENROL_CAPTURES), probe: of(s, PROBE_CAPTURES) }));
-  const strangers = Array.from({ length: options.strangers }, (_, i) => of(options.genuine + i, PROBE_CAPTURES));
+  const imagesOf = (s: number, captures: number[]) => captures.filter((c) => templates[s * 8 + c] !== null).map((c) => fs.readFileSync(files[s * 8 + c]));
+  const enrolled = Array.from({ length: options.genuine }, (_, s) => ({ enrol: of(s, ENROL_CAPTURES), probe: of(s, PROBE_CAPTURES), probeImages: imagesOf(s, PROBE_CAPTURES) }));
+  const strangers = Array.from({ length: options.strangers }, (_, i) => ({ probe: of(options.genuine + i, PROBE_CAPTURES), probeImages: imagesOf(options.genuine + i, PROBE_CAPTURES) }));
+  const probing = strangers.filter((stranger) => stranger.probe.length >= 2);
   return {
     setting,
     enrolled: enrolled.filter((s) => s.enrol.length >= 3 && s.probe.length >= 2),
-    strangers: strangers.filter((probe) => probe.length >= 2),
+    strangers: probing.map((stranger) => stranger.probe),
+    strangerImages: probing.map((stranger) => stranger.probeImages),
   };
 }
 
@@ -279,11 +286,11 @@ export async function benchIdentification(options: IdentificationBenchOptions): 
   await engine.galleryRemovePet(key, "warm");
   const rssBefore = process.memoryUsage().rss;
 
-  const search = async (probe: Uint8Array[]) => {
+  const search = async (probe: Uint8Array[], probeImages?: Uint8Array[]) => {
     lightLoads = [];
     const cpu = process.cpuUsage();
     const t0 = performance.now();
-    const outcome = await engine.identifyInGallery(key, probe, loadTemplates, loadLightTemplates);
+    const outcome = await engine.identifyInGallery(key, probe, loadTemplates, loadLightTemplates, probeImages);
     const total = performance.now() - t0;
     const cpuMs = cpuMsSince(cpu);
     const deep = lightLoads.length > 1;
@@ -343,7 +350,7 @@ export async function benchIdentification(options: IdentificationBenchOptions): 
       const found: boolean[] = [];
       for (let s = 0; s < set.enrolled.length; s++) {
         const petId = `${set.setting}-g${s}`;
-        const done = await search(set.enrolled[s].probe);
+        const done = await search(set.enrolled[s].probe, set.enrolled[s].probeImages);
         progress.tick();
         searches.push(done);
         right.push(done.outcome.candidates[0]?.petId === petId);
@@ -351,8 +358,8 @@ export async function benchIdentification(options: IdentificationBenchOptions): 
       }
       rows.push(row(set.setting, "enrolled", searches, right, found));
       const unknown: Awaited<ReturnType<typeof search>>[] = [];
-      for (const probe of set.strangers) {
-        unknown.push(await search(probe));
+      for (const [i, probe] of set.strangers.entries()) {
+        unknown.push(await search(probe, set.strangerImages[i]));
         progress.tick();
       }
       const nobody = unknown.map((s) => s.outcome.candidates.length === 0);

@@ -1,20 +1,57 @@
+import fs from "node:fs";
 import { parentPort } from "node:worker_threads";
 import sharp from "sharp";
 import { identifyAmong } from "@/lib/biometrics/operations";
 import { compareTemplates, compareTemplatesInDetail, inlierGenericness } from "@/lib/biometrics/pair-matcher";
-import { deserializeTemplate, type NoseTemplate } from "@/lib/biometrics/template";
+import { RERANK_KEYPOINTS } from "@/lib/biometrics/parameters";
+import { turnedRow } from "@/lib/biometrics/session-matcher";
+import { deserializeTemplate, strongestKeypoints, type NoseTemplate } from "@/lib/biometrics/template";
+import { QUARTER_TURNS, quarterTurnViews, turnableFromViews } from "@/lib/biometrics/turns";
 
 /**
  * A stateful evaluation worker: it holds every template of the data set once, so the main thread sends
  * only image indices for the millions of comparisons of the all-impostor protocol.
  */
 export type EvalRequest =
-  | { kind: "load"; templates: (Uint8Array | null)[] }
+  | { kind: "load"; templates: (Uint8Array | null)[]; files?: (string | null)[] }
+  | { kind: "turned-sessions"; sessions: { probe: number[]; enrol: number[] }[] }
   | { kind: "pairs"; pairs: Int32Array }
   | { kind: "pair-details"; pairs: Int32Array }
   | { kind: "identify"; probes: number[][]; gallery: { petId: string; images: number[] }[] };
 
 let templates: (NoseTemplate | null)[] = [];
+/** The JPEG of each image that a session may turn (the probe images), by image index. */
+let files: (string | null)[] = [];
+/** Each probe image's quarter-turned views (`quarterTurnViews`), computed once: hundreds of sessions turn each. */
+const turnedViews = new Map<number, NoseTemplate[] | null>();
+
+async function viewsOf(index: number): Promise<NoseTemplate[] | null> {
+  if (!turnedViews.has(index)) {
+    const template = templates[index];
+    const file = files[index];
+    turnedViews.set(index, template && file ? await quarterTurnViews(fs.readFileSync(file), template) : null);
+  }
+  return turnedViews.get(index)!;
+}
+
+/**
+ * Each session's pairs at a quarter turn, as verifyPet tries them for a session it does not accept upright
+ * (`turnedRow`): similarity[p][e], 0 where a pair was not matched turned.
+ */
+async function turnedSessions(sessions: { probe: number[]; enrol: number[] }[]): Promise<number[][][]> {
+  const out: number[][][] = [];
+  for (const session of sessions) {
+    const enrolled = session.enrol.map((i) => templates[i]!);
+    const light = enrolled.map((e) => strongestKeypoints(e, RERANK_KEYPOINTS));
+    const rows: number[][] = [];
+    for (const p of session.probe) {
+      const views = await viewsOf(p);
+      rows.push(views ? turnedRow(turnableFromViews(views), enrolled, light, QUARTER_TURNS).map((pair) => pair?.similarity ?? 0) : enrolled.map(() => 0));
+    }
+    out.push(rows);
+  }
+  return out;
+}
 
 /** Each pair's similarity (0 when an image is unusable). */
 function comparePairs(pairs: Int32Array): Float64Array {
@@ -55,18 +92,24 @@ function usable(indices: number[]): NoseTemplate[] {
   return indices.map((i) => templates[i]).filter((t): t is NoseTemplate => t !== null);
 }
 
-function handle(request: EvalRequest): unknown | Promise<unknown> {
+async function handle(request: EvalRequest): Promise<unknown> {
   switch (request.kind) {
     case "load":
       templates = request.templates.map((bytes) => (bytes ? deserializeTemplate(bytes) : null));
+      files = request.files ?? [];
+      turnedViews.clear();
       return templates.length;
+    case "turned-sessions":
+      return turnedSessions(request.sessions);
     case "pairs":
       return comparePairs(request.pairs);
     case "pair-details":
       return comparePairsInDetail(request.pairs);
     case "identify": {
       const gallery = request.gallery.map((pet) => ({ petId: pet.petId, templates: usable(pet.images) }));
-      return identifyAmong(request.probes.map(usable), gallery);
+      // Each probe set's usable images' turned views, made for the cascade's turned pass only (decision 0029).
+      const views = (n: number) => Promise.all(request.probes[n].filter((i) => templates[i] !== null).map(viewsOf));
+      return identifyAmong(request.probes.map(usable), gallery, views);
     }
   }
 }

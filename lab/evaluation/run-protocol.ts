@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { analyseImage, shutdownEngine, type ImageAnalysis } from "@/lib/biometrics/index";
 import { sessionRawScore } from "@/lib/biometrics/session-matcher";
+import { DECISION_THRESHOLD, sessionScore } from "@/lib/biometrics/scoring";
 import { readLabelledDataset } from "./dataset";
 import { EvalWorkers } from "./eval-workers";
 import { canEnrol, canProbe, planProtocol, usableImages, type ProtocolOptions, type ProtocolPlan } from "./protocol";
@@ -16,6 +17,9 @@ export interface ProtocolRun {
   /** Raw session statistics (mean of the two best probe images' pair similarities); 0 when the probe was unusable. */
   genuineSessions: number[];
   impostorSessions: number[];
+  /** The same sessions compared upright only (without the quarter turns a session under the threshold also tries). */
+  uprightGenuineSessions: number[];
+  uprightImpostorSessions: number[];
   /** Image-pair inlier counts from the same comparisons. */
   genuinePairs: number[];
   impostorPairs: number[];
@@ -27,6 +31,8 @@ export interface ProtocolRun {
 }
 
 const PAIRS_PER_REQUEST = 4000;
+/** Consecutive sessions share their probe images, whose turned views each worker computes once. */
+const SESSIONS_PER_TURN_REQUEST = 150;
 const log = (message: string) => process.stderr.write(`${message}\n`);
 
 /** Every image of the plan, each probe image with the outer frames that a 1:N probe's first stage reads (extract.ts). */
@@ -59,7 +65,11 @@ export async function runProtocol(root: string, options: ProtocolOptions): Promi
   await shutdownEngine();
   const extractionMs = analyses.reduce((sum, a) => sum + (a.ok ? a.extractionMs : 0), 0);
   const usable = analyses.map((a) => a.ok && a.template !== null);
-  await workers.broadcast({ kind: "load", templates: analyses.map((a) => (a.ok ? a.template : null)) });
+  await workers.broadcast({
+    kind: "load",
+    templates: analyses.map((a) => (a.ok ? a.template : null)),
+    files: plan.images.map((image, index) => (probes.has(index) ? path.join(root, image) : null)),
+  });
 
   const failedToEnrol = new Set(plan.enrolled.filter((s) => !canEnrol(s, usable)).map((s) => s.id));
   const gallery = plan.enrolled.filter((s) => !failedToEnrol.has(s.id));
@@ -97,19 +107,42 @@ export async function runProtocol(root: string, options: ProtocolOptions): Promi
   const similarity = new Float64Array(pairs.length / 2);
   chunks.forEach((chunk, i) => similarity.set(chunk, i * PAIRS_PER_REQUEST));
 
+  const matrices = sessions.map((session) =>
+    session.probe.map((_, p) => Array.from(similarity.subarray(session.offset + p * session.enrol.length, session.offset + (p + 1) * session.enrol.length))),
+  );
+  const uprightRaw = matrices.map((matrix, s) => (sessions[s].probe.length ? sessionRawScore(matrix) : 0));
+  // A session the upright comparison does not accept also tries its probe images at a quarter turn, as verifyPet does.
+  const turning = sessions.map((_, s) => s).filter((s) => sessions[s].probe.length > 0 && sessionScore(uprightRaw[s]) < DECISION_THRESHOLD);
+  log(`turning the probes of ${turning.length} sessions under the threshold`);
+  const turnStarted = performance.now();
+  const turnRequests = [];
+  for (let start = 0; start < turning.length; start += SESSIONS_PER_TURN_REQUEST) {
+    const batch = turning.slice(start, start + SESSIONS_PER_TURN_REQUEST);
+    turnRequests.push({ kind: "turned-sessions" as const, sessions: batch.map((s) => ({ probe: sessions[s].probe, enrol: sessions[s].enrol })) });
+  }
+  const turnProgress = startProgress("turning", turnRequests.length, (done) => {
+    if (done % 20 === 0) log(`  ${done}/${turnRequests.length} batches`);
+  });
+  const turned = (await workers.map<number[][][]>(turnRequests, () => turnProgress.tick())).flat();
+  turnProgress.stop();
+  const turnElapsed = performance.now() - turnStarted;
+  turning.forEach((s, k) => {
+    matrices[s] = matrices[s].map((row, p) => row.map((value, e) => Math.max(value, turned[k][p][e])));
+  });
+
   const run: ProtocolRun = {
     plan, analyses, usable, failedToEnrol, workers,
-    genuineSessions: [], impostorSessions: [], genuinePairs: [], impostorPairs: [],
+    genuineSessions: [], impostorSessions: [], uprightGenuineSessions: [], uprightImpostorSessions: [], genuinePairs: [], impostorPairs: [],
     extractionMsPerImage: extractionMs / Math.max(1, usable.length),
-    msPerSessionComparison: (elapsed * workers.size) / Math.max(1, sessions.length),
+    msPerSessionComparison: ((elapsed + turnElapsed) * workers.size) / Math.max(1, sessions.length),
     msPerPairComparison: (elapsed * workers.size) / Math.max(1, similarity.length),
   };
-  for (const session of sessions) {
-    const matrix = session.probe.map((_, p) =>
-      Array.from(similarity.subarray(session.offset + p * session.enrol.length, session.offset + (p + 1) * session.enrol.length)),
-    );
-    (session.genuine ? run.genuineSessions : run.impostorSessions).push(session.probe.length ? sessionRawScore(matrix) : 0);
-    for (const row of matrix) (session.genuine ? run.genuinePairs : run.impostorPairs).push(...row);
-  }
+  sessions.forEach((session, s) => {
+    (session.genuine ? run.genuineSessions : run.impostorSessions).push(session.probe.length ? sessionRawScore(matrices[s]) : 0);
+    (session.genuine ? run.uprightGenuineSessions : run.uprightImpostorSessions).push(uprightRaw[s]);
+    // Image pairs are scored upright (scoreImagePair): the pair figures are the upright comparisons.
+    const offset = session.offset;
+    for (let k = 0; k < session.probe.length * session.enrol.length; k++) (session.genuine ? run.genuinePairs : run.impostorPairs).push(similarity[offset + k]);
+  });
   return run;
 }

@@ -134,6 +134,14 @@ async function evaluate(root: string, outDir: string, impostorSubjects: number, 
   console.log(`EER: ${percent(figures.eer)}`);
   for (const { target, fnmr, threshold } of atFmr) console.log(`FNMR at FMR ${target * 100} %: ${percent(fnmr)} (score threshold ${threshold})`);
   console.log(`AUC: ${figures.auc.toFixed(6)} (session), ${figures.pairAuc.toFixed(6)} (image pair)`);
+  {
+    const upright = run.uprightGenuineSessions.map(sessionScore);
+    const uprightImpostor = run.uprightImpostorSessions.map(sessionScore);
+    const at = fnmrAtFmr(upright, uprightImpostor, 0.001);
+    console.log(
+      `  upright only (no quarter turns): EER ${percent(equalErrorRate(upright, uprightImpostor).eer)}, FNMR at FMR 0.1 % ${percent(at.fnmr)}, AUC ${areaUnderRoc(upright, uprightImpostor).toFixed(6)}; largest impostor ${Math.max(0, ...uprightImpostor)} (with the turns ${Math.max(0, ...impostor)})`,
+    );
+  }
   console.log(`rank-1 identification rate: ${percent(figures.rank1)} (${identification.enrolledProbes} probes, ${figures.enrolledSubjects} enrolled)`);
   for (const reason of ["below threshold", "not compared", "outranked"] as const) {
     const of = identification.misses.filter((miss) => miss.reason === reason);

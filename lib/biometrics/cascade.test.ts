@@ -80,4 +80,37 @@ describe("the 1:N cascade", () => {
     expect(calls.filter((call) => call.startsWith("rank"))).toEqual(["rank 1", "rank 0"]);
     expect(outcome).toEqual({ candidates: [], details: { searched: 1000, shortlisted: RERANK_CANDIDATES, reranked: RERANK_CANDIDATES, compared: 1, bestRaw: 1 } });
   });
+
+  it("runs the fast pass again on the probe's turned views only when the passes upright accepted nobody", async () => {
+    const accepted = stages({ "pet-003": 55 }, (petId) => (petId === "pet-003" ? 7 : 1));
+    let made = 0;
+    accepted.fake.turned = async () => (made++, null);
+    await runCascade(accepted.fake);
+    expect(made).toBe(0);
+
+    const { fake, calls } = stages({}, () => 1);
+    const upright = (await runCascade(fake)).details;
+    calls.length = 0;
+    const turned = stages({ "pet-007": 62 }, (petId) => (petId === "pet-007" ? 8 : 1 + Number(petId.slice(4)) / 100));
+    fake.turned = async () => (made++, turned.fake);
+    const outcome = await runCascade(fake);
+    expect(made).toBe(1);
+    expect(calls.filter((call) => call.startsWith("shortlist"))).toEqual([`shortlist ${SHORTLIST_SIZE} ${MATCHED_SETS}`, `shortlist ${RERANK_CANDIDATES} ${DESCRIPTOR_SETS}`]);
+    expect(turned.calls).toEqual([`shortlist ${SHORTLIST_SIZE} ${MATCHED_SETS}`, `light ${SHORTLIST_SIZE}`, `rank ${RERANK_PROMOTED + 1}`]);
+    expect(outcome.candidates).toEqual([{ petId: "pet-007", score: 62 }]);
+    expect(outcome.details).toEqual({
+      searched: 1000,
+      shortlisted: RERANK_CANDIDATES + SHORTLIST_SIZE,
+      reranked: RERANK_CANDIDATES + SHORTLIST_SIZE,
+      compared: upright.compared + RERANK_PROMOTED + 1,
+      bestRaw: 9,
+    });
+  });
+
+  it("ends with the upright passes' outcome when the probe cannot be turned", async () => {
+    const { fake } = stages({}, () => 1);
+    const upright = await runCascade(fake);
+    fake.turned = async () => null;
+    expect(await runCascade(fake)).toEqual(upright);
+  });
 });

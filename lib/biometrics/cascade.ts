@@ -23,6 +23,12 @@ export interface CascadeStages {
   rank(petIds: string[]): Promise<CandidateRanking>;
   /** The light comparison of these pets (`lightRawScores`). */
   compareLightly(petIds: string[]): Promise<LightScore[]>;
+  /**
+   * The stages of the probe's quarter-turned views (decision 0029), made only when the passes upright accepted nobody;
+   * null when the probe cannot be turned (no JPEGs). Their shortlist and light comparison read the views, their full
+   * matching is the verification's: upright, then each probe image at its most promising turn.
+   */
+  turned?: () => Promise<Omit<CascadeStages, "turned"> | null>;
 }
 
 /**
@@ -34,32 +40,54 @@ export interface CascadeStages {
  * - Deep pass, only when the fast one accepted nobody (`rerankNeeded`): the first stage by all five frames (the ± 40°
  *   ones reach turned captures), its RERANK_CANDIDATES best; those the fast pass did not compare are compared lightly,
  *   and the best of all lightly compared pets not matched in full yet are.
+ * - Turned pass, only when the deep one accepted nobody too and the stages can turn the probe (`turned`): the fast
+ *   pass again on the probe's quarter-turned views, for a nose photographed at any roll.
  */
 export async function runCascade(stages: CascadeStages): Promise<IdentificationOutcome> {
-  const fast = await stages.shortlist(SHORTLIST_SIZE, MATCHED_SETS);
-  const fastLight = await compareLightly(stages, fast.petIds);
-  const fastPromoted = [...new Set([...promoteByLightScore(fastLight), ...fast.petIds.slice(0, FIRST_STAGE_PROMOTED)])];
-  const head = await stages.rank(fastPromoted);
-  const details = { searched: fast.searched, shortlisted: fast.petIds.length, reranked: fastLight.length, compared: head.compared, bestRaw: head.bestRaw };
+  const { fastLight, fastPromoted, head, shortlisted } = await fastPass(stages);
+  const details = { searched: shortlisted.searched, shortlisted: shortlisted.petIds.length, reranked: fastLight.length, compared: head.compared, bestRaw: head.bestRaw };
   if (!rerankNeeded(head.candidates.length)) return { candidates: sortCandidates(head.candidates), details };
-  const seen = new Set(fast.petIds);
+  const seen = new Set(shortlisted.petIds);
   const rest = (await stages.shortlist(RERANK_CANDIDATES, DESCRIPTOR_SETS)).petIds.filter((petId) => !seen.has(petId));
   const light = await compareLightly(stages, rest);
   const matched = new Set(fastPromoted);
   const promoted = await stages.rank(promoteByLightScore([...fastLight.filter((score) => !matched.has(score.petId)), ...light]));
-  return {
+  const deep = {
     candidates: sortCandidates([...head.candidates, ...promoted.candidates]),
     details: {
       ...details,
-      shortlisted: fast.petIds.length + rest.length,
+      shortlisted: shortlisted.petIds.length + rest.length,
       reranked: fastLight.length + light.length,
       compared: head.compared + promoted.compared,
       bestRaw: Math.max(head.bestRaw, promoted.bestRaw),
     },
   };
+  if (!rerankNeeded(deep.candidates.length) || !stages.turned) return deep;
+  const turnedStages = await stages.turned();
+  if (!turnedStages) return deep;
+  const turned = await fastPass(turnedStages);
+  return {
+    candidates: sortCandidates(turned.head.candidates),
+    details: {
+      ...deep.details,
+      shortlisted: deep.details.shortlisted + turned.shortlisted.petIds.length,
+      reranked: deep.details.reranked + turned.fastLight.length,
+      compared: deep.details.compared + turned.head.compared,
+      bestRaw: Math.max(deep.details.bestRaw, turned.head.bestRaw),
+    },
+  };
 }
 
-function compareLightly(stages: CascadeStages, petIds: string[]): Promise<LightScore[]> {
+/** The fast pass: the first stage's SHORTLIST_SIZE best by the matched frames, compared lightly, the best matched in full. */
+async function fastPass(stages: Omit<CascadeStages, "turned">) {
+  const shortlisted = await stages.shortlist(SHORTLIST_SIZE, MATCHED_SETS);
+  const fastLight = await compareLightly(stages, shortlisted.petIds);
+  const fastPromoted = [...new Set([...promoteByLightScore(fastLight), ...shortlisted.petIds.slice(0, FIRST_STAGE_PROMOTED)])];
+  const head = await stages.rank(fastPromoted);
+  return { shortlisted, fastLight, fastPromoted, head };
+}
+
+function compareLightly(stages: Omit<CascadeStages, "turned">, petIds: string[]): Promise<LightScore[]> {
   return petIds.length > 0 ? stages.compareLightly(petIds) : Promise.resolve([]);
 }
 

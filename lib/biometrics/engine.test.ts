@@ -65,29 +65,29 @@ beforeAll(async () => {
 afterAll(() => shutdownEngine());
 
 describe("1:1 verification (3 probe vs 5 enrolled images)", () => {
-  it("scores the same nose above the threshold with margin", () => {
+  it("scores the same nose above the threshold with margin", async () => {
     for (let s = 0; s < SUBJECTS; s++) {
       const all = templatesOf(analyses[s]);
-      const outcome = verifyPet(all.slice(5), all.slice(0, 5));
+      const outcome = await verifyPet(all.slice(5), all.slice(0, 5));
       expect(outcome.score, `subject ${s}`).toBeGreaterThanOrEqual(DECISION_THRESHOLD + MARGIN);
       expect(outcome.isVerified).toBe(true);
     }
   });
 
-  it("scores other noses below the threshold with margin", () => {
+  it("scores other noses below the threshold with margin", async () => {
     for (let p = 0; p < SUBJECTS; p++) {
       for (let e = 0; e < SUBJECTS; e++) {
         if (p === e) continue;
-        const outcome = verifyPet(templatesOf(analyses[p]).slice(5), templatesOf(analyses[e]).slice(0, 5));
+        const outcome = await verifyPet(templatesOf(analyses[p]).slice(5), templatesOf(analyses[e]).slice(0, 5));
         expect(outcome.score, `probe ${p} vs enrolled ${e}`).toBeLessThanOrEqual(DECISION_THRESHOLD - MARGIN);
         expect(outcome.isVerified).toBe(false);
       }
     }
   });
 
-  it("reports the figures behind a score (transparency)", () => {
+  it("reports the figures behind a score (transparency)", async () => {
     const all = templatesOf(analyses[0]);
-    const { details } = verifyPet(all.slice(5), all.slice(0, 5));
+    const { details } = await verifyPet(all.slice(5), all.slice(0, 5));
     expect(details.inliers).toHaveLength(3);
     expect(details.inliers[0]).toHaveLength(5);
     expect(Math.max(...details.inliers.flat())).toBeGreaterThan(0);
@@ -129,13 +129,13 @@ describe("descriptor frames: the outer ones only for 1:N probes", () => {
     });
   });
 
-  it("1:1 scores do not depend on them", () => {
+  it("1:1 scores do not depend on them", async () => {
     const withOuter = templatesOf(hardAnalyses[0]);
     const without = templatesOf(matchedOnly[0]);
     const other = templatesOf(matchedOnly[1]);
-    expect(verifyPet(without.slice(5), without.slice(0, 5))).toEqual(verifyPet(withOuter.slice(5), withOuter.slice(0, 5)));
-    expect(verifyPet(withOuter.slice(5), other.slice(0, 5))).toEqual(verifyPet(without.slice(5), other.slice(0, 5)));
-    expect(verifyPet(without.slice(5), without.slice(0, 5)).score).toBeGreaterThan(verifyPet(without.slice(5), other.slice(0, 5)).score);
+    expect(await verifyPet(without.slice(5), without.slice(0, 5))).toEqual(await verifyPet(withOuter.slice(5), withOuter.slice(0, 5)));
+    expect(await verifyPet(withOuter.slice(5), other.slice(0, 5))).toEqual(await verifyPet(without.slice(5), other.slice(0, 5)));
+    expect((await verifyPet(without.slice(5), without.slice(0, 5))).score).toBeGreaterThan((await verifyPet(without.slice(5), other.slice(0, 5))).score);
   });
 
   it("a 1:N probe without them still finds its pet, looking up in the frames it has", async () => {

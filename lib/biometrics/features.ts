@@ -48,14 +48,18 @@ function hessianResponse(image: GreyImage, sigma: number): Float32Array {
   return hessianDeterminant(image.data, image.width, image.height, sigma * sigma * sigma * sigma);
 }
 
-function buildScaleSpace(normalised: GreyImage): ScaleLevel[] {
+/**
+ * The detection scale space (DETECTION_SIGMAS) of a contrast-normalised image: the levels keypoints are found and
+ * described in. Without `responses`, the levels' blob responses are left empty (describing known keypoints again).
+ */
+export function buildScaleSpace(normalised: GreyImage, responses = true): ScaleLevel[] {
   const levels: ScaleLevel[] = [];
   let previous = normalised;
   let previousSigma = 0;
   for (const sigma of DETECTION_SIGMAS) {
     // Blurring the previous level by the difference keeps every kernel small.
     const blurred = gaussianBlur(previous, Math.sqrt(sigma * sigma - previousSigma * previousSigma));
-    levels.push({ sigma, blurred, response: hessianResponse(blurred, sigma) });
+    levels.push({ sigma, blurred, response: responses ? hessianResponse(blurred, sigma) : new Float32Array(0) });
     previous = blurred;
     previousSigma = sigma;
   }
@@ -162,13 +166,28 @@ export function describeKeypoints(
   net: DescriptorNet = descriptorNet(),
   known?: { upright: Int8Array },
 ): Int8Array {
-  const descriptors = new Int8Array(sets * keypoints.length * DESCRIPTOR_DIMS);
+  return describeInFrames(levels, keypoints, DESCRIPTOR_ANGLES_DEG.slice(0, sets), net, known);
+}
+
+/**
+ * describeKeypoints in frames turned by any `anglesDeg` (the first one's descriptors may be `known`), in the
+ * `LocalFeatures.descriptors` layout: a quarter-turned view of a template (turns.ts) describes its keypoints in frames
+ * turned by 90°, 180° or 270° more than the template's own.
+ */
+export function describeInFrames(
+  levels: ScaleLevel[],
+  keypoints: readonly { x: number; y: number; sigma: number; level: number }[],
+  anglesDeg: readonly number[],
+  net: DescriptorNet = descriptorNet(),
+  known?: { upright: Int8Array },
+): Int8Array {
+  const descriptors = new Int8Array(anglesDeg.length * keypoints.length * DESCRIPTOR_DIMS);
   // Each level in the network kernel's memory once, where its patches are sampled (slot = level).
   const images = levels.map(({ blurred }, level) => placeImage(level, blurred.data, blurred.width, blurred.height));
   // Upright descriptors already computed (the burst refill's) are copied, not described again.
   if (known) descriptors.set(known.upright, 0);
-  for (let s = known ? 1 : 0; s < sets; s++) {
-    const angle = (DESCRIPTOR_ANGLES_DEG[s] * Math.PI) / 180;
+  for (let s = known ? 1 : 0; s < anglesDeg.length; s++) {
+    const angle = (anglesDeg[s] * Math.PI) / 180;
     const frame = descriptorFrame(descriptors, keypoints.length, s);
     for (let k = 0; k < keypoints.length; k++) {
       describeImagePatchQuantised(net, images[keypoints[k].level], keypoints[k], angle, DESCRIPTOR_QUANT, frame, k * DESCRIPTOR_DIMS);

@@ -54,9 +54,13 @@ export function analyseImage(jpeg: Uint8Array, options: ExtractionOptions = {}):
   return enginePool().run("analyseImage", jpeg, options);
 }
 
-/** 1:1: a probe set (≥ 3 templates) against a pet's enrolled set (≥ 5). */
-export function verifyPet(probe: Uint8Array[], enrolled: Uint8Array[]): Promise<VerificationOutcome> {
-  return enginePool().run("verifyPet", probe, enrolled);
+/**
+ * 1:1: a probe set (≥ 3 templates) against a pet's enrolled set (≥ 5). With the probe images' JPEGs (`probeImages[p]`
+ * for `probe[p]`), a probe the upright comparison does not accept is also tried at a quarter turn (a nose photographed
+ * at any roll, decision 0029).
+ */
+export function verifyPet(probe: Uint8Array[], enrolled: Uint8Array[], probeImages?: Uint8Array[]): Promise<VerificationOutcome> {
+  return enginePool().run("verifyPet", probe, enrolled, probeImages);
 }
 
 /*
@@ -132,22 +136,24 @@ let searches = 0;
  * matching's templates (the promoted pets' only) come from `loadTemplates`, the light comparison's (every shortlisted
  * pet's) from `loadLightTemplates` (`lightTemplateOf`
  * each: a fifth of the bytes; by default the whole templates, which it cuts the same way). Pets that a loader leaves
- * out (deleted meanwhile) are skipped.
+ * out (deleted meanwhile) are skipped. With the probe images' JPEGs (`probeImages[p]` for `probe[p]`), a search whose
+ * upright passes accepted nobody runs a third pass on the probe's quarter-turned views (`runCascade`, decision 0029).
  */
 export async function identifyInGallery(
   galleryKey: string,
   probe: Uint8Array[],
   loadTemplates: (petIds: string[]) => Promise<GalleryPet[]>,
   loadLightTemplates: (petIds: string[]) => Promise<GalleryPet[]> = loadTemplates,
+  probeImages?: Uint8Array[],
 ): Promise<IdentificationOutcome> {
   const engine = enginePool();
   // Each shard keeps the fast pass's votes under this search's token; a deep pass adds the ± 40° frames' votes to them.
   const search = `search-${++searches}`;
-  const shortlist = async (limit: number, sets: number) =>
+  const shortlistOf = (templates: Uint8Array[], token?: string) => async (limit: number, sets: number) =>
     mergeShortlists(
       await Promise.all(
         everySlot(engine).map((slot) =>
-          engine.runOnSlot(slot, "galleryShortlist", galleryKey, probe, limit, sets, search).catch((error: unknown) => {
+          engine.runOnSlot(slot, "galleryShortlist", galleryKey, templates, limit, sets, token).catch((error: unknown) => {
             if (error instanceof EngineTaskError && error.message.startsWith(GalleryNotLoadedError.errorName)) throw new GalleryNotLoadedError(galleryKey);
             throw error;
           }),
@@ -155,13 +161,24 @@ export async function identifyInGallery(
       ),
       limit,
     );
+  const rankWith = (views?: Uint8Array[][]) => async (petIds: string[]) => {
+    const pets = petIds.length > 0 ? await loadTemplates(petIds) : [];
+    return joinRankings(await shareOut(engine, pets, async (share) => [await engine.run("rankShortlist", probe, share, views)]));
+  };
+  const compareLightlyWith = (templates: Uint8Array[]) => async (petIds: string[]) =>
+    shareOut(engine, await loadLightTemplates(petIds), (share) => engine.run("rerankCandidates", templates, share));
   return runCascade({
-    shortlist,
-    rank: async (petIds) => {
-      const pets = petIds.length > 0 ? await loadTemplates(petIds) : [];
-      return joinRankings(await shareOut(engine, pets, async (share) => [await engine.run("rankShortlist", probe, share)]));
+    shortlist: shortlistOf(probe, search),
+    rank: rankWith(),
+    compareLightly: compareLightlyWith(probe),
+    // The turned pass (decision 0029): each probe image's quarter-turned views, made at once over the pool.
+    turned: async () => {
+      if (!probeImages) return null;
+      const views = await Promise.all(probe.map((template, p) => (probeImages[p]?.length ? engine.run("turnProbeImage", template, probeImages[p]) : [])));
+      const flat = views.flat();
+      if (flat.length === 0) return null;
+      return { shortlist: shortlistOf(flat), rank: rankWith(views), compareLightly: compareLightlyWith(flat) };
     },
-    compareLightly: async (petIds) => shareOut(engine, await loadLightTemplates(petIds), (share) => engine.run("rerankCandidates", probe, share)),
   });
 }
 

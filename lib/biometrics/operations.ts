@@ -5,7 +5,8 @@ import { runCascade, type CandidateRanking } from "./cascade";
 import { Gallery } from "./gallery";
 import { RERANK_KEYPOINTS } from "./parameters";
 import { DECISION_THRESHOLD, pairScore, sessionScore } from "./scoring";
-import { compareSessions } from "./session-matcher";
+import { compareSessions, withQuarterTurns, type SessionComparison, type TurnableProbe } from "./session-matcher";
+import { QUARTER_TURNS, quarterTurnViews, TurnableImage, turnableFromViews } from "./turns";
 import { deserializeTemplate, serializeTemplate, strongestKeypoints, type NoseTemplate } from "./template";
 import type { ImageRejectionCode } from "./image-rejection";
 import type { QualityReport } from "./quality";
@@ -54,8 +55,13 @@ export async function analyseImage(jpeg: Uint8Array, options: ExtractionOptions 
   };
 }
 
-export function verifyPet(probe: Uint8Array[], enrolled: Uint8Array[]): VerificationOutcome {
-  const comparison = compareSessions(probe.map(deserializeTemplate), enrolled.map(deserializeTemplate));
+/**
+ * 1:1: a probe set against a pet's enrolled set. With the probe images' JPEGs (`probeImages[p]` for `probe[p]`), a
+ * session the upright comparison does not accept is compared again with each probe image at its most promising
+ * quarter turn (`compareSessionsTurning`).
+ */
+export async function verifyPet(probe: Uint8Array[], enrolled: Uint8Array[], probeImages?: Uint8Array[]): Promise<VerificationOutcome> {
+  const comparison = await compareSessionsTurning(probe.map(deserializeTemplate), enrolled.map(deserializeTemplate), probeImages);
   const score = sessionScore(comparison.raw);
   return {
     score,
@@ -70,10 +76,37 @@ export function verifyPet(probe: Uint8Array[], enrolled: Uint8Array[]): Verifica
 }
 
 /**
- * 1:N of each probe set among decoded templates (the evaluation's path): one gallery built for all probes, then
- * the cascade (`runCascade`, as `identifyInGallery` runs it) in this thread.
+ * compareSessions, then, when its score is under the decision threshold and the probe images' JPEGs are given, each
+ * probe image also tried at its most promising quarter turn (`withQuarterTurns`, decision 0029): a nose photographed
+ * at any roll. A session accepted upright pays nothing more.
  */
-export async function identifyAmong(probes: NoseTemplate[][], pets: { petId: string; templates: NoseTemplate[] }[]): Promise<IdentificationOutcome[]> {
+export async function compareSessionsTurning(
+  probe: NoseTemplate[],
+  enrolled: NoseTemplate[],
+  probeImages?: Uint8Array[],
+): Promise<SessionComparison> {
+  const upright = compareSessions(probe, enrolled);
+  if (!probeImages || sessionScore(upright.raw) >= DECISION_THRESHOLD) return upright;
+  const turnable = await Promise.all(probe.map((template, p) => (probeImages[p] ? TurnableImage.of(probeImages[p], template) : null)));
+  return withQuarterTurns(upright, enrolled, turnable, QUARTER_TURNS);
+}
+
+/** compareSessionsTurning with the probe images' turns at hand (`turnable[p]` for `probe[p]`, null: upright only). */
+function compareSessionsWithTurns(probe: readonly NoseTemplate[], enrolled: readonly NoseTemplate[], turnable: readonly (TurnableProbe | null)[]): SessionComparison {
+  const upright = compareSessions(probe, enrolled);
+  return sessionScore(upright.raw) >= DECISION_THRESHOLD ? upright : withQuarterTurns(upright, enrolled, turnable, QUARTER_TURNS);
+}
+
+/**
+ * 1:N of each probe set among decoded templates (the evaluation's path): one gallery built for all probes, then
+ * the cascade (`runCascade`, as `identifyInGallery` runs it) in this thread. `turnedViews(n)`, when given, makes probe
+ * n's images' quarter-turned views (`quarterTurnViews`; null: that image is not turned), for its turned pass only.
+ */
+export async function identifyAmong(
+  probes: NoseTemplate[][],
+  pets: { petId: string; templates: NoseTemplate[] }[],
+  turnedViews?: (probe: number) => Promise<(NoseTemplate[] | null)[]>,
+): Promise<IdentificationOutcome[]> {
   const gallery = new Gallery();
   const byId = new Map(pets.map((pet) => [pet.petId, pet.templates]));
   const withTemplates = (petIds: readonly string[]) => petIds.map((petId) => ({ petId, templates: byId.get(petId) ?? [] }));
@@ -86,6 +119,17 @@ export async function identifyAmong(probes: NoseTemplate[][], pets: { petId: str
           shortlist: async (limit, sets) => gallery.shortlist(probe, limit, sets, `probe-${n}`),
           rank: async (petIds) => rankCandidates(probe, withTemplates(petIds)),
           compareLightly: async (petIds) => lightRawScores(probe, withTemplates(petIds)),
+          turned: async () => {
+            const views = turnedViews ? await turnedViews(n) : [];
+            const flat = views.flatMap((v) => v ?? []);
+            if (flat.length === 0) return null;
+            const turnable = views.map((v) => (v ? turnableFromViews(v) : null));
+            return {
+              shortlist: async (limit, sets) => gallery.shortlist(flat, limit, sets),
+              rank: async (petIds) => rankCandidates(probe, withTemplates(petIds), turnable),
+              compareLightly: async (petIds) => lightRawScores(flat, withTemplates(petIds)),
+            };
+          },
         }),
       );
     }
@@ -93,6 +137,14 @@ export async function identifyAmong(probes: NoseTemplate[][], pets: { petId: str
   } finally {
     gallery.dispose();
   }
+}
+
+/**
+ * A probe image's quarter-turned views (`quarterTurnViews`), serialised; none when its JPEG does not give its template
+ * back. A 1:N search makes them once per probe image, only for its turned pass.
+ */
+export async function turnProbeImage(template: Uint8Array, jpeg: Uint8Array): Promise<Uint8Array[]> {
+  return ((await quarterTurnViews(jpeg, deserializeTemplate(template))) ?? []).map(serializeTemplate);
 }
 
 /**
@@ -114,15 +166,22 @@ export function rerankCandidates(probe: Uint8Array[], pets: GalleryPet[]): Light
   );
 }
 
-/** Full matching of shortlisted pets: those at or above the decision threshold, best first. */
-export function rankCandidates(probe: readonly NoseTemplate[], pets: readonly { petId: string; templates: readonly NoseTemplate[] }[]): CandidateRanking {
+/**
+ * Full matching of shortlisted pets: those at or above the decision threshold, best first. With `turnable` (the turned
+ * pass), each pet's session as a verification compares it: upright, then each probe image at its most promising turn.
+ */
+export function rankCandidates(
+  probe: readonly NoseTemplate[],
+  pets: readonly { petId: string; templates: readonly NoseTemplate[] }[],
+  turnable?: readonly (TurnableProbe | null)[],
+): CandidateRanking {
   let bestRaw = 0;
   let compared = 0;
   const candidates: IdentificationCandidate[] = [];
   for (const { petId, templates } of pets) {
     if (templates.length === 0) continue;
     compared++;
-    const { raw } = compareSessions(probe, templates);
+    const { raw } = turnable ? compareSessionsWithTurns(probe, templates, turnable) : compareSessions(probe, templates);
     bestRaw = Math.max(bestRaw, raw);
     const score = sessionScore(raw);
     if (score >= DECISION_THRESHOLD) candidates.push({ petId, score });
@@ -130,15 +189,16 @@ export function rankCandidates(probe: readonly NoseTemplate[], pets: readonly { 
   return { candidates: sortCandidates(candidates), compared, bestRaw };
 }
 
-/** rankCandidates on serialised templates: one share of a shortlist, run in a pool worker. */
-export function rankShortlist(probe: Uint8Array[], pets: GalleryPet[]): CandidateRanking {
+/** rankCandidates on serialised templates: one share of a shortlist, run in a pool worker (`turnedViews[p]`: probe image p's turned views, serialised). */
+export function rankShortlist(probe: Uint8Array[], pets: GalleryPet[], turnedViews?: Uint8Array[][]): CandidateRanking {
   return rankCandidates(
     probe.map(deserializeTemplate),
     pets.map((pet) => ({ petId: pet.petId, templates: pet.templates.map(deserializeTemplate) })),
+    turnedViews?.map((views) => (views.length > 0 ? turnableFromViews(views.map(deserializeTemplate)) : null)),
   );
 }
 
-/** Single-image 1:1 score, used by the evaluation's pair protocol. */
+/** Single-image 1:1 score, used by the evaluation's pair protocol (upright only: quarter turns are a session's). */
 export function scoreImagePair(a: Uint8Array, b: Uint8Array): number {
   return pairScore(compareTemplates(deserializeTemplate(a), deserializeTemplate(b)).similarity);
 }

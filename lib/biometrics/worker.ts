@@ -11,6 +11,7 @@ export const WORKER_OPERATIONS = {
   scoreImagePair: operations.scoreImagePair,
   rankShortlist: operations.rankShortlist,
   rerankCandidates: operations.rerankCandidates,
+  turnProbeImage: operations.turnProbeImage,
   // Stateful: each worker holds one shard of a gallery, so these run through EnginePool.runOnSlot.
   galleryUpsertPets: gallery.galleryUpsertPets,
   galleryRemovePet: gallery.galleryRemovePet,

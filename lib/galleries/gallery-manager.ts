@@ -44,13 +44,14 @@ export class GalleryManager {
     private readonly engine: GalleryEngine = engineDoor,
   ) {}
 
-  async identify(scope: GalleryScope, probe: Uint8Array[]): Promise<IdentificationOutcome> {
+  /** 1:N in the scope's gallery; with the probe images' JPEGs (`probeImages[p]` for `probe[p]`), turned probes are found too. */
+  async identify(scope: GalleryScope, probe: Uint8Array[], probeImages?: Uint8Array[]): Promise<IdentificationOutcome> {
     const engine = this.engine;
     const search = async () => {
       await this.prepare(scope);
       const loader = (read: typeof enrolledTemplatesByPet) => async (petIds: string[]) =>
         [...(await read(this.db, scope.accountId, petIds))].map(([petId, templates]) => ({ petId, templates }));
-      return engine.identifyInGallery(galleryKey(scope), probe, loader(enrolledTemplatesByPet), loader(enrolledLightTemplatesByPet));
+      return engine.identifyInGallery(galleryKey(scope), probe, loader(enrolledTemplatesByPet), loader(enrolledLightTemplatesByPet), probeImages);
     };
     const notLoaded = (error: unknown) => error instanceof Error && error.name === "GalleryNotLoadedError";
     try {

@@ -9,7 +9,7 @@ import { logError } from "@/lib/log";
 import { metrics } from "@/lib/metrics";
 import { wakeWebhookDispatcher } from "@/lib/webhooks/dispatcher";
 import { recordJobEnd } from "@/lib/webhooks/events";
-import { currentTemplates, extractionFor, imageSelect, usableTemplates, writeEnrolmentCuts, type ImageRow } from "./templates";
+import { currentTemplates, extractionFor, imageSelect, usableImageFiles, usableTemplates, writeEnrolmentCuts, type ImageRow } from "./templates";
 
 type Json = Prisma.InputJsonValue;
 
@@ -77,6 +77,11 @@ async function registeredDuplicates(db: Db, job: JobRow, templates: Uint8Array[]
   return outcome.candidates.filter((c) => c.petId !== job.petId).map((c) => ({ petId: c.petId, score: c.score }));
 }
 
+/** The usable probe images' files, which the engine reads to try a turned nose (decision 0029); one it cannot read is logged. */
+function probeImageFiles(job: JobRow, probe: ImageRow[]): Promise<Uint8Array[]> {
+  return usableImageFiles(probe, (error, image) => logError("probe-image-unreadable", error, { jobId: job.id, imageId: image.id }));
+}
+
 async function runVerification(db: Db, job: JobRow): Promise<Outcome> {
   const probe = await sessionImages(db, job);
   if (usableTemplates(probe).length < MIN_USABLE_PROBE_IMAGES) return tooFewUsable(probe, MIN_USABLE_PROBE_IMAGES, "probe");
@@ -86,7 +91,8 @@ async function runVerification(db: Db, job: JobRow): Promise<Outcome> {
   );
   const enrolledTemplates = usableTemplates(enrolled);
   if (enrolledTemplates.length === 0) return { status: "FAILED", reason: { code: "PET_HAS_NO_USABLE_ENROLMENT" } };
-  const outcome = await verifyPet(usableTemplates(probe), enrolledTemplates);
+  const probeFiles = await probeImageFiles(job, probe);
+  const outcome = await verifyPet(usableTemplates(probe), enrolledTemplates, probeFiles);
   return {
     status: "SUCCESS",
     result: { score: outcome.score, isVerified: outcome.isVerified },
@@ -105,7 +111,8 @@ async function runIdentification(db: Db, job: JobRow): Promise<Outcome> {
     poolId = pool.id;
   }
   // The default pool is every pet of the account; a named pool only its members. Same species only.
-  const outcome = await getGalleryManager(db).identify({ accountId: job.accountId, poolId, species: job.session.species }, usableTemplates(probe));
+  const probeFiles = await probeImageFiles(job, probe);
+  const outcome = await getGalleryManager(db).identify({ accountId: job.accountId, poolId, species: job.session.species }, usableTemplates(probe), probeFiles);
   // Which pool was searched and how many registered pets of the species it held: a "no match" is
   // only as wide as the pool (the dashboard says so).
   const searchedPool = {

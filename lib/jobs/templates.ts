@@ -55,6 +55,24 @@ export function usableTemplates(images: ImageRow[]): Uint8Array[] {
 }
 
 /**
+ * The stored JPEGs of the images `usableTemplates` returns, in its order: a verification tries probe images the upright
+ * comparison does not accept at a quarter turn, from their pixels (decision 0029). A file that cannot be read is
+ * reported to `onError` and given as empty bytes: that image is compared upright only.
+ */
+export async function usableImageFiles(images: ImageRow[], onError: (error: unknown, image: ImageRow) => void): Promise<Uint8Array[]> {
+  return Promise.all(
+    images
+      .filter((i) => i.usable && i.template)
+      .map((image) =>
+        readImageFile(image.filePath).catch((error: unknown) => {
+          onError(error, image);
+          return new Uint8Array(0);
+        }),
+      ),
+  );
+}
+
+/**
  * Writes the parts of a registration's usable images that 1:N reads (the search key galleries load, the light template
  * a deep pass compares), cut from their templates, so that no search has to cut and store them.
  */

@@ -1,6 +1,7 @@
 import type { Species } from "@/lib/generated/prisma/enums";
 import fs from "node:fs";
 import path from "node:path";
+import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { RhinariumClient } from "@rhinarium/sdk";
@@ -401,6 +402,11 @@ function contractSuite(mode: "pglite" | "postgres") {
     expect(other.status).toBe("SUCCESS");
     expect(other.isVerified).toBe(false);
     expect(other.score!).toBeLessThan(done.score);
+    // The same nose photographed with the phone turned by a quarter: the job reads the probe images' files to try it
+    // turned (decision 0029).
+    const turnedProbe = await Promise.all(fx.probe[0].map((jpeg) => sharp(jpeg).rotate(90).jpeg({ quality: 95 }).toBuffer()));
+    const turned = await capturedSession({ species: "DOG", purpose: "PET_VERIFICATION", petId: enrolledPet }, turnedProbe);
+    expect((await client.waitForVerification((await client.verifyPet(enrolledPet, turned)).jobId)).isVerified).toBe(true);
   });
 
   it("identifies 1:N within the plan rules (10012, 10011) and the configured pool (20016)", async () => {
@@ -417,6 +423,11 @@ function contractSuite(mode: "pglite" | "postgres") {
     expect(found.pets[0]).toMatchObject({ id: enrolledPet, metadata: '{"name":"Enrolled"}' });
     const scores = found.pets.map((p) => p.score);
     expect([...scores].sort((a, b) => b - a)).toEqual(scores);
+    // The same nose photographed upside down: found by the turned pass, from the probe images' files (decision 0029).
+    const upsideDown = await Promise.all(fx.probe[0].map((jpeg) => sharp(jpeg).rotate(180).jpeg({ quality: 95 }).toBuffer()));
+    const turned = await call("POST", "/v2/pets:identify", { json: { sessionId: await capturedSession({ species: "DOG", purpose: "PET_IDENTIFICATION" }, upsideDown) } });
+    const turnedFound = identificationDone.parse(await pollJob("identification-jobs", jobData.parse(turned.body).data.jobId)).data;
+    expect(turnedFound.pets[0]?.id).toBe(enrolledPet);
 
     // An operator points the account at an empty pool: the search finds nobody.
     await ops(server.env, "pool:create", "--account", accountA, "--name", "north");
