@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { analyseImage, shutdownEngine, type ImageAnalysis } from "@/lib/biometrics/index";
 import { sessionRawScore } from "@/lib/biometrics/session-matcher";
-import { DECISION_THRESHOLD, sessionScore } from "@/lib/biometrics/scoring";
+import { triesQuarterTurns } from "@/lib/biometrics/operations";
 import { readLabelledDataset } from "./dataset";
 import { EvalWorkers } from "./eval-workers";
 import { canEnrol, canProbe, planProtocol, usableImages, type ProtocolOptions, type ProtocolPlan } from "./protocol";
@@ -112,7 +112,7 @@ export async function runProtocol(root: string, options: ProtocolOptions): Promi
   );
   const uprightRaw = matrices.map((matrix, s) => (sessions[s].probe.length ? sessionRawScore(matrix) : 0));
   // A session the upright comparison does not accept also tries its probe images at a quarter turn, as verifyPet does.
-  const turning = sessions.map((_, s) => s).filter((s) => sessions[s].probe.length > 0 && sessionScore(uprightRaw[s]) < DECISION_THRESHOLD);
+  const turning = sessions.map((_, s) => s).filter((s) => sessions[s].probe.length > 0 && triesQuarterTurns(uprightRaw[s]));
   log(`turning the probes of ${turning.length} sessions under the threshold`);
   const turnStarted = performance.now();
   const turnRequests = [];

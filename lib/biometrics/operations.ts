@@ -86,15 +86,24 @@ export async function compareSessionsTurning(
   probeImages?: Uint8Array[],
 ): Promise<SessionComparison> {
   const upright = compareSessions(probe, enrolled);
-  if (!probeImages || sessionScore(upright.raw) >= DECISION_THRESHOLD) return upright;
+  if (!probeImages || !triesQuarterTurns(upright.raw)) return upright;
   const turnable = await Promise.all(probe.map((template, p) => (probeImages[p] ? TurnableImage.of(probeImages[p], template) : null)));
   return withQuarterTurns(upright, enrolled, turnable, QUARTER_TURNS);
+}
+
+/**
+ * Whether a session of this upright raw similarity also tries its probe images' quarter turns: the decision threshold
+ * does not accept it. The one rule verification, the 1:N turned pass and the evaluation protocol (hence the
+ * calibration) follow.
+ */
+export function triesQuarterTurns(uprightRaw: number): boolean {
+  return sessionScore(uprightRaw) < DECISION_THRESHOLD;
 }
 
 /** compareSessionsTurning with the probe images' turns at hand (`turnable[p]` for `probe[p]`, null: upright only). */
 function compareSessionsWithTurns(probe: readonly NoseTemplate[], enrolled: readonly NoseTemplate[], turnable: readonly (TurnableProbe | null)[]): SessionComparison {
   const upright = compareSessions(probe, enrolled);
-  return sessionScore(upright.raw) >= DECISION_THRESHOLD ? upright : withQuarterTurns(upright, enrolled, turnable, QUARTER_TURNS);
+  return triesQuarterTurns(upright.raw) ? withQuarterTurns(upright, enrolled, turnable, QUARTER_TURNS) : upright;
 }
 
 /**
