@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import sharp from "sharp";
-import type { DifficultyName } from "@/lab/synth/parameters";
+import type { ProbeSetting } from "./identification";
 import { Rng } from "@/lab/synth/prng";
 import { startLatencyProbe } from "@/lab/test-support/latency-probe";
 import { apiClient, probeSessionFrom, registerPetFrom, type NosePhoto } from "@/lab/test-support/scale";
@@ -16,7 +16,7 @@ import { quantile, readFigures } from "./stats";
 // reads a pet every 25 ms; a reset connection counts as a failed read.
 
 export interface ApiIdentificationFigures {
-  setting: DifficultyName;
+  setting: ProbeSetting;
   pets: number;
   registerSeconds: number;
   pollMs: number;
@@ -34,7 +34,7 @@ const POLL_MS = 25;
 export async function benchApiIdentification(
   server: TestServer,
   pets: number,
-  setting: DifficultyName,
+  setting: ProbeSetting,
   options: Omit<IdentificationBenchOptions, "sizes">,
 ): Promise<ApiIdentificationFigures> {
   const account = await ops(server.env, "account:create", "--name", "Bench 1:N", "--plan", "standard");

@@ -7,6 +7,7 @@ import * as engine from "@/lib/engine";
 import { ENGINE_VERSION } from "@/lib/engine";
 import { captureFileName, generateDataset, MANIFEST_FILE, subjectDirName } from "@/lab/synth/dataset";
 import type { DifficultyName } from "@/lab/synth/parameters";
+import type { Roll } from "@/lab/synth/capture";
 import { Rng } from "@/lab/synth/prng";
 import { cpuMsSince, quantile } from "./stats";
 
@@ -30,7 +31,20 @@ const ENROL_IMAGES = 5;
  * setting (lab/synth/dataset.ts subjectSeed): with one seed for every setting, subject i of the real
  * setting would be the same animal as subject i of the hard setting, enrolled in the same gallery.
  */
-const PROBE_SET_SEEDS: Record<DifficultyName, number> = { normal: 5050, hard: 5151, real: 5252 };
+const PROBE_SET_SEEDS: Record<ProbeSetting, number> = { normal: 5050, hard: 5151, real: 5252, "real-any": 5353 };
+
+/**
+ * A probe set's generator setting: a difficulty (lab/synth/parameters.ts), or `real-any`, the reality-matched setting
+ * with every capture at any roll (`npm run synth -- --roll any`: a dog lying on its side, a phone held sideways), whose
+ * searches reach the cascade's turned pass (decision 0029).
+ */
+export const PROBE_SETTINGS = ["normal", "hard", "real", "real-any"] as const;
+export type ProbeSetting = (typeof PROBE_SETTINGS)[number];
+
+/** The generator options a probe setting renders with. */
+function generatorOptionsOf(setting: ProbeSetting): { difficulty: DifficultyName; roll?: Roll } {
+  return setting === "real-any" ? { difficulty: "real", roll: "any" } : { difficulty: setting };
+}
 
 export interface IdentificationBenchOptions {
   sizes: number[];
@@ -39,7 +53,7 @@ export interface IdentificationBenchOptions {
   /** Unknown animals (never enrolled) per probe setting. */
   strangers: number;
   /** Generator settings of the probe sets (a row each, enrolled and unknown). */
-  settings: DifficultyName[];
+  settings: ProbeSetting[];
   distractorSubjects: number;
   /** The distractor pool's setting. */
   difficulty: DifficultyName;
@@ -49,7 +63,7 @@ export interface IdentificationBenchOptions {
 
 /** One row: a probe set's searches at one gallery size. */
 export interface ProbeRow {
-  setting: DifficultyName;
+  setting: ProbeSetting;
   kind: "enrolled" | "unknown";
   probes: number;
   p50: number;
@@ -86,10 +100,10 @@ interface Subject {
   probeImages?: Uint8Array[];
 }
 
-async function dataset(dir: string, subjects: number, captures: number, seed: number, difficulty: DifficultyName): Promise<void> {
+async function dataset(dir: string, subjects: number, captures: number, seed: number, generator: { difficulty: DifficultyName; roll?: Roll }): Promise<void> {
   if (fs.existsSync(path.join(dir, MANIFEST_FILE))) return;
   fs.rmSync(dir, { recursive: true, force: true });
-  await generateDataset({ out: dir, subjects, captures, seed, difficulty, workers: os.availableParallelism() });
+  await generateDataset({ out: dir, subjects, captures, seed, ...generator, workers: os.availableParallelism() });
 }
 
 /**
@@ -169,7 +183,7 @@ export async function distractorPoolFiles(options: Omit<IdentificationBenchOptio
   fs.mkdirSync(options.cacheDir, { recursive: true });
   const poolDir = path.join(options.cacheDir, `distractors-${options.difficulty}-${options.distractorSubjects}`);
   options.log(`identification: rendering ${options.distractorSubjects} distractor subjects (cached in ${options.cacheDir})`);
-  await dataset(poolDir, options.distractorSubjects, 1, 6262, options.difficulty);
+  await dataset(poolDir, options.distractorSubjects, 1, 6262, { difficulty: options.difficulty });
   return { poolDir, poolFiles: Array.from({ length: options.distractorSubjects }, (_, s) => path.join(poolDir, subjectDirName(s, options.distractorSubjects), captureFileName(0, 1))) };
 }
 
@@ -198,7 +212,7 @@ export function distractorMix(rng: Rng, poolSize: number): Uint16Array {
 
 
 interface ProbeSet {
-  setting: DifficultyName;
+  setting: ProbeSetting;
   /** Enrolled subjects (pet ids `${setting}-g${i}`) with at least 3 enrolment and 2 probe templates. */
   enrolled: Subject[];
   /** Never enrolled: probes only. */
@@ -211,17 +225,17 @@ interface ProbeSet {
  * A setting's subjects' images, rendered once into the cache directory: `genuine` subjects to enrol (captures
  * ENROL_CAPTURES) and probe (PROBE_CAPTURES), then `strangers` never enrolled; by subject, then capture.
  */
-export async function probeSetFiles(setting: DifficultyName, options: Omit<IdentificationBenchOptions, "sizes">): Promise<{ dir: string; files: string[][] }> {
+export async function probeSetFiles(setting: ProbeSetting, options: Omit<IdentificationBenchOptions, "sizes">): Promise<{ dir: string; files: string[][] }> {
   const subjects = options.genuine + options.strangers;
   const seed = PROBE_SET_SEEDS[setting];
   const dir = path.join(options.cacheDir, `probes-${setting}-${subjects}-s${seed}`);
   options.log(`identification: rendering ${subjects} subjects x 8 captures, ${setting} setting`);
-  await dataset(dir, subjects, 8, seed, setting);
+  await dataset(dir, subjects, 8, seed, generatorOptionsOf(setting));
   return { dir, files: Array.from({ length: subjects }, (_, s) => Array.from({ length: 8 }, (_, c) => path.join(dir, subjectDirName(s, subjects), captureFileName(c, 8)))) };
 }
 
 /** A setting's enrolled subjects and unknown animals, rendered and extracted once (cached per engine version). */
-async function prepareProbeSet(setting: DifficultyName, options: Omit<IdentificationBenchOptions, "sizes">): Promise<ProbeSet> {
+async function prepareProbeSet(setting: ProbeSetting, options: Omit<IdentificationBenchOptions, "sizes">): Promise<ProbeSet> {
   const { dir, files: bySubject } = await probeSetFiles(setting, options);
   const files = bySubject.flat();
   const templates = await templatesOf(
@@ -243,7 +257,7 @@ async function prepareProbeSet(setting: DifficultyName, options: Omit<Identifica
 }
 
 /** Grows one gallery through the sizes (each gallery holds the previous one) and searches it at each. */
-export async function benchIdentification(options: IdentificationBenchOptions): Promise<{ results: GallerySizeResult[]; poolTemplates: number; sets: { setting: DifficultyName; enrolled: number; strangers: number }[] }> {
+export async function benchIdentification(options: IdentificationBenchOptions): Promise<{ results: GallerySizeResult[]; poolTemplates: number; sets: { setting: ProbeSetting; enrolled: number; strangers: number }[] }> {
   const pool = await preparePool(options);
   const sets: ProbeSet[] = [];
   for (const setting of options.settings) sets.push(await prepareProbeSet(setting, options));
@@ -297,7 +311,7 @@ export async function benchIdentification(options: IdentificationBenchOptions): 
     const fastEnd = deep ? lightLoads[1] - t0 : total;
     return { outcome, total, deep, fastMs: fastEnd, deepMs: total - fastEnd, cpuMs };
   };
-  const row = (setting: DifficultyName, kind: ProbeRow["kind"], searches: Awaited<ReturnType<typeof search>>[], right: boolean[], found: boolean[]): ProbeRow => {
+  const row = (setting: ProbeSetting, kind: ProbeRow["kind"], searches: Awaited<ReturnType<typeof search>>[], right: boolean[], found: boolean[]): ProbeRow => {
     const mean = (f: (s: (typeof searches)[number]) => number) => searches.reduce((sum, s) => sum + f(s), 0) / Math.max(1, searches.length);
     const latencies = searches.map((s) => s.total);
     return {

@@ -15,8 +15,7 @@ import path from "node:path";
 import { parseScriptArgs } from "@/scripts/script-cli";
 import { WARMUP_SECONDS, type LoadResult } from "@/lab/bench/api-load";
 import { benchGalleryLoad, type GalleryLoadResult } from "@/lab/bench/gallery-load";
-import { benchIdentification, type GallerySizeResult, type ProbeRow } from "@/lab/bench/identification";
-import type { DifficultyName } from "@/lab/synth/parameters";
+import { benchIdentification, PROBE_SETTINGS, type GallerySizeResult, type ProbeRow, type ProbeSetting } from "@/lab/bench/identification";
 import { benchApiIdentification, type ApiIdentificationFigures } from "@/lab/bench/api-identification";
 import { benchApi, benchJobs, benchUploads, type ApiFigures, type JobFigures, type UploadFigures } from "@/lab/bench/service";
 import { mib, ms, num, pct, table } from "@/lab/bench/stats";
@@ -46,6 +45,17 @@ const { values } = parseScriptArgs({
   },
 });
 const only = new Set(values.only.split(","));
+
+/** `--settings`: probe settings by name (identification.ts PROBE_SETTINGS), refused with the list when one is unknown. */
+function probeSettings(list: string): ProbeSetting[] {
+  const names = list.split(",");
+  const unknown = names.filter((name) => !(PROBE_SETTINGS as readonly string[]).includes(name));
+  if (unknown.length > 0) {
+    console.error(`bench: unknown --settings ${unknown.join(", ")} (one or more of ${PROBE_SETTINGS.join(", ")})`);
+    process.exit(2);
+  }
+  return names as ProbeSetting[];
+}
 const load = { connections: Number(values.connections), seconds: Number(values.seconds) };
 const log = (line: string) => console.error(`[bench] ${line}`);
 /** Report sections by the block of docs/benchmarks.md they go to (`<!-- bench:BLOCK:start -->`). */
@@ -151,7 +161,7 @@ function jobSection(figures: { mode: string; jobs: JobFigures }[]): string {
   ].join("\n");
 }
 
-function identificationSection(results: GallerySizeResult[], poolTemplates: number, sets: { setting: DifficultyName; enrolled: number; strangers: number }[]): string {
+function identificationSection(results: GallerySizeResult[], poolTemplates: number, sets: { setting: ProbeSetting; enrolled: number; strangers: number }[]): string {
   const base = results[0];
   const label = (r: ProbeRow) => (r.kind === "enrolled" ? `enrolled, ${r.setting} setting` : `unknown animals, ${r.setting} setting`);
   const rows = results.flatMap((result) =>
@@ -286,7 +296,7 @@ async function main(): Promise<void> {
     distractorSubjects: Number(values["distractor-subjects"]),
     difficulty: "normal" as const,
     strangers: Number(values.strangers),
-    settings: values.settings.split(",") as DifficultyName[],
+    settings: probeSettings(values.settings),
     cacheDir: path.join(os.tmpdir(), "rhinarium-bench-cache"),
     log,
   };
