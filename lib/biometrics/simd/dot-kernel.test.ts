@@ -69,6 +69,8 @@ describe("blockNeighbours (SIMD kernel)", () => {
     [20, 33, 3, 16, 1],
     [0, 5, 3, 128, 127],
     [6, 0, 2, 128, 127],
+    [17, 40, 2, 64, 1],
+    [301, 300, 3, 64, 127],
   ])("equals a scalar scan: %i rows x %i columns, %i frames, %i dims, values up to %i", (rows, columns, frames, dims, max) => {
     const a = randomDescriptors(rows * frames, dims, rows + 1).map((v) => Math.abs(v) % (max + 1));
     const b = randomDescriptors(columns, dims, columns + 2).map((v) => Math.abs(v) % (max + 1));

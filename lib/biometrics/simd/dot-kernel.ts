@@ -14,6 +14,19 @@ const nearest = instance.exports.nearest as (
 
 const align16 = (bytes: number) => (bytes + 15) & ~15;
 const roundUp4 = (count: number) => (count + 3) & ~3;
+const roundUp16 = (count: number) => (count + 15) & ~15;
+
+/**
+ * Rows of `dims` int8 laid out column pair by column pair as int16 in `into` (`rowsPadded` × dims values), as `nearest`
+ * and `secondBest` read a matrix: pair p of row j at ((p × rowsPadded) + j) × 2; padding rows zero.
+ */
+function layColumnPairs(rows: Int8Array, dims: number, rowsPadded: number, into: Int16Array): void {
+  const count = rows.length / dims;
+  into.fill(0);
+  for (let j = 0; j < count; j++) {
+    for (let d = 0; d < dims; d++) into[((d >> 1) * rowsPadded + j) * 2 + (d & 1)] = rows[j * dims + d];
+  }
+}
 
 /**
  * The blocks of `a` that `blockNeighbours` last widened into kernel memory (one template's descriptor frames, searched
@@ -93,8 +106,8 @@ export function blockNeighbours(aBlocks: readonly Int8Array[], bBlocks: readonly
   if (bBlocks.some((block) => block.length !== bLength)) throw new Error("b must hold the same number of rows in every frame");
   const countA = aLength / dims;
   const countB = bLength / dims;
-  const padB = roundUp4(countB);
-  const widenedB = 2 * padB * dims;
+  const padB = roundUp16(countB);
+  const laidB = 2 * padB * dims;
   if (!sameBlocks(keptA, aBlocks)) {
     // int8 staging, then the widened blocks one after another.
     const total = aLength * aBlocks.length;
@@ -107,23 +120,17 @@ export function blockNeighbours(aBlocks: readonly Int8Array[], bBlocks: readonly
     keptA = [...aBlocks];
   }
   const pa = keptAAt;
-  const stageB = keptAEnd;
-  const pb = align16(stageB + bLength * bBlocks.length);
+  const pb = align16(keptAEnd);
   const perFrame = 3 * countA + 2 * padB;
-  const scratch = align16(pb + widenedB * bBlocks.length);
+  const scratch = align16(pb + laidB * bBlocks.length);
   const out = scratch + 48;
   growMemoryTo(memory, out + perFrame * pairs.length * 4);
-  const bytes = new Int8Array(memory.buffer);
-  bBlocks.forEach((block, i) => bytes.set(block, stageB + i * bLength));
-  for (let i = 0; i < bBlocks.length; i++) {
-    widen(stageB + i * bLength, bLength, pb + i * widenedB);
-    bytes.fill(0, pb + i * widenedB + 2 * bLength, pb + (i + 1) * widenedB);
-  }
+  bBlocks.forEach((block, i) => layColumnPairs(block, dims, padB, new Int16Array(memory.buffer, pb + i * laidB, padB * dims)));
   for (let k = 0; k < pairs.length; ) {
     const [first, b] = pairs[k];
     let run = 1;
     while (k + run < pairs.length && pairs[k + run][1] === b && pairs[k + run][0] === first + run) run++;
-    nearest(pa + first * 2 * aLength, countA, run, pb + b * widenedB, countB, padB, dims, out + k * perFrame * 4, scratch);
+    nearest(pa + first * 2 * aLength, countA, run, pb + b * laidB, countB, padB, dims, out + k * perFrame * 4, scratch);
     k += run;
   }
   const values = new Int32Array(perFrame * pairs.length);
@@ -153,7 +160,6 @@ export interface ResidentMatrix {
   readonly at: number;
 }
 
-const RESIDENT_BLOCK = 16;
 interface ResidentKernel {
   memory: WebAssembly.Memory;
   secondBest: (pa: number, na: number, bytes: number, pt: number, nb: number, nbPad: number, out: number, scratch: number) => void;
@@ -178,15 +184,11 @@ export function residentMatrix(b: Int8Array, dims: number): ResidentMatrix {
   checkDims(dims, b, b);
   const kernel = residentKernel();
   const rows = b.length / dims;
-  const rowsPadded = Math.ceil(rows / RESIDENT_BLOCK) * RESIDENT_BLOCK;
+  const rowsPadded = roundUp16(rows);
   const at = align16(kernel.top);
   kernel.top = at + rowsPadded * dims * 2;
   growMemoryTo(kernel.memory, kernel.top);
-  // [pair][row][2]: pair p of row j at ((p x rowsPadded) + j) x 2; padding rows stay zero (the kernel ignores them).
-  const laid = new Int16Array(kernel.memory.buffer, at, rowsPadded * dims).fill(0);
-  for (let j = 0; j < rows; j++) {
-    for (let d = 0; d < dims; d++) laid[((d >> 1) * rowsPadded + j) * 2 + (d & 1)] = b[j * dims + d];
-  }
+  layColumnPairs(b, dims, rowsPadded, new Int16Array(kernel.memory.buffer, at, rowsPadded * dims));
   const matrix = { rows, dims, rowsPadded, at };
   residentMatrices.set(b, matrix);
   return matrix;
