@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import { DESCRIPTOR_DIMS, SIGNATURE_BITS, VOCABULARY_COARSE, VOCABULARY_FINE } from "./parameters";
-import { dotProductMatrix } from "./simd/dot-kernel";
+import { residentDotProducts, residentRows } from "./simd/dot-kernel";
 
 /**
  * The visual vocabulary of the 1:N index: two-level k-means centroids (int8, descriptor scale), a
@@ -97,22 +97,6 @@ function normsOf(centroids: Int8Array): Float32Array {
   return norms;
 }
 
-/** Indices of the `k` smallest values, smallest first (k is small). */
-function smallest(values: ArrayLike<number>, k: number, from = 0, to = values.length): number[] {
-  const best: number[] = [];
-  for (let i = from; i < to; i++) {
-    if (best.length === k && values[i] >= values[best[k - 1]]) continue;
-    let at = best.length === k ? k - 1 : best.length;
-    if (best.length < k) best.push(i);
-    while (at > 0 && values[best[at - 1]] > values[i]) {
-      best[at] = best[at - 1];
-      at--;
-    }
-    best[at] = i;
-  }
-  return best;
-}
-
 /**
  * The `wordsPerDescriptor` nearest words of each descriptor (count x wordsPerDescriptor, nearest first):
  * the nearest coarse cells by one SIMD pass, then, cell by cell, the SIMD dot products of the
@@ -122,43 +106,98 @@ export function assignWords(descriptors: Int8Array, wordsPerDescriptor: number, 
   const count = descriptors.length / DESCRIPTOR_DIMS;
   const out = new Uint16Array(count * wordsPerDescriptor);
   if (count === 0) return out;
-  const coarseDots = dotProductMatrix(descriptors, vocab.coarse, DESCRIPTOR_DIMS);
+  if (wordsPerDescriptor < 1 || wordsPerDescriptor > 2) throw new Error("a descriptor takes one or two words");
+  const coarseDots = residentDotProducts(descriptors, residentRows(vocab.coarse, DESCRIPTOR_DIMS), 0, VOCABULARY_COARSE);
+  const fine = residentRows(vocab.fine, DESCRIPTOR_DIMS);
   const coarseNorms = normsOf(vocab.coarse);
   const fineNorms = normsOf(vocab.fine);
   const cellsToSearch = wordsPerDescriptor > 1 ? 2 : 1;
-  const coarseDistance = new Float32Array(VOCABULARY_COARSE);
-  const members: number[][] = Array.from({ length: VOCABULARY_COARSE }, () => []);
+  // Each descriptor's nearest cells, nearest first (ties: the lower cell), and the descriptors of each cell in order.
+  const cells = new Int32Array(count * cellsToSearch);
+  const perCell = new Int32Array(VOCABULARY_COARSE + 1);
   for (let i = 0; i < count; i++) {
-    for (let c = 0; c < VOCABULARY_COARSE; c++) coarseDistance[c] = coarseNorms[c] - 2 * coarseDots[i * VOCABULARY_COARSE + c];
-    for (const cell of smallest(coarseDistance, cellsToSearch)) members[cell].push(i);
+    const nearest = nearestTwo(coarseDots, i * VOCABULARY_COARSE, VOCABULARY_COARSE, coarseNorms, 0);
+    cells[i * cellsToSearch] = nearest.first;
+    perCell[nearest.first + 1]++;
+    if (cellsToSearch === 2) {
+      cells[i * 2 + 1] = nearest.second;
+      perCell[nearest.second + 1]++;
+    }
   }
-  // Candidate words and distances per descriptor, over its searched cells.
-  const candidates = cellsToSearch * VOCABULARY_FINE;
-  const distance = new Float32Array(count * candidates);
-  const word = new Uint16Array(count * candidates);
-  const filled = new Int32Array(count);
+  for (let cell = 0; cell < VOCABULARY_COARSE; cell++) perCell[cell + 1] += perCell[cell];
+  const members = new Int32Array(count * cellsToSearch);
+  const placed = perCell.slice(0, VOCABULARY_COARSE);
+  for (let i = 0; i < count; i++) for (let c = 0; c < cellsToSearch; c++) members[placed[cells[i * cellsToSearch + c]]++] = i;
+  // The words of the searched cells, cell by cell in ascending order, fine centroids in order: a running nearest two
+  // per descriptor keeps the first of equal distances, as one scan over all its candidates would.
+  const bestDistance = new Float64Array(count).fill(Infinity);
+  const secondDistance = new Float64Array(count).fill(Infinity);
+  const bestWord = new Uint16Array(count);
+  const secondWord = new Uint16Array(count);
   const rows = new Int8Array(count * DESCRIPTOR_DIMS);
   for (let cell = 0; cell < VOCABULARY_COARSE; cell++) {
-    const chosen = members[cell];
-    if (chosen.length === 0) continue;
-    chosen.forEach((i, r) => rows.set(descriptors.subarray(i * DESCRIPTOR_DIMS, (i + 1) * DESCRIPTOR_DIMS), r * DESCRIPTOR_DIMS));
-    const cellCentroids = vocab.fine.subarray(cell * VOCABULARY_FINE * DESCRIPTOR_DIMS, (cell + 1) * VOCABULARY_FINE * DESCRIPTOR_DIMS);
-    const dots = dotProductMatrix(rows.subarray(0, chosen.length * DESCRIPTOR_DIMS), cellCentroids, DESCRIPTOR_DIMS);
-    chosen.forEach((i, r) => {
-      const at = i * candidates + filled[i];
+    const from = perCell[cell];
+    const n = perCell[cell + 1] - from;
+    if (n === 0) continue;
+    for (let r = 0; r < n; r++) {
+      const i = members[from + r];
+      rows.set(descriptors.subarray(i * DESCRIPTOR_DIMS, (i + 1) * DESCRIPTOR_DIMS), r * DESCRIPTOR_DIMS);
+    }
+    const dots = residentDotProducts(rows.subarray(0, n * DESCRIPTOR_DIMS), fine, cell * VOCABULARY_FINE, VOCABULARY_FINE);
+    for (let r = 0; r < n; r++) {
+      const i = members[from + r];
+      let best = bestDistance[i];
+      let second = secondDistance[i];
+      let bw = bestWord[i];
+      let sw = secondWord[i];
       for (let f = 0; f < VOCABULARY_FINE; f++) {
         const w = cell * VOCABULARY_FINE + f;
-        distance[at + f] = fineNorms[w] - 2 * dots[r * VOCABULARY_FINE + f];
-        word[at + f] = w;
+        const distance = Math.fround(fineNorms[w] - 2 * dots[r * VOCABULARY_FINE + f]);
+        if (distance < best) {
+          second = best;
+          sw = bw;
+          best = distance;
+          bw = w;
+        } else if (distance < second) {
+          second = distance;
+          sw = w;
+        }
       }
-      filled[i] += VOCABULARY_FINE;
-    });
+      bestDistance[i] = best;
+      secondDistance[i] = second;
+      bestWord[i] = bw;
+      secondWord[i] = sw;
+    }
   }
   for (let i = 0; i < count; i++) {
-    const nearest = smallest(distance, wordsPerDescriptor, i * candidates, i * candidates + filled[i]);
-    for (let w = 0; w < wordsPerDescriptor; w++) out[i * wordsPerDescriptor + w] = word[nearest[Math.min(w, nearest.length - 1)]];
+    out[i * wordsPerDescriptor] = bestWord[i];
+    if (wordsPerDescriptor === 2) out[i * 2 + 1] = secondWord[i];
   }
   return out;
+}
+
+/**
+ * The two smallest of norms[k] − 2 · dots[from + k] (k < n; distances to centroids up to a descriptor's own norm), as
+ * float32, the first of equal ones first.
+ */
+function nearestTwo(dots: Int32Array, from: number, n: number, norms: Float32Array, normsFrom: number): { first: number; second: number } {
+  let best = Infinity;
+  let second = Infinity;
+  let first = -1;
+  let next = -1;
+  for (let k = 0; k < n; k++) {
+    const distance = Math.fround(norms[normsFrom + k] - 2 * dots[from + k]);
+    if (distance < best) {
+      second = best;
+      next = first;
+      best = distance;
+      first = k;
+    } else if (distance < second) {
+      second = distance;
+      next = k;
+    }
+  }
+  return { first, second: next };
 }
 
 const quantisedProjections = new WeakMap<Float32Array, { rows: Int8Array; scale: number }>();
@@ -177,7 +216,7 @@ function quantisedProjection(projection: Float32Array): { rows: Int8Array; scale
 /** Projections of each descriptor on the signature axes (count x SIGNATURE_BITS), by the SIMD kernel. */
 export function projectDescriptors(descriptors: Int8Array, vocab: Vocabulary = vocabulary()): Float32Array {
   const { rows, scale } = quantisedProjection(vocab.projection);
-  const dots = dotProductMatrix(descriptors, rows, DESCRIPTOR_DIMS);
+  const dots = residentDotProducts(descriptors, residentRows(rows, DESCRIPTOR_DIMS), 0, SIGNATURE_BITS);
   const projections = new Float32Array(dots.length);
   for (let i = 0; i < dots.length; i++) projections[i] = dots[i] / scale;
   return projections;

@@ -163,6 +163,7 @@ export interface ResidentMatrix {
 interface ResidentKernel {
   memory: WebAssembly.Memory;
   secondBest: (pa: number, na: number, bytes: number, pt: number, nb: number, nbPad: number, out: number, scratch: number) => void;
+  matrix: typeof matrix;
   /** End of the resident matrices; rows are staged after it. */
   top: number;
 }
@@ -172,7 +173,12 @@ const residentMatrices = new WeakMap<Int8Array, ResidentMatrix>();
 function residentKernel(): ResidentKernel {
   if (!resident) {
     const exports = new WebAssembly.Instance(kernelModule, {}).exports;
-    resident = { memory: exports.memory as WebAssembly.Memory, secondBest: exports.secondBest as ResidentKernel["secondBest"], top: 0 };
+    resident = {
+      memory: exports.memory as WebAssembly.Memory,
+      secondBest: exports.secondBest as ResidentKernel["secondBest"],
+      matrix: exports.matrix as typeof matrix,
+      top: 0,
+    };
   }
   return resident;
 }
@@ -212,6 +218,52 @@ export function secondBestDots(a: Int8Array, matrix: ResidentMatrix): Int32Array
   new Int16Array(kernel.memory.buffer, pa, a.length).set(a);
   kernel.secondBest(pa, count, dims * 2, matrix.at, matrix.rows, matrix.rowsPadded, out, scratch);
   return new Int32Array(kernel.memory.buffer.slice(out + count * 4, out + 2 * count * 4));
+}
+
+/** Rows read again and again by `residentDotProducts` (the vocabulary's centroids): widened, row-major, in the resident instance. */
+export interface ResidentRows {
+  readonly rows: number;
+  readonly dims: number;
+  /** Byte offset in the resident instance's memory. */
+  readonly at: number;
+}
+const residentRowSets = new WeakMap<Int8Array, ResidentRows>();
+
+/** `b` (rows of `dims` int8) widened into the resident instance, once per array (rows padded with zeros to a multiple of 4). */
+export function residentRows(b: Int8Array, dims: number): ResidentRows {
+  const known = residentRowSets.get(b);
+  if (known && known.dims === dims) return known;
+  checkDims(dims, b, b);
+  const kernel = residentKernel();
+  const rows = b.length / dims;
+  const at = align16(kernel.top);
+  kernel.top = at + roundUp4(rows) * dims * 2;
+  growMemoryTo(kernel.memory, kernel.top);
+  new Int16Array(kernel.memory.buffer, at, roundUp4(rows) * dims).fill(0).set(b);
+  const placed = { rows, dims, at };
+  residentRowSets.set(b, placed);
+  return placed;
+}
+
+/**
+ * The dot products (row-major, `a`'s rows × `count` rows) of `a` with rows `first` to `first + count` of resident rows:
+ * `dotProductMatrix(a, b.subarray(first × dims, (first + count) × dims), dims)`, bit for bit, without copying b. `count`
+ * a multiple of 4 or reaching the last row.
+ */
+export function residentDotProducts(a: Int8Array, b: ResidentRows, first: number, count: number): Int32Array {
+  const { dims } = b;
+  checkDims(dims, a, a);
+  if (first < 0 || first + count > b.rows || (count % 4 !== 0 && first + count !== b.rows)) throw new Error("rows outside the resident set");
+  const rows = a.length / dims;
+  if (rows === 0 || count === 0) return new Int32Array(rows * count);
+  const kernel = residentKernel();
+  const pa = align16(kernel.top);
+  const out = align16(pa + a.length * 2);
+  // A row's last block of 4 may write 3 values past the row (see matrix in the .wat).
+  growMemoryTo(kernel.memory, out + (rows * count + 3) * 4);
+  new Int16Array(kernel.memory.buffer, pa, a.length).set(a);
+  kernel.matrix(pa, rows, b.at + first * dims * 2, count, dims, out);
+  return new Int32Array(kernel.memory.buffer.slice(out, out + rows * count * 4));
 }
 
 export { INT32_MIN };
