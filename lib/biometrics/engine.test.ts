@@ -21,7 +21,7 @@ import { analyseImage, identifyAmong, lightRawScores, scoreImagePair, verifyPet,
 import type { ExtractionOptions } from "./extract";
 import { DECISION_THRESHOLD } from "./scoring";
 import { descriptorSetCount, deserializeTemplate, keypointCount, serializeTemplate, TemplateFormatError, templateVersionOf } from "./template";
-import { Gallery } from "./gallery";
+import { Gallery, probeLookups } from "./gallery";
 import { DESCRIPTOR_SETS, MATCHED_SETS, RERANK_CANDIDATES, RERANK_KEYPOINTS, RERANK_PROMOTED, SHORTLIST_SIZE, TEMPLATE_VERSION } from "./parameters";
 
 /** Eight captures per subject, rendered exactly as `npm run synth` would with seed 9001. */
@@ -174,6 +174,29 @@ describe("1:N cascade: the light comparison beyond the first stage's shortlist",
     expect(outcome.candidates.map((c) => c.petId)).toEqual(["pet-0"]);
     // Every pet is compared lightly (the fast pass's 16, then the rest); the lightly best of each pass in full.
     expect(outcome.details).toMatchObject({ shortlisted: DECOYS + 1, reranked: DECOYS + 1, compared: 2 * RERANK_PROMOTED });
+  });
+
+  it("gives each shard the same shortlists from lookups computed once for all shards as from its own", () => {
+    const probe = probeOf().map(deserializeTemplate);
+    const keys = decoyKeys().map(deserializeSearchKey);
+    const fill = (gallery: Gallery) => {
+      gallery.upsert("pet-0", templatesOf(hardAnalyses[0]).slice(0, 5).map((t) => deserializeTemplate(t).searchKey));
+      decoyIds.forEach((petId, d) => gallery.upsert(petId, keys.slice(0, 1 + (d % keys.length))));
+      return gallery;
+    };
+    const [own, given] = [fill(new Gallery()), fill(new Gallery())];
+    // The fast pass, then the deep pass resuming its votes (lookups of the outer frames only).
+    expect(given.shortlist(probe, SHORTLIST_SIZE, MATCHED_SETS, "s", { fromSet: 0, lookups: probeLookups(probe, MATCHED_SETS) })).toEqual(
+      own.shortlist(probe, SHORTLIST_SIZE, MATCHED_SETS, "s"),
+    );
+    const deep = own.shortlist(probe, RERANK_CANDIDATES, DESCRIPTOR_SETS, "s");
+    expect(given.shortlist(probe, RERANK_CANDIDATES, DESCRIPTOR_SETS, "s", { fromSet: MATCHED_SETS, lookups: probeLookups(probe, DESCRIPTOR_SETS, MATCHED_SETS) })).toEqual(deep);
+    // A shard that holds no votes to resume ignores lookups of the outer frames only and looks every frame up.
+    const fresh = fill(new Gallery());
+    expect(fresh.shortlist(probe, RERANK_CANDIDATES, DESCRIPTOR_SETS, "t", { fromSet: MATCHED_SETS, lookups: probeLookups(probe, DESCRIPTOR_SETS, MATCHED_SETS) })).toEqual(deep);
+    fresh.dispose();
+    expect(deep.petIds).toContain("pet-0");
+    for (const gallery of [own, given]) gallery.dispose();
   });
 
   it("does the same in a gallery held by the engine's workers", async () => {

@@ -3,7 +3,7 @@ import type { GalleryShortlist } from "./gallery-shortlist";
 import { InvertedIndex } from "./inverted-index";
 import { probeVoteWeight } from "./distinctiveness";
 import { keypointBurstWeights } from "./pair-matcher";
-import { computeProbeLookups, type SearchKey } from "./search-key";
+import { computeProbeLookups, type ProbeLookups, type SearchKey } from "./search-key";
 import type { PackedPets } from "./packed-pets";
 import { DESCRIPTOR_SETS } from "./parameters";
 import { descriptorSetCount, deserializeTemplate, keypointCount, type NoseTemplate } from "./template";
@@ -50,19 +50,15 @@ export class Gallery {
    * The first stage: the `limit` best pets, best first, by the probe's lookups in its first `sets` descriptor frames
    * (the cascade's fast pass: SHORTLIST_SIZE by MATCHED_SETS frames; its deep pass: RERANK_CANDIDATES by all).
    */
-  shortlist(probe: readonly NoseTemplate[], limit: number, sets: number, search?: string): GalleryShortlist {
+  shortlist(probe: readonly NoseTemplate[], limit: number, sets: number, search?: string, given?: GivenLookups): GalleryShortlist {
     // With a search token, a pass by fewer than all frames keeps its votes, and the next pass of the same search adds
     // only its further frames' votes to them (the same scores as looking up every frame again; InvertedIndex.search).
     const kept = search === undefined ? undefined : this.keptFrames.get(search);
     const resume = search !== undefined && kept !== undefined && kept < sets && this.index.holdsVotes(search, probe.length);
     const fromSet = resume ? kept! : 0;
-    // A probe image extracted without outer frames (extract.ts) looks up in the frames it has.
-    // A probe keypoint repeated across its image (a periodic backdrop, pair-matcher.ts `keypointBurstWeights`) votes
-    // as little as it counts as an inlier: otherwise every pet enrolled on the same backdrop collects its votes.
-    const lookups = probe.map((t) => {
-      const burst = keypointBurstWeights(t);
-      return computeProbeLookups(keypointCount(t), t.descriptors, Math.min(sets, descriptorSetCount(t)), (k) => burst[k] * probeVoteWeight(t.genericness[k]), fromSet);
-    });
+    // The caller's lookups when they start where this shard resumes (`probeLookups`, computed once for every shard),
+    // else the probe's own.
+    const lookups = given && given.fromSet === fromSet && given.lookups.length === probe.length ? given.lookups : probeLookups(probe, sets, fromSet);
     const keep = search !== undefined && sets < DESCRIPTOR_SETS;
     if (search !== undefined) {
       this.keptFrames.delete(search);
@@ -73,6 +69,30 @@ export class Gallery {
     const hits = this.index.search(lookups, limit, search === undefined || (!keep && !resume) ? undefined : { token: search, resume, keep });
     return { petIds: hits.map((hit) => hit.petId), scores: hits.map((hit) => hit.score), searched: this.index.size };
   }
+}
+
+/** A probe's lookups computed ahead for the shards of a gallery: each image's, in its frames `fromSet` up. */
+export interface GivenLookups {
+  fromSet: number;
+  lookups: ProbeLookups[];
+}
+
+/**
+ * Each probe image's first-stage lookups in its frames `fromSet` to `sets` - 1. A probe image extracted without outer
+ * frames (extract.ts) looks up in the frames it has. A probe keypoint repeated across its image (a periodic backdrop,
+ * pair-matcher.ts `keypointBurstWeights`) votes as little as it counts as an inlier: otherwise every pet enrolled on the
+ * same backdrop collects its votes.
+ */
+export function probeLookups(probe: readonly NoseTemplate[], sets: number, fromSet = 0): ProbeLookups[] {
+  return probe.map((t) => {
+    const burst = keypointBurstWeights(t);
+    return computeProbeLookups(keypointCount(t), t.descriptors, Math.min(sets, descriptorSetCount(t)), (k) => burst[k] * probeVoteWeight(t.genericness[k]), fromSet);
+  });
+}
+
+/** probeLookups on serialised templates, run once in a pool worker for all of a gallery's shards (index.ts). */
+export function galleryProbeLookups(probe: Uint8Array[], sets: number, fromSet: number): GivenLookups {
+  return { fromSet, lookups: probeLookups(probe.map(deserializeTemplate), sets, fromSet) };
 }
 
 /** The galleries a worker thread holds, by key. A worker that is replaced starts with none. */
@@ -110,8 +130,8 @@ export function galleryTotals(): { galleries: number; pets: number; bytes: numbe
   return { galleries: galleries.size, pets, bytes };
 }
 
-export function galleryShortlist(key: string, probe: Uint8Array[], limit: number, sets: number, search?: string): GalleryShortlist {
+export function galleryShortlist(key: string, probe: Uint8Array[], limit: number, sets: number, search?: string, given?: GivenLookups): GalleryShortlist {
   const gallery = galleries.get(key);
   if (!gallery) throw new GalleryNotLoadedError(key);
-  return gallery.shortlist(probe.map(deserializeTemplate), limit, sets, search);
+  return gallery.shortlist(probe.map(deserializeTemplate), limit, sets, search, given);
 }

@@ -149,18 +149,23 @@ export async function identifyInGallery(
   const engine = enginePool();
   // Each shard keeps the fast pass's votes under this search's token; a deep pass adds the ± 40° frames' votes to them.
   const search = `search-${++searches}`;
-  const shortlistOf = (templates: Uint8Array[], token?: string) => async (limit: number, sets: number) =>
-    mergeShortlists(
-      await Promise.all(
-        everySlot(engine).map((slot) =>
-          engine.runOnSlot(slot, "galleryShortlist", galleryKey, templates, limit, sets, token).catch((error: unknown) => {
-            if (error instanceof EngineTaskError && error.message.startsWith(GalleryNotLoadedError.errorName)) throw new GalleryNotLoadedError(galleryKey);
-            throw error;
-          }),
-        ),
-      ),
-      limit,
-    );
+  // The probe's lookups are computed once for every shard: from the frames a search's earlier pass looked up (each
+  // shard resumes its votes), else all; a shard that can no longer resume computes its own (Gallery.shortlist).
+  const shortlistOf = (templates: Uint8Array[], token?: string) => {
+    let looked = 0;
+    return async (limit: number, sets: number) => {
+      const fromSet = token !== undefined && looked < sets ? looked : 0;
+      const given = await engine.run("galleryProbeLookups", templates, sets, fromSet);
+      if (token !== undefined) looked = sets;
+      const shards = everySlot(engine).map((slot) =>
+        engine.runOnSlot(slot, "galleryShortlist", galleryKey, templates, limit, sets, token, given).catch((error: unknown) => {
+          if (error instanceof EngineTaskError && error.message.startsWith(GalleryNotLoadedError.errorName)) throw new GalleryNotLoadedError(galleryKey);
+          throw error;
+        }),
+      );
+      return mergeShortlists(await Promise.all(shards), limit);
+    };
+  };
   const rankWith = (views?: Uint8Array[][]) => async (petIds: string[]) => {
     const pets = petIds.length > 0 ? await loadTemplates(petIds) : [];
     return joinRankings(await shareOut(engine, pets, async (share) => [await engine.run("rankShortlist", probe, share, views)]));

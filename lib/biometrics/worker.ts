@@ -19,6 +19,7 @@ export const WORKER_OPERATIONS = {
   galleryStats: gallery.galleryStats,
   galleryTotals: gallery.galleryTotals,
   galleryShortlist: gallery.galleryShortlist,
+  galleryProbeLookups: gallery.galleryProbeLookups,
 };
 export type WorkerOperations = typeof WORKER_OPERATIONS;
 export type OperationName = keyof WorkerOperations;
