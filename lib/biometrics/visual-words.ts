@@ -130,10 +130,7 @@ export function assignWords(descriptors: Int8Array, wordsPerDescriptor: number, 
   for (let i = 0; i < count; i++) for (let c = 0; c < cellsToSearch; c++) members[placed[cells[i * cellsToSearch + c]]++] = i;
   // The words of the searched cells, cell by cell in ascending order, fine centroids in order: a running nearest two
   // per descriptor keeps the first of equal distances, as one scan over all its candidates would.
-  const bestDistance = new Float64Array(count).fill(Infinity);
-  const secondDistance = new Float64Array(count).fill(Infinity);
-  const bestWord = new Uint16Array(count);
-  const secondWord = new Uint16Array(count);
+  const words = Array.from({ length: count }, noneNearer);
   const rows = new Int8Array(count * DESCRIPTOR_DIMS);
   for (let cell = 0; cell < VOCABULARY_COARSE; cell++) {
     const from = perCell[cell];
@@ -144,60 +141,45 @@ export function assignWords(descriptors: Int8Array, wordsPerDescriptor: number, 
       rows.set(descriptors.subarray(i * DESCRIPTOR_DIMS, (i + 1) * DESCRIPTOR_DIMS), r * DESCRIPTOR_DIMS);
     }
     const dots = residentDotProducts(rows.subarray(0, n * DESCRIPTOR_DIMS), fine, cell * VOCABULARY_FINE, VOCABULARY_FINE);
-    for (let r = 0; r < n; r++) {
-      const i = members[from + r];
-      let best = bestDistance[i];
-      let second = secondDistance[i];
-      let bw = bestWord[i];
-      let sw = secondWord[i];
-      for (let f = 0; f < VOCABULARY_FINE; f++) {
-        const w = cell * VOCABULARY_FINE + f;
-        const distance = Math.fround(fineNorms[w] - 2 * dots[r * VOCABULARY_FINE + f]);
-        if (distance < best) {
-          second = best;
-          sw = bw;
-          best = distance;
-          bw = w;
-        } else if (distance < second) {
-          second = distance;
-          sw = w;
-        }
-      }
-      bestDistance[i] = best;
-      secondDistance[i] = second;
-      bestWord[i] = bw;
-      secondWord[i] = sw;
-    }
+    for (let r = 0; r < n; r++) nearestTwo(dots, r * VOCABULARY_FINE, VOCABULARY_FINE, fineNorms, cell * VOCABULARY_FINE, words[members[from + r]]);
   }
   for (let i = 0; i < count; i++) {
-    out[i * wordsPerDescriptor] = bestWord[i];
-    if (wordsPerDescriptor === 2) out[i * 2 + 1] = secondWord[i];
+    out[i * wordsPerDescriptor] = words[i].first;
+    if (wordsPerDescriptor === 2) out[i * 2 + 1] = words[i].second;
   }
   return out;
 }
 
+/** The two nearest centroids found so far (indices, -1 for none) and their distances. */
+interface NearestTwo {
+  first: number;
+  second: number;
+  firstDistance: number;
+  secondDistance: number;
+}
+
+function noneNearer(): NearestTwo {
+  return { first: -1, second: -1, firstDistance: Infinity, secondDistance: Infinity };
+}
+
 /**
- * The two smallest of norms[k] − 2 · dots[from + k] (k < n; distances to centroids up to a descriptor's own norm), as
- * float32, the first of equal ones first.
+ * `nearest` updated with centroids normsFrom + k (k < n) at distances norms[normsFrom + k] − 2 · dots[from + k] (to a
+ * descriptor, up to its own norm), as float32: the first of equal distances stays first, as in one scan in order.
  */
-function nearestTwo(dots: Int32Array, from: number, n: number, norms: Float32Array, normsFrom: number): { first: number; second: number } {
-  let best = Infinity;
-  let second = Infinity;
-  let first = -1;
-  let next = -1;
+function nearestTwo(dots: Int32Array, from: number, n: number, norms: Float32Array, normsFrom: number, nearest: NearestTwo = noneNearer()): NearestTwo {
   for (let k = 0; k < n; k++) {
     const distance = Math.fround(norms[normsFrom + k] - 2 * dots[from + k]);
-    if (distance < best) {
-      second = best;
-      next = first;
-      best = distance;
-      first = k;
-    } else if (distance < second) {
-      second = distance;
-      next = k;
+    if (distance < nearest.firstDistance) {
+      nearest.secondDistance = nearest.firstDistance;
+      nearest.second = nearest.first;
+      nearest.firstDistance = distance;
+      nearest.first = normsFrom + k;
+    } else if (distance < nearest.secondDistance) {
+      nearest.secondDistance = distance;
+      nearest.second = normsFrom + k;
     }
   }
-  return { first, second: next };
+  return nearest;
 }
 
 const quantisedProjections = new WeakMap<Float32Array, { rows: Int8Array; scale: number }>();
