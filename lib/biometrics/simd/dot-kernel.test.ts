@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { blockNeighbours, dotProductMatrix, INT32_MIN, residentMatrix, secondBestDots } from "./dot-kernel";
+import { blockNeighbours, dotProductMatrix, INT32_MIN, residentDotProducts, residentMatrix, residentRows, secondBestDots } from "./dot-kernel";
 
 function randomDescriptors(count: number, dims: number, seed: number): Int8Array {
   const values = new Int8Array(count * dims);
@@ -132,5 +132,19 @@ describe("secondBestDots (resident matrix)", () => {
     expect(residentMatrix(b, 64)).toBe(matrix);
     expect(Array.from(secondBestDots(a, matrix))).toEqual([128 * 128 * 64, 128 * 128 * 64, 128 * 128 * 64]);
     expect(scalarNeighbours(a, 1, b, 64)[0].rowSecond[0]).toBe(128 * 128 * 64);
+  });
+});
+
+describe("residentDotProducts (SIMD kernel, rows kept in the resident instance)", () => {
+  it("equals dotProductMatrix on the same slice of rows, placing the rows once", () => {
+    const dims = 64;
+    const b = randomDescriptors(70, dims, 91);
+    const rows = residentRows(b, dims);
+    expect(residentRows(b, dims)).toBe(rows);
+    for (const [count, first, take] of [[9, 0, 64], [5, 64, 6], [1, 12, 4], [0, 0, 8]] as const) {
+      const a = randomDescriptors(count, dims, 100 + first);
+      expect(Array.from(residentDotProducts(a, rows, first, take))).toEqual(Array.from(dotProductMatrix(a, b.subarray(first * dims, (first + take) * dims), dims)));
+    }
+    expect(() => residentDotProducts(randomDescriptors(2, dims, 1), rows, 66, 6)).toThrow(/outside/);
   });
 });
