@@ -22,7 +22,10 @@ export default defineConfig({
   testDir: "e2e",
   workers: 1,
   fullyParallel: false,
-  retries: 0,
+  // One retry in CI, in a fresh worker and browser: Debian's Chromium has gone away between two journeys
+  // ("Target page, context or browser has been closed" before the next test's first step; 11-people, once in four
+  // clean-clone runs). The list reporter names a test that passed only on its retry "flaky".
+  retries: process.env.CI ? 1 : 0,
   timeout: 120_000,
   expect: { timeout: 15_000 },
   reporter: [["list"]],
