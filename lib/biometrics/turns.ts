@@ -3,6 +3,7 @@ import { keypointGenericness } from "./distinctiveness";
 import { normaliseContrast } from "./enhance";
 import { buildScaleSpace, describeInFrames, descriptorFrame, type ScaleLevel } from "./features";
 import { DESCRIPTOR_ANGLES_DEG, DETECTION_SIGMAS, MATCHED_SETS } from "./parameters";
+import type { TurnableProbe } from "./session-matcher";
 import { KEYPOINT_FIELDS, keypointCount, strongestKeypoints, type NoseTemplate } from "./template";
 
 /**
@@ -120,7 +121,7 @@ export async function quarterTurnViews(jpeg: Uint8Array, template: NoseTemplate)
  * Views computed already (`quarterTurnViews`), as a turnable probe: a view cut to its strongest keypoints is the view
  * `TurnableImage` would describe for them (each keypoint's descriptors and genericness are its own).
  */
-export function turnableFromViews(views: readonly NoseTemplate[]): { view(turnDeg: number, limit?: number): NoseTemplate } {
+export function turnableFromViews(views: readonly NoseTemplate[]): TurnableProbe {
   return {
     view(turnDeg, limit = Infinity) {
       const full = views[QUARTER_TURNS.indexOf(turnDeg)];

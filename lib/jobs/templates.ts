@@ -50,8 +50,13 @@ export async function currentTemplates<T extends ImageRow>(db: Db, images: T[], 
   return out;
 }
 
+/** The images a comparison reads: usable, with a template. */
+function usableImages(images: ImageRow[]): ImageRow[] {
+  return images.filter((i) => i.usable && i.template);
+}
+
 export function usableTemplates(images: ImageRow[]): Uint8Array[] {
-  return images.filter((i) => i.usable && i.template).map((i) => new Uint8Array(i.template!));
+  return usableImages(images).map((i) => new Uint8Array(i.template!));
 }
 
 /**
@@ -61,14 +66,12 @@ export function usableTemplates(images: ImageRow[]): Uint8Array[] {
  */
 export async function usableImageFiles(images: ImageRow[], onError: (error: unknown, image: ImageRow) => void): Promise<Uint8Array[]> {
   return Promise.all(
-    images
-      .filter((i) => i.usable && i.template)
-      .map((image) =>
-        readImageFile(image.filePath).catch((error: unknown) => {
-          onError(error, image);
-          return new Uint8Array(0);
-        }),
-      ),
+    usableImages(images).map((image) =>
+      readImageFile(image.filePath).catch((error: unknown) => {
+        onError(error, image);
+        return new Uint8Array(0);
+      }),
+    ),
   );
 }
 

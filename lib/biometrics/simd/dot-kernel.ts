@@ -183,19 +183,38 @@ function residentKernel(): ResidentKernel {
   return resident;
 }
 
+/** `values` int16 of the resident instance's memory, reserved for good after the resident data already there. */
+function reserveResident(values: number): Int16Array {
+  const kernel = residentKernel();
+  const at = align16(kernel.top);
+  kernel.top = at + values * 2;
+  growMemoryTo(kernel.memory, kernel.top);
+  return new Int16Array(kernel.memory.buffer, at, values);
+}
+
+/**
+ * `a` widened into the resident instance's memory after its resident data, with `extraBytes` free from `free` on: one
+ * call's staging, which the next call overwrites.
+ */
+function stageInResident(a: Int8Array, extraBytes: number): { kernel: ResidentKernel; pa: number; free: number } {
+  const kernel = residentKernel();
+  const pa = align16(kernel.top);
+  const free = align16(pa + a.length * 2);
+  growMemoryTo(kernel.memory, free + extraBytes);
+  new Int16Array(kernel.memory.buffer, pa, a.length).set(a);
+  return { kernel, pa, free };
+}
+
 /** `b` (rows of `dims` int8) placed in the resident instance, once per array. */
 export function residentMatrix(b: Int8Array, dims: number): ResidentMatrix {
   const known = residentMatrices.get(b);
   if (known && known.dims === dims) return known;
   checkDims(dims, b, b);
-  const kernel = residentKernel();
   const rows = b.length / dims;
   const rowsPadded = roundUp16(rows);
-  const at = align16(kernel.top);
-  kernel.top = at + rowsPadded * dims * 2;
-  growMemoryTo(kernel.memory, kernel.top);
-  layColumnPairs(b, dims, rowsPadded, new Int16Array(kernel.memory.buffer, at, rowsPadded * dims));
-  const matrix = { rows, dims, rowsPadded, at };
+  const laid = reserveResident(rowsPadded * dims);
+  layColumnPairs(b, dims, rowsPadded, laid);
+  const matrix = { rows, dims, rowsPadded, at: laid.byteOffset };
   residentMatrices.set(b, matrix);
   return matrix;
 }
@@ -209,13 +228,9 @@ export function secondBestDots(a: Int8Array, matrix: ResidentMatrix): Int32Array
   checkDims(dims, a, a);
   const count = a.length / dims;
   if (count === 0) return new Int32Array(0);
-  const kernel = residentKernel();
-  const pa = align16(kernel.top);
-  const scratch = align16(pa + a.length * 2);
-  // rowBest, rowSecond, rowIndex as `nearest` lays them out (finishRow); rowSecond is the answer.
+  // rowBest, rowSecond, rowIndex as `nearest` lays them out (finishRow) after 48 bytes of scratch; rowSecond is the answer.
+  const { kernel, pa, free: scratch } = stageInResident(a, 48 + 3 * count * 4);
   const out = scratch + 48;
-  growMemoryTo(kernel.memory, out + 3 * count * 4);
-  new Int16Array(kernel.memory.buffer, pa, a.length).set(a);
   kernel.secondBest(pa, count, dims * 2, matrix.at, matrix.rows, matrix.rowsPadded, out, scratch);
   return new Int32Array(kernel.memory.buffer.slice(out + count * 4, out + 2 * count * 4));
 }
@@ -234,13 +249,10 @@ export function residentRows(b: Int8Array, dims: number): ResidentRows {
   const known = residentRowSets.get(b);
   if (known && known.dims === dims) return known;
   checkDims(dims, b, b);
-  const kernel = residentKernel();
   const rows = b.length / dims;
-  const at = align16(kernel.top);
-  kernel.top = at + roundUp4(rows) * dims * 2;
-  growMemoryTo(kernel.memory, kernel.top);
-  new Int16Array(kernel.memory.buffer, at, roundUp4(rows) * dims).fill(0).set(b);
-  const placed = { rows, dims, at };
+  const widened = reserveResident(roundUp4(rows) * dims).fill(0);
+  widened.set(b);
+  const placed = { rows, dims, at: widened.byteOffset };
   residentRowSets.set(b, placed);
   return placed;
 }
@@ -256,12 +268,8 @@ export function residentDotProducts(a: Int8Array, b: ResidentRows, first: number
   if (first < 0 || first + count > b.rows || (count % 4 !== 0 && first + count !== b.rows)) throw new Error("rows outside the resident set");
   const rows = a.length / dims;
   if (rows === 0 || count === 0) return new Int32Array(rows * count);
-  const kernel = residentKernel();
-  const pa = align16(kernel.top);
-  const out = align16(pa + a.length * 2);
   // A row's last block of 4 may write 3 values past the row (see matrix in the .wat).
-  growMemoryTo(kernel.memory, out + (rows * count + 3) * 4);
-  new Int16Array(kernel.memory.buffer, pa, a.length).set(a);
+  const { kernel, pa, free: out } = stageInResident(a, (rows * count + 3) * 4);
   kernel.matrix(pa, rows, b.at + first * dims * 2, count, dims, out);
   return new Int32Array(kernel.memory.buffer.slice(out, out + rows * count * 4));
 }
