@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import { parentPort } from "node:worker_threads";
 import sharp from "sharp";
-import { identifyAmong } from "@/lib/biometrics/operations";
+import { compareImagePair, identifyAmong } from "@/lib/biometrics/operations";
 import { compareTemplates, compareTemplatesInDetail, inlierGenericness } from "@/lib/biometrics/pair-matcher";
 import { RERANK_KEYPOINTS } from "@/lib/biometrics/parameters";
 import { turnedRow } from "@/lib/biometrics/session-matcher";
@@ -16,11 +16,12 @@ export type EvalRequest =
   | { kind: "load"; templates: (Uint8Array | null)[]; files?: (string | null)[] }
   | { kind: "turned-sessions"; sessions: { probe: number[]; enrol: number[] }[] }
   | { kind: "pairs"; pairs: Int32Array }
+  | { kind: "image-pairs"; pairs: Int32Array }
   | { kind: "pair-details"; pairs: Int32Array }
   | { kind: "identify"; probes: number[][]; gallery: { petId: string; images: number[] }[] };
 
 let templates: (NoseTemplate | null)[] = [];
-/** The JPEG of each image that a session may turn (the probe images), by image index. */
+/** The JPEG of each image that may be turned (a session's probe images, a single pair's first image), by image index. */
 let files: (string | null)[] = [];
 /** Each probe image's quarter-turned views (`quarterTurnViews`), computed once: hundreds of sessions turn each. */
 const turnedViews = new Map<number, NoseTemplate[] | null>();
@@ -64,6 +65,24 @@ function comparePairs(pairs: Int32Array): Float64Array {
   return similarity;
 }
 
+/**
+ * Single image pairs as `eval pairs` scores them (`compareImagePair`: a pair not accepted upright also tries its first
+ * image's quarter turns): upright and scored raw similarity of each pair, interleaved; 0 when an image has no template.
+ */
+async function compareImagePairs(pairs: Int32Array): Promise<Float64Array> {
+  const out = new Float64Array(pairs.length);
+  for (let k = 0; k < pairs.length / 2; k++) {
+    const [ia, ib] = [pairs[2 * k], pairs[2 * k + 1]];
+    const a = templates[ia];
+    const b = templates[ib];
+    if (!a || !b) continue;
+    const { upright, similarity } = await compareImagePair(a, b, () => viewsOf(ia));
+    out[2 * k] = upright;
+    out[2 * k + 1] = similarity;
+  }
+  return out;
+}
+
 /** Each pair's full figures and inliers, in the compact row format of `lab/scripts/fusion-study.ts`. */
 function comparePairsInDetail(pairs: Int32Array): PairDetailRow[] {
   const rows: PairDetailRow[] = [];
@@ -103,6 +122,8 @@ async function handle(request: EvalRequest): Promise<unknown> {
       return turnedSessions(request.sessions);
     case "pairs":
       return comparePairs(request.pairs);
+    case "image-pairs":
+      return compareImagePairs(request.pairs);
     case "pair-details":
       return comparePairsInDetail(request.pairs);
     case "identify": {

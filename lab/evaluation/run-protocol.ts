@@ -140,7 +140,8 @@ export async function runProtocol(root: string, options: ProtocolOptions): Promi
   sessions.forEach((session, s) => {
     (session.genuine ? run.genuineSessions : run.impostorSessions).push(session.probe.length ? sessionRawScore(matrices[s]) : 0);
     (session.genuine ? run.uprightGenuineSessions : run.uprightImpostorSessions).push(uprightRaw[s]);
-    // Image pairs are scored upright (scoreImagePair): the pair figures are the upright comparisons.
+    // The sessions' image pairs as compared upright (single pairs as `eval pairs` scores them, quarter turns included,
+    // are `runImagePairs`'): the protocol's pair figures.
     const offset = session.offset;
     for (let k = 0; k < session.probe.length * session.enrol.length; k++) (session.genuine ? run.genuinePairs : run.impostorPairs).push(similarity[offset + k]);
   });

@@ -5,8 +5,9 @@
  *   subjects (default 10 %) never enrolled. Prints the figures; writes DET and histogram SVGs + JSON.
  *   --publish also writes the dashboard's chart data to lib/engine-figures.json.
  * npm run --silent eval -- pairs PAIRS.csv --root DIR
- *   One `a,b,score` line per pair on stdout (single-image 1:1 score 0–100; an image the quality gate refuses is still compared, one that
- *   cannot be decoded or has no keypoint scores 0).
+ *   One `a,b,score` line per pair on stdout (single-image 1:1 score 0–100; a pair not accepted upright is also tried at
+ *   a's quarter turns; an image the quality gate refuses is still compared, one that cannot be decoded or has no
+ *   keypoint scores 0).
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -50,7 +51,8 @@ async function scorePairs(csvPath: string, root: string): Promise<void> {
     pairs.map(async ({ a, b }) => {
       const ta = templates.get(a);
       const tb = templates.get(b);
-      return { a, b, score: ta && tb ? await scoreImagePair(ta, tb) : 0 };
+      // A's JPEG lets a pair the upright comparison does not accept try a's quarter turns (a nose at any roll).
+      return { a, b, score: ta && tb ? await scoreImagePair(ta, tb, fs.readFileSync(path.join(root, a))) : 0 };
     }),
   );
   process.stdout.write(formatScoreLines(scores));

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { PAIR_CALIBRATION, SESSION_CALIBRATION } from "./calibration";
 import { buildCalibrationTable } from "@/lab/evaluation/calibration-builder";
-import { MATCHER_REVISION, TEMPLATE_VERSION } from "./parameters";
+import { MATCHER_REVISION, PAIR_SCORING_REVISION, TEMPLATE_VERSION } from "./parameters";
 import { DECISION_THRESHOLD, fmrToScore, scoreToFmr } from "./scoring";
 
 // The generated calibration (npm run calibrate) belongs to one template version: scores are false-match
@@ -14,6 +14,10 @@ describe("the calibration tables", () => {
 
   it("were measured with today's matcher (change MATCHER_REVISION, run npm run calibrate)", () => {
     for (const table of [SESSION_CALIBRATION, PAIR_CALIBRATION]) expect(table.matcherRevision).toBe(MATCHER_REVISION);
+  });
+
+  it("score single pairs as today's pair scoring does (change PAIR_SCORING_REVISION, run npm run calibrate -- --pairs-only)", () => {
+    expect(PAIR_CALIBRATION.pairScoringRevision).toBe(PAIR_SCORING_REVISION);
   });
 
   it("map higher similarity to a rarer false match, with a falling tail", () => {

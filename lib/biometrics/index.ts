@@ -193,9 +193,9 @@ async function shareOut<T>(engine: EnginePool, pets: GalleryPet[], task: (share:
   return (await Promise.all(shares.map(task))).flat();
 }
 
-/** Single-image 1:1 score 0–100. */
-export function scoreImagePair(a: Uint8Array, b: Uint8Array): Promise<number> {
-  return enginePool().run("scoreImagePair", a, b);
+/** Single-image 1:1 score 0–100; with the first image's JPEG, a pair not accepted upright is also tried at its quarter turns. */
+export function scoreImagePair(a: Uint8Array, b: Uint8Array, jpegOfA?: Uint8Array): Promise<number> {
+  return enginePool().run("scoreImagePair", a, b, jpegOfA);
 }
 
 export async function shutdownEngine(): Promise<void> {

@@ -92,12 +92,12 @@ export async function compareSessionsTurning(
 }
 
 /**
- * Whether a session of this upright raw similarity also tries its probe images' quarter turns: the decision threshold
- * does not accept it. The one rule verification, the 1:N turned pass and the evaluation protocol (hence the
- * calibration) follow.
+ * Whether a comparison of this upright raw similarity also tries quarter turns: the decision threshold does not accept
+ * it on the comparison's own scale (`sessionScore` for a session, `pairScore` for a single image pair). The one rule
+ * verification, the 1:N turned pass, single image pairs and the evaluation protocol (hence the calibration) follow.
  */
-export function triesQuarterTurns(uprightRaw: number): boolean {
-  return sessionScore(uprightRaw) < DECISION_THRESHOLD;
+export function triesQuarterTurns(uprightRaw: number, scale: (raw: number) => number = sessionScore): boolean {
+  return scale(uprightRaw) < DECISION_THRESHOLD;
 }
 
 /** compareSessionsTurning with the probe images' turns at hand (`turnable[p]` for `probe[p]`, null: upright only). */
@@ -207,7 +207,34 @@ export function rankShortlist(probe: Uint8Array[], pets: GalleryPet[], turnedVie
   );
 }
 
-/** Single-image 1:1 score, used by the evaluation's pair protocol (upright only: quarter turns are a session's). */
-export function scoreImagePair(a: Uint8Array, b: Uint8Array): number {
-  return pairScore(compareTemplates(deserializeTemplate(a), deserializeTemplate(b)).similarity);
+/** A single image pair's raw similarity upright, and as scored (the better of upright and the quarter turns tried). */
+export interface ImagePairComparison {
+  upright: number;
+  similarity: number;
+}
+
+/**
+ * A single image pair: upright, and when the upright comparison is not accepted and `turnedViewsOfA` can give the first
+ * image's quarter-turned views (`quarterTurnViews`), the best of its four quarter turns, each matched in full against
+ * the second image (decision 0032). A pair accepted upright never asks for the views.
+ */
+export async function compareImagePair(
+  a: NoseTemplate,
+  b: NoseTemplate,
+  turnedViewsOfA?: () => Promise<readonly NoseTemplate[] | null>,
+): Promise<ImagePairComparison> {
+  const upright = compareTemplates(a, b).similarity;
+  if (!turnedViewsOfA || !triesQuarterTurns(upright, pairScore)) return { upright, similarity: upright };
+  const views = (await turnedViewsOfA()) ?? [];
+  return { upright, similarity: Math.max(upright, ...views.map((view) => compareTemplates(view, b).similarity)) };
+}
+
+/**
+ * Single-image 1:1 score 0–100, used by the evaluation's pair protocol: with the first image's JPEG, a pair the upright
+ * comparison does not accept is tried at the first image's quarter turns (`compareImagePair`).
+ */
+export async function scoreImagePair(a: Uint8Array, b: Uint8Array, jpegOfA?: Uint8Array): Promise<number> {
+  const first = deserializeTemplate(a);
+  const { similarity } = await compareImagePair(first, deserializeTemplate(b), jpegOfA && (() => quarterTurnViews(jpegOfA, first)));
+  return pairScore(similarity);
 }

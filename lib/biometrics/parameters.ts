@@ -12,6 +12,12 @@ export const TEMPLATE_VERSION = 12;
  * also tries each probe image at its most promising quarter turn (decision 0029).
  */
 export const MATCHER_REVISION = 2;
+/**
+ * Bumped whenever a single image pair (`scoreImagePair`) is scored another way from the same comparisons, so that the
+ * pair calibration table alone must be measured again. 1: a pair the upright comparison does not accept also tries its
+ * first image's four quarter turns (decision 0032).
+ */
+export const PAIR_SCORING_REVISION = 1;
 
 // --- Decoding and input limits -------------------------------------------------------------
 

@@ -5,7 +5,7 @@ import { burstLayout, captureSeed, subjectSeed } from "@/lab/synth/dataset";
 import { createNoseSubject } from "@/lab/synth/nose-surface";
 import { extractNoseImage } from "./extract";
 import { compareTemplates } from "./pair-matcher";
-import { analyseImage, identifyAmong, verifyPet } from "./operations";
+import { analyseImage, compareImagePair, identifyAmong, scoreImagePair, verifyPet } from "./operations";
 import { galleryDrop, galleryUpsertPet, identifyInGallery, shutdownEngine } from "./index";
 import { DECISION_THRESHOLD } from "./scoring";
 import { deserializeTemplate, keypointCount, type NoseTemplate } from "./template";
@@ -93,6 +93,32 @@ describe("1:1 verification of a nose photographed turned by a quarter turn", () 
     // A probe image whose bytes cannot be read is compared upright only, never an error.
     const unreadable = await verifyPet(probe, enrolled, [new Uint8Array(0), turnedOwn[1], turnedOwn[2]]);
     expect(unreadable.details.similarity[0]).toEqual(upright.details.similarity[0]);
+  });
+});
+
+describe("a single image pair of a nose photographed turned by a quarter turn", () => {
+  it("is matched at the first image's quarter turns from its JPEG, not without it, and another nose stays refused", async () => {
+    const turnedOwn = await rotated(own[5], 270);
+    const turnedOther = await rotated(other[5], 270);
+    const [probe, stranger, enrolled] = await serialised([turnedOwn, turnedOther, own[0]]);
+    const upright = await scoreImagePair(probe, enrolled);
+    const turned = await scoreImagePair(probe, enrolled, turnedOwn);
+    expect(upright).toBeLessThan(DECISION_THRESHOLD);
+    expect(turned).toBeGreaterThanOrEqual(DECISION_THRESHOLD + 10);
+    expect(await scoreImagePair(stranger, enrolled, turnedOther)).toBeLessThan(DECISION_THRESHOLD - 10);
+    // Bytes that are not the first image's own are no views at all: the pair is scored upright.
+    expect(await scoreImagePair(probe, enrolled, own[1])).toBe(upright);
+  });
+
+  it("asks for no views when the upright comparison accepts the pair", async () => {
+    const [a, b] = (await serialised([own[0], own[1]])).map(deserializeTemplate);
+    let asked = 0;
+    const comparison = await compareImagePair(a, b, async () => {
+      asked++;
+      return null;
+    });
+    expect(comparison.similarity).toBe(comparison.upright);
+    expect(asked).toBe(0);
   });
 });
 
