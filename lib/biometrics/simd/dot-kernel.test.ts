@@ -1,5 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { blockNeighbours, dotProductMatrix, INT32_MIN, residentDotProducts, residentMatrix, residentRows, secondBestDots } from "./dot-kernel";
+import {
+  blockNeighbours,
+  dotProductMatrix,
+  INT32_MIN,
+  residentDotProducts,
+  residentMatrix,
+  residentRows,
+  secondBestDots,
+  type FrameNeighbours,
+} from "./dot-kernel";
 
 function randomDescriptors(count: number, dims: number, seed: number): Int8Array {
   const values = new Int8Array(count * dims);
@@ -60,6 +69,14 @@ function framesAgainst(a: Int8Array, frames: number, b: Int8Array, dims: number)
   return blockNeighbours(blocks, [b], blocks.map((_, f) => [f, 0] as const), dims);
 }
 
+/** A frame's figures as plain arrays, to compare with `scalarNeighbours`. */
+const plain = (frame: FrameNeighbours) => ({
+  rowBest: Array.from(frame.rowBest),
+  rowSecond: Array.from(frame.rowSecond),
+  rowIndex: Array.from(frame.rowIndex),
+  columnRow: Array.from(frame.columnRow),
+});
+
 describe("blockNeighbours (SIMD kernel)", () => {
   it.each([
     // rows per frame, columns, frames, dims, value range: small ranges force ties (first index must win)
@@ -74,22 +91,11 @@ describe("blockNeighbours (SIMD kernel)", () => {
   ])("equals a scalar scan: %i rows x %i columns, %i frames, %i dims, values up to %i", (rows, columns, frames, dims, max) => {
     const a = randomDescriptors(rows * frames, dims, rows + 1).map((v) => Math.abs(v) % (max + 1));
     const b = randomDescriptors(columns, dims, columns + 2).map((v) => Math.abs(v) % (max + 1));
-    const kernel = framesAgainst(a, frames, b, dims).map((frame) => ({
-      rowBest: Array.from(frame.rowBest),
-      rowSecond: Array.from(frame.rowSecond),
-      rowIndex: Array.from(frame.rowIndex),
-      columnRow: Array.from(frame.columnRow),
-    }));
+    const kernel = framesAgainst(a, frames, b, dims).map(plain);
     expect(kernel).toEqual(scalarNeighbours(a, frames, b, dims));
   });
 
   it("equals a scalar scan for each pair of blocks, with a's blocks kept between calls and loaded again when overwritten", () => {
-    const plain = (frame: { rowBest: Int32Array; rowSecond: Int32Array; rowIndex: Int32Array; columnRow: Int32Array }) => ({
-      rowBest: Array.from(frame.rowBest),
-      rowSecond: Array.from(frame.rowSecond),
-      rowIndex: Array.from(frame.rowIndex),
-      columnRow: Array.from(frame.columnRow),
-    });
     const dims = 64;
     const aBlocks = [0, 1, 2, 3].map((k) => randomDescriptors(9, dims, 40 + k).map((v) => Math.abs(v) % 4));
     const pairs = [[0, 0], [1, 0], [2, 0], [2, 1], [1, 2], [3, 0], [3, 2]] as const;
@@ -99,6 +105,28 @@ describe("blockNeighbours (SIMD kernel)", () => {
       if (round === 2) dotProductMatrix(randomDescriptors(50, dims, 5), randomDescriptors(50, dims, 6), dims);
       const kernel = blockNeighbours(aBlocks, bBlocks, pairs, dims).map(plain);
       expect(kernel).toEqual(pairs.map(([a, b]) => scalarNeighbours(aBlocks[a], 1, bBlocks[b], dims)[0]));
+    }
+  });
+
+  it("equals a scalar scan on signed values to the int8 extremes, for the light and the full comparison's shapes", () => {
+    // The light comparison: 60 rows against 60 under the whole-frame hypotheses; the full one: 300 against 297 under all
+    // nine (a's three frames and two half-step frames against b's three). b is laid out column pair by column pair
+    // (sign-extended) for every call: one probe's blocks against several images in turn.
+    const dims = 64;
+    const signed = (count: number, seed: number) => {
+      const values = randomDescriptors(count, dims, seed);
+      values.fill(-128, 0, dims / 2).fill(127, dims / 2, dims);
+      return values;
+    };
+    const whole = [[0, 0], [1, 0], [2, 0], [1, 2], [2, 1]] as const;
+    const all = [...whole, [3, 0], [4, 0], [3, 1], [4, 2]] as const;
+    for (const [rows, columns, aFrames, pairs] of [[60, 60, 3, whole], [300, 297, 5, all]] as const) {
+      const aBlocks = Array.from({ length: aFrames }, (_, f) => signed(rows, 60 + f));
+      for (const seed of [70, 80]) {
+        const bBlocks = [0, 1, 2].map((f) => signed(columns, seed + f));
+        const kernel = blockNeighbours(aBlocks, bBlocks, pairs, dims).map(plain);
+        expect(kernel).toEqual(pairs.map(([a, b]) => scalarNeighbours(aBlocks[a], 1, bBlocks[b], dims)[0]));
+      }
     }
   });
 

@@ -12,20 +12,32 @@ const nearest = instance.exports.nearest as (
   pa: number, na: number, frames: number, pb: number, nb: number, nbPad: number, dims: number, out: number, scratch: number,
 ) => void;
 
+/** What `layColumnPairs` needs of a kernel instance. */
+interface PairLayer {
+  memory: WebAssembly.Memory;
+  layPairs: (src: number, rows: number, dims: number, dst: number) => void;
+}
+const main: PairLayer = { memory, layPairs: instance.exports.layPairs as PairLayer["layPairs"] };
+
 const align16 = (bytes: number) => (bytes + 15) & ~15;
 const roundUp4 = (count: number) => (count + 3) & ~3;
 const roundUp16 = (count: number) => (count + 15) & ~15;
 
 /**
- * Rows of `dims` int8 laid out column pair by column pair as int16 in `into` (`rowsPadded` × dims values), as `nearest`
- * and `secondBest` read a matrix: pair p of row j at ((p × rowsPadded) + j) × 2; padding rows zero.
+ * Blocks of rows of `dims` int8, each laid out column pair by column pair as int16 (`rowsPadded` × dims values, padding
+ * rows zero) one after another from byte `at` of a kernel's memory, as `nearest` and `secondBest` read a matrix: pair p
+ * of row j of block k at at + (k × rowsPadded × dims + (p × rowsPadded + j) × 2) × 2. The blocks are staged as int8
+ * from byte `stage` on (as many bytes as the blocks padded), and laid out by the kernel (`layPairs`).
  */
-function layColumnPairs(rows: Int8Array, dims: number, rowsPadded: number, into: Int16Array): void {
-  const count = rows.length / dims;
-  into.fill(0);
-  for (let j = 0; j < count; j++) {
-    for (let d = 0; d < dims; d++) into[((d >> 1) * rowsPadded + j) * 2 + (d & 1)] = rows[j * dims + d];
-  }
+function layColumnPairs(kernel: PairLayer, blocks: readonly Int8Array[], dims: number, rowsPadded: number, at: number, stage: number): void {
+  const padded = rowsPadded * dims;
+  growMemoryTo(kernel.memory, stage + blocks.length * padded);
+  const bytes = new Int8Array(kernel.memory.buffer);
+  blocks.forEach((block, k) => {
+    bytes.set(block, stage + k * padded);
+    bytes.fill(0, stage + k * padded + block.length, stage + (k + 1) * padded);
+    kernel.layPairs(stage + k * padded, rowsPadded, dims, at + 2 * k * padded);
+  });
 }
 
 /**
@@ -122,10 +134,12 @@ export function blockNeighbours(aBlocks: readonly Int8Array[], bBlocks: readonly
   const pa = keptAAt;
   const pb = align16(keptAEnd);
   const perFrame = 3 * countA + 2 * padB;
-  const scratch = align16(pb + laidB * bBlocks.length);
+  // b laid out, then staged as int8 (half as many bytes), then the kernel's scratch and output.
+  const stageB = pb + laidB * bBlocks.length;
+  const scratch = stageB + (laidB / 2) * bBlocks.length;
   const out = scratch + 48;
   growMemoryTo(memory, out + perFrame * pairs.length * 4);
-  bBlocks.forEach((block, i) => layColumnPairs(block, dims, padB, new Int16Array(memory.buffer, pb + i * laidB, padB * dims)));
+  layColumnPairs(main, bBlocks, dims, padB, pb, stageB);
   for (let k = 0; k < pairs.length; ) {
     const [first, b] = pairs[k];
     let run = 1;
@@ -160,8 +174,7 @@ export interface ResidentMatrix {
   readonly at: number;
 }
 
-interface ResidentKernel {
-  memory: WebAssembly.Memory;
+interface ResidentKernel extends PairLayer {
   secondBest: (pa: number, na: number, bytes: number, pt: number, nb: number, nbPad: number, out: number, scratch: number) => void;
   matrix: typeof matrix;
   /** End of the resident matrices; rows are staged after it. */
@@ -177,6 +190,7 @@ function residentKernel(): ResidentKernel {
       memory: exports.memory as WebAssembly.Memory,
       secondBest: exports.secondBest as ResidentKernel["secondBest"],
       matrix: exports.matrix as typeof matrix,
+      layPairs: exports.layPairs as PairLayer["layPairs"],
       top: 0,
     };
   }
@@ -212,9 +226,10 @@ export function residentMatrix(b: Int8Array, dims: number): ResidentMatrix {
   checkDims(dims, b, b);
   const rows = b.length / dims;
   const rowsPadded = roundUp16(rows);
-  const laid = reserveResident(rowsPadded * dims);
-  layColumnPairs(b, dims, rowsPadded, laid);
-  const matrix = { rows, dims, rowsPadded, at: laid.byteOffset };
+  const at = reserveResident(rowsPadded * dims).byteOffset;
+  const kernel = residentKernel();
+  layColumnPairs(kernel, [b], dims, rowsPadded, at, align16(kernel.top));
+  const matrix = { rows, dims, rowsPadded, at };
   residentMatrices.set(b, matrix);
   return matrix;
 }

@@ -4,7 +4,7 @@
 ;; the scalar loop exactly, for any int8 values. `matrix` takes one row of a against four rows of b at a time
 ;; (`$dot4`), sharing the loads of a and the horizontal sums, and writes the na x nb dot products (i32, row-major)
 ;; of the widened descriptors at `pa` and `pb`. `nearest` and `secondBest` read b laid out column pair by column pair
-;; and take two rows of a against sixteen rows of b, with no horizontal sums: `nearest` writes, without storing the
+;; (`layPairs`) and take two rows of a against sixteen rows of b, with no horizontal sums: `nearest` writes, without storing the
 ;; matrix, what mutual nearest-neighbour matching needs of it; `secondBest` each row's runner-up.
 (module
   (memory (export "memory") 1)
@@ -21,6 +21,58 @@
         (v128.store offset=16 (i32.add (local.get $dst) (i32.shl (local.get $k) (i32.const 1))) (i16x8.extend_high_i8x16_s (local.get $v)))
         (local.set $k (i32.add (local.get $k) (i32.const 16)))
         (br $chunk))))
+
+  ;; The `rows` rows of `dims` int8 at src (rows a multiple of 4, dims of 16) widened to int16 at dst column pair by
+  ;; column pair, as `nearest` and `secondBest` read b: pair p of row j at (p x rows + j) x 4. Four rows at a time,
+  ;; 16 values of each: widened, then each half's 4 x 4 block of pairs transposed (`$storePairs`).
+  (func (export "layPairs") (param $src i32) (param $rows i32) (param $dims i32) (param $dst i32)
+    (local $j i32) (local $k i32) (local $from i32) (local $to i32) (local $pairStride i32)
+    (local $r0 v128) (local $r1 v128) (local $r2 v128) (local $r3 v128)
+    (local.set $pairStride (i32.shl (local.get $rows) (i32.const 2)))
+    (local.set $j (i32.const 0))
+    (block $rowsDone
+      (loop $fourRows
+        (br_if $rowsDone (i32.ge_u (local.get $j) (local.get $rows)))
+        (local.set $k (i32.const 0))
+        (block $valuesDone
+          (loop $values
+            (br_if $valuesDone (i32.ge_u (local.get $k) (local.get $dims)))
+            (local.set $from (i32.add (local.get $src) (i32.add (i32.mul (local.get $j) (local.get $dims)) (local.get $k))))
+            (local.set $to (i32.add (local.get $dst)
+              (i32.add (i32.mul (i32.shr_u (local.get $k) (i32.const 1)) (local.get $pairStride)) (i32.shl (local.get $j) (i32.const 2)))))
+            (local.set $r0 (v128.load (local.get $from)))
+            (local.set $r1 (v128.load (i32.add (local.get $from) (local.get $dims))))
+            (local.set $r2 (v128.load (i32.add (local.get $from) (i32.shl (local.get $dims) (i32.const 1)))))
+            (local.set $r3 (v128.load (i32.add (local.get $from) (i32.mul (local.get $dims) (i32.const 3)))))
+            (call $storePairs
+              (i16x8.extend_low_i8x16_s (local.get $r0)) (i16x8.extend_low_i8x16_s (local.get $r1))
+              (i16x8.extend_low_i8x16_s (local.get $r2)) (i16x8.extend_low_i8x16_s (local.get $r3))
+              (local.get $to) (local.get $pairStride))
+            (call $storePairs
+              (i16x8.extend_high_i8x16_s (local.get $r0)) (i16x8.extend_high_i8x16_s (local.get $r1))
+              (i16x8.extend_high_i8x16_s (local.get $r2)) (i16x8.extend_high_i8x16_s (local.get $r3))
+              (i32.add (local.get $to) (i32.shl (local.get $pairStride) (i32.const 2))) (local.get $pairStride))
+            (local.set $k (i32.add (local.get $k) (i32.const 16)))
+            (br $values)))
+        (local.set $j (i32.add (local.get $j) (i32.const 4)))
+        (br $fourRows))))
+
+  ;; Four rows' four int16 pairs (r0 = [r0p0, r0p1, r0p2, r0p3], ...) stored pair by pair: [r0p0, r1p0, r2p0, r3p0] at
+  ;; to, [r0p1, r1p1, r2p1, r3p1] at to + stride, and so on.
+  (func $storePairs (param $r0 v128) (param $r1 v128) (param $r2 v128) (param $r3 v128) (param $to i32) (param $stride i32)
+    (local $t0 v128) (local $t1 v128) (local $t2 v128) (local $t3 v128)
+    ;; [r0p0, r1p0, r0p1, r1p1], [r0p2, r1p2, r0p3, r1p3], then the same of r2 and r3.
+    (local.set $t0 (i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23 (local.get $r0) (local.get $r1)))
+    (local.set $t1 (i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31 (local.get $r0) (local.get $r1)))
+    (local.set $t2 (i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23 (local.get $r2) (local.get $r3)))
+    (local.set $t3 (i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31 (local.get $r2) (local.get $r3)))
+    (v128.store (local.get $to) (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $t0) (local.get $t2)))
+    (local.set $to (i32.add (local.get $to) (local.get $stride)))
+    (v128.store (local.get $to) (i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31 (local.get $t0) (local.get $t2)))
+    (local.set $to (i32.add (local.get $to) (local.get $stride)))
+    (v128.store (local.get $to) (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $t1) (local.get $t3)))
+    (local.set $to (i32.add (local.get $to) (local.get $stride)))
+    (v128.store (local.get $to) (i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31 (local.get $t1) (local.get $t3))))
 
   ;; Dot products of the widened row at pa with the 4 widened rows at pb, pb + stride, ...; `bytes` = 2 x dims.
   (func $dot4 (param $pa i32) (param $pb i32) (param $stride i32) (param $bytes i32) (result v128)
