@@ -23,7 +23,7 @@ export type EvalRequest =
 let templates: (NoseTemplate | null)[] = [];
 /** The JPEG of each image that may be turned (a session's probe images, a single pair's first image), by image index. */
 let files: (string | null)[] = [];
-/** Each probe image's quarter-turned views (`quarterTurnViews`), computed once: hundreds of sessions turn each. */
+/** Each turned image's quarter-turned views (`quarterTurnViews`), computed once: hundreds of sessions or pairs turn each. */
 const turnedViews = new Map<number, NoseTemplate[] | null>();
 
 async function viewsOf(index: number): Promise<NoseTemplate[] | null> {

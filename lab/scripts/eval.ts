@@ -4,10 +4,11 @@
  *   next 3; all impostor comparisons among the first N enrolled subjects (default all); a share of
  *   subjects (default 10 %) never enrolled. Prints the figures; writes DET and histogram SVGs + JSON.
  *   --publish also writes the dashboard's chart data to lib/engine-figures.json.
- * npm run --silent eval -- pairs PAIRS.csv --root DIR
+ * npm run --silent eval -- pairs PAIRS.csv --root DIR [--upright]
  *   One `a,b,score` line per pair on stdout (single-image 1:1 score 0–100; a pair not accepted upright is also tried at
- *   a's quarter turns; an image the quality gate refuses is still compared, one that cannot be decoded or has no
- *   keypoint scores 0).
+ *   a's quarter turns, unless --upright; an image the quality gate refuses is still compared, one that cannot be decoded
+ *   or has no keypoint scores 0). --upright scores every pair upright only, on the same table: the measurement of
+ *   decision 0032's trade on real pairs, beside the default.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -26,7 +27,7 @@ import { sessionScore } from "@/lib/biometrics/scoring";
 
 const percent = (value: number) => `${(value * 100).toFixed(3)} %`;
 
-async function scorePairs(csvPath: string, root: string): Promise<void> {
+async function scorePairs(csvPath: string, root: string, upright: boolean): Promise<void> {
   const pairs = parsePairsCsv(fs.readFileSync(csvPath, "utf8"));
   const unique = [...new Set(pairs.flatMap((p) => [p.a, p.b]))];
   const templates = new Map<string, Uint8Array | null>();
@@ -52,7 +53,7 @@ async function scorePairs(csvPath: string, root: string): Promise<void> {
       const ta = templates.get(a);
       const tb = templates.get(b);
       // A's JPEG lets a pair the upright comparison does not accept try a's quarter turns (a nose at any roll).
-      return { a, b, score: ta && tb ? await scoreImagePair(ta, tb, fs.readFileSync(path.join(root, a))) : 0 };
+      return { a, b, score: ta && tb ? await scoreImagePair(ta, tb, upright ? undefined : fs.readFileSync(path.join(root, a))) : 0 };
     }),
   );
   process.stdout.write(formatScoreLines(scores));
@@ -192,11 +193,12 @@ async function main(): Promise<void> {
       "impostor-subjects": { type: "string" },
       "unenrolled-fraction": { type: "string", default: "0.1" },
       publish: { type: "boolean", default: false },
+      upright: { type: "boolean", default: false, description: "eval pairs: score every pair upright only (no quarter turns)" },
     },
   });
   if (positionals[0] === "pairs") {
-    if (!positionals[1] || !values.root) throw new Error("usage: eval pairs PAIRS.csv --root DIR");
-    await scorePairs(positionals[1], values.root);
+    if (!positionals[1] || !values.root) throw new Error("usage: eval pairs PAIRS.csv --root DIR [--upright]");
+    await scorePairs(positionals[1], values.root, Boolean(values.upright));
   } else {
     if (!positionals[0]) throw new Error("usage: eval DIR [--out FOLDER] [--impostor-subjects N] [--unenrolled-fraction F]");
     const root = positionals[0];
