@@ -69,8 +69,12 @@ export function chooseImagePairs(subjectOf: readonly number[], impostorPairs: nu
   return pairs;
 }
 
-/** Every image's template as `eval pairs` makes it: a photo the quality gate refuses is still described (decision 0019). */
-async function extractAll(root: string, images: string[], cache?: string): Promise<(Uint8Array | null)[]> {
+/**
+ * Every image's template as `eval pairs` makes it: a photo the quality gate refuses is still described (decision 0019);
+ * one that cannot be read or decoded, or has no keypoint, has none (its error on stderr). With `cache`, the templates are
+ * kept in that file and read back while the template format and the image list are the same.
+ */
+export async function pairTemplates(root: string, images: string[], cache?: string): Promise<(Uint8Array | null)[]> {
   if (cache && fs.existsSync(cache)) {
     const stored = JSON.parse(fs.readFileSync(cache, "utf8")) as { images: string[]; templates: (string | null)[]; describesUnusable?: boolean };
     const templates = stored.templates.map((t) => (t === null ? null : new Uint8Array(Buffer.from(t, "base64"))));
@@ -91,8 +95,12 @@ async function extractAll(root: string, images: string[], cache?: string): Promi
     Array.from({ length: 4 }, async () => {
       while (next < images.length) {
         const index = next++;
-        const analysis = await analyseImage(fs.readFileSync(path.join(root, images[index])), { describeUnusable: true });
-        results[index] = analysis.ok ? analysis.template : null;
+        try {
+          const analysis = await analyseImage(fs.readFileSync(path.join(root, images[index])), { describeUnusable: true });
+          results[index] = analysis.ok ? analysis.template : null;
+        } catch (error) {
+          log(`${images[index]}: ${(error as Error).message}`);
+        }
         progress.tick();
       }
     }),
@@ -115,7 +123,7 @@ export async function runImagePairs(root: string, options: ImagePairOptions): Pr
   const pairs = chooseImagePairs(subjectOf, options.impostorPairs, options.across ?? null);
   const genuine = pairs.filter((p) => p.genuine).length;
   log(`${subjects.length} subjects, ${images.length} images, ${genuine} genuine and ${pairs.length - genuine} impostor pairs`);
-  const templates = await extractAll(root, images, options.cache);
+  const templates = await pairTemplates(root, images, options.cache);
   await shutdownEngine();
   const workers = new EvalWorkers();
   try {

@@ -13,9 +13,10 @@
 import fs from "node:fs";
 import path from "node:path";
 import { parseScriptArgs } from "@/scripts/script-cli";
-import { analyseImage, scoreImagePair, shutdownEngine, DECISION_THRESHOLD } from "@/lib/biometrics";
+import { scoreImagePair, shutdownEngine, DECISION_THRESHOLD } from "@/lib/biometrics";
 import { areaUnderRoc, computeDet, equalErrorRate, fnmrAtFmr } from "../evaluation/metrics";
 import { formatScoreLines, parsePairsCsv } from "../evaluation/pairs-csv";
+import { pairTemplates } from "../evaluation/image-pairs";
 import { buildDashboardFigures } from "../evaluation/dashboard-figures";
 import { PUBLISHED_FIGURES_PATH } from "@/lib/engine-figures";
 import { detCurveSvg, scoreHistogramSvg } from "../evaluation/plots";
@@ -30,24 +31,9 @@ const percent = (value: number) => `${(value * 100).toFixed(3)} %`;
 async function scorePairs(csvPath: string, root: string, upright: boolean): Promise<void> {
   const pairs = parsePairsCsv(fs.readFileSync(csvPath, "utf8"));
   const unique = [...new Set(pairs.flatMap((p) => [p.a, p.b]))];
-  const templates = new Map<string, Uint8Array | null>();
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: 4 }, async () => {
-      while (next < unique.length) {
-        const name = unique[next++];
-        let template: Uint8Array | null = null;
-        try {
-          // A photo the quality gate refuses is still compared: a single pair has no retake (decision 0019).
-          const analysis = await analyseImage(fs.readFileSync(path.join(root, name)), { describeUnusable: true });
-          template = analysis.ok ? analysis.template : null;
-        } catch (error) {
-          process.stderr.write(`${name}: ${(error as Error).message}\n`);
-        }
-        templates.set(name, template);
-      }
-    }),
-  );
+  // A photo the quality gate refuses is still compared: a single pair has no retake (decision 0019).
+  const extracted = await pairTemplates(root, unique);
+  const templates = new Map(unique.map((name, k) => [name, extracted[k]]));
   const scores = await Promise.all(
     pairs.map(async ({ a, b }) => {
       const ta = templates.get(a);

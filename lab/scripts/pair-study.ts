@@ -40,7 +40,6 @@ const impostorPairs = Number(values["impostor-pairs"]);
 if (!Number.isInteger(impostorPairs) || impostorPairs < 1) throw new Error(`--impostor-pairs must be a positive integer, got "${values["impostor-pairs"]}"`);
 const across = values.across === undefined ? null : Number(values.across);
 if (across !== null && !(Number.isInteger(across) && across > 0)) throw new Error(`--across must be a positive integer, got "${values.across}"`);
-const log = (message: string) => process.stderr.write(`${message}\n`);
 const percent = (value: number) => `${(value * 100).toFixed(2)} %`;
 
 function report(name: string, pairs: readonly LabelledPair[], scores: readonly number[], zeroMeans: string): void {

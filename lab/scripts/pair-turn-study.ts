@@ -6,19 +6,20 @@
  * similarity: upright only, the best of four (today's `compareImagePair`), only the turns whose light comparison
  * reaches a floor, and the one turn the light comparison ranks first. Prints AUC, FNMR at FMR 1 % / 0.1 %, the genuine
  * pairs the table accepts at 40 and the share of impostor pairs a floor lets through. One thread: minutes a set.
- * --cache reads the templates `eval:pairs --cache` wrote for DIR.
+ * --cache keeps the templates in FILE, as `eval:pairs --cache` does (the same file serves both).
  */
 import fs from "node:fs";
 import path from "node:path";
 import { parseScriptArgs } from "@/scripts/script-cli";
-import { analyseImage, triesQuarterTurns } from "@/lib/biometrics/operations";
+import { shutdownEngine } from "@/lib/biometrics";
+import { triesQuarterTurns } from "@/lib/biometrics/operations";
 import { compareTemplates, WHOLE_FRAME_HYPOTHESES } from "@/lib/biometrics/pair-matcher";
 import { RERANK_KEYPOINTS } from "@/lib/biometrics/parameters";
 import { DECISION_THRESHOLD, pairScore } from "@/lib/biometrics/scoring";
 import { deserializeTemplate, strongestKeypoints, type NoseTemplate } from "@/lib/biometrics/template";
 import { quarterTurnViews } from "@/lib/biometrics/turns";
 import { readLabelledDataset } from "../evaluation/dataset";
-import { chooseImagePairs } from "../evaluation/image-pairs";
+import { chooseImagePairs, pairTemplates } from "../evaluation/image-pairs";
 import { areaUnderRoc, fnmrAtFmr } from "../evaluation/metrics";
 
 const { positionals, values } = parseScriptArgs({
@@ -31,20 +32,6 @@ const root = positionals[0];
 if (!root) throw new Error("usage: eval:pair-turns DIR [--impostor-pairs N] [--cache FILE]");
 const FLOORS = [0.5, 0.8, 1.2, 2.4];
 
-async function templatesOf(images: string[]): Promise<(NoseTemplate | null)[]> {
-  if (values.cache && fs.existsSync(values.cache)) {
-    const stored = JSON.parse(fs.readFileSync(values.cache, "utf8")) as { images: string[]; templates: (string | null)[] };
-    if (stored.images.join("\n") !== images.join("\n")) throw new Error(`${values.cache} holds another set's templates`);
-    return stored.templates.map((t) => (t ? deserializeTemplate(new Uint8Array(Buffer.from(t, "base64"))) : null));
-  }
-  const templates: (NoseTemplate | null)[] = [];
-  for (const image of images) {
-    const analysis = await analyseImage(fs.readFileSync(path.join(root, image)), { describeUnusable: true });
-    templates.push(analysis.ok && analysis.template ? deserializeTemplate(analysis.template) : null);
-  }
-  return templates;
-}
-
 /** A pair's upright similarity, and for a pair not accepted upright each turn's full and light similarity. */
 interface PairRow {
   upright: number;
@@ -55,7 +42,8 @@ interface PairRow {
 const subjects = readLabelledDataset(root);
 const images = subjects.flatMap((s) => s.images);
 const pairs = chooseImagePairs(subjects.flatMap((s, k) => s.images.map(() => k)), Number(values["impostor-pairs"]));
-const templates = await templatesOf(images);
+const templates = (await pairTemplates(root, images, values.cache)).map((t) => (t ? deserializeTemplate(t) : null));
+await shutdownEngine();
 const views = new Map<number, NoseTemplate[] | null>();
 const light = new Map<NoseTemplate, NoseTemplate>();
 const lightOf = (t: NoseTemplate) => light.get(t) ?? light.set(t, strongestKeypoints(t, RERANK_KEYPOINTS)).get(t)!;
