@@ -22,9 +22,13 @@ export default defineConfig({
   testDir: "e2e",
   workers: 1,
   fullyParallel: false,
-  // One retry in CI, in a fresh worker and browser: Debian's Chromium has gone away between two journeys
-  // ("Target page, context or browser has been closed" before the next test's first step; 11-people, once in four
-  // clean-clone runs). The list reporter names a test that passed only on its retry "flaky".
+  // One retry in CI, in a fresh worker and browser; the list reporter names a test that passed only on its retry
+  // "flaky". What it used to cover is understood and fixed: 11-people's API-key journey failed before its first step
+  // ("apiRequestContext._wrapApiCall: Target page, context or browser has been closed", once in four clean-clone runs)
+  // because the unlock journey before it had left a context whose close Chromium never answered (closed while a
+  // meta-refresh redirect committed), which the trace recording then tried to resume at the next test's start. Such
+  // contexts now live in `otherBrowser` (e2e/fixtures.ts), killed at the end of their test. The retry stays for
+  // Chromium faults not yet understood.
   retries: process.env.CI ? 1 : 0,
   timeout: 120_000,
   expect: { timeout: 15_000 },

@@ -1,9 +1,9 @@
-import { expect, test } from "@playwright/test";
-import { inviteAndAccept, readState, screenshot, signIn } from "./fixtures";
+import { expect } from "@playwright/test";
+import { inviteAndAccept, readState, screenshot, signIn, test } from "./fixtures";
 
 // Owner: reissue the API key (shown once); the old key stops working at once, the new one works.
 
-test("the owner reissues the API key", async ({ page, request, browser }) => {
+test("the owner reissues the API key", async ({ page, request, otherBrowser }) => {
   const state = readState();
   const petsWith = (key: string) => request.get("/v2/pets", { headers: { "x-service-api-key": key } });
   expect((await petsWith(state.keyA)).status()).toBe(200);
@@ -50,7 +50,7 @@ test("the owner reissues the API key", async ({ page, request, browser }) => {
   await expect(page.getByText("staff@a.test is now support.")).toBeVisible();
   await page.getByRole("button", { name: "Undo" }).click();
   await expect(page.getByText("staff@a.test is now staff.")).toBeVisible();
-  await inviteAndAccept(page, browser, "temp@a.test", "a-long-enough-password");
+  await inviteAndAccept(page, otherBrowser, "temp@a.test", "a-long-enough-password");
   await page.getByTestId("team").locator("tr", { hasText: "temp@a.test" }).getByRole("button", { name: "Remove" }).click();
   await page.getByTestId("confirm-dialog").getByRole("button", { name: "Remove member" }).click();
   await expect(page.getByText("temp@a.test removed.")).toBeVisible();

@@ -1,10 +1,10 @@
-import { expect, test } from "@playwright/test";
-import { closeContext, readState, signIn } from "./fixtures";
+import { expect } from "@playwright/test";
+import { closeContext, readState, signIn, test } from "./fixtures";
 
 // Signing out ends the session on the server: the session cookie copied before sign-out (another
 // tab, a stolen cookie) no longer opens the dashboard.
 
-test("a session cookie copied before sign-out stops working after it", async ({ page, browser }) => {
+test("a session cookie copied before sign-out stops working after it", async ({ page, otherBrowser }) => {
   const state = readState();
   await signIn(page, state.users.supportA);
   const copied = await page.context().cookies();
@@ -12,7 +12,7 @@ test("a session cookie copied before sign-out stops working after it", async ({ 
   await page.getByRole("button", { name: "Sign out" }).click();
   await page.waitForURL(/\/sign-in/);
 
-  const thief = await browser.newContext();
+  const thief = await otherBrowser.newContext();
   await thief.addCookies(copied);
   const stolen = await thief.newPage();
   await stolen.goto("/dashboard/jobs");

@@ -1,8 +1,8 @@
 import { execFile } from "node:child_process";
 import path from "node:path";
 import { promisify } from "node:util";
-import { expect, test, type Browser, type Page } from "@playwright/test";
-import { closeContext, inviteAndAccept, PASSWORD, readState, screenshot, signIn } from "./fixtures";
+import { expect, type Browser, type Page } from "@playwright/test";
+import { closeContext, inviteAndAccept, PASSWORD, readState, screenshot, signIn, test } from "./fixtures";
 
 // Accounts and people (issue #29 item 8): one's own password, an owner resetting and unlocking a
 // member, named API keys with a copy button and an expiry (an expired key answers 401 10000), the
@@ -30,30 +30,34 @@ async function attemptSignIn(page: Page, email: string, password: string) {
   await page.getByRole("button", { name: "Sign in" }).click();
 }
 
-/** Signs in with a fresh browser context (its own cookies), answers whether the dashboard opened. */
-async function canSignIn(browser: Browser, email: string, password: string): Promise<boolean> {
-  const context = await browser.newContext({ extraHTTPHeaders: OWN_ADDRESS });
+/** Signs in with a fresh browser context in `otherBrowser` (its own cookies), answers whether the dashboard opened. */
+async function canSignIn(otherBrowser: Browser, email: string, password: string): Promise<boolean> {
+  const context = await otherBrowser.newContext({ extraHTTPHeaders: OWN_ADDRESS });
   const page = await context.newPage();
   await attemptSignIn(page, email, password);
   const outcome = await Promise.race([
     page.getByTestId("signed-in-as").waitFor({ timeout: 30_000 }).then(() => true, () => false),
     page.getByTestId("sign-in-error").waitFor({ timeout: 30_000 }).then(() => false, () => false),
   ]);
+  // Signed in, the page is /dashboard, whose redirect to the role's home page is a meta refresh (streaming has
+  // begun): let it land before closing. Chromium left a context closed while that navigation committed open, with its
+  // page, and answered the close only ~40 s later (seen in a protocol log).
+  if (outcome) await page.waitForURL((url) => url.pathname.startsWith("/dashboard/"), { timeout: 30_000 });
   await closeContext(context);
   return outcome;
 }
 
 const noSideScroll = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
 
-test("the owner unlocks a locked member and resets their password; the member changes it", async ({ page, browser }) => {
+test("the owner unlocks a locked member and resets their password; the member changes it", async ({ page, otherBrowser }) => {
   const state = readState();
   const member = "member@a.test";
   await signIn(page, state.users.ownerA);
   await page.goto("/dashboard/settings");
-  await inviteAndAccept(page, browser, member, PASSWORD);
+  await inviteAndAccept(page, otherBrowser, member, PASSWORD);
 
   // Five wrong passwords lock the member out.
-  const other = await browser.newContext({ extraHTTPHeaders: OWN_ADDRESS });
+  const other = await otherBrowser.newContext({ extraHTTPHeaders: OWN_ADDRESS });
   const otherPage = await other.newPage();
   for (let i = 1; i <= 4; i++) {
     await attemptSignIn(otherPage, member, `wrong guess ${i}`);
@@ -62,7 +66,7 @@ test("the owner unlocks a locked member and resets their password; the member ch
   await attemptSignIn(otherPage, member, "wrong guess 5");
   await expect(otherPage.getByTestId("sign-in-error")).toContainText("locked");
   await closeContext(other);
-  expect(await canSignIn(browser, member, PASSWORD)).toBe(false);
+  expect(await canSignIn(otherBrowser, member, PASSWORD)).toBe(false);
 
   await page.reload();
   const row = page.getByTestId("team-row").and(page.locator(`[data-email="${member}"]`));
@@ -70,7 +74,7 @@ test("the owner unlocks a locked member and resets their password; the member ch
   await row.getByRole("button", { name: "Unlock" }).click();
   await expect(page.getByText(`${member} can sign in again.`)).toBeVisible();
   await expect(row.getByTestId("sign-in-state")).toHaveText("ok");
-  expect(await canSignIn(browser, member, PASSWORD)).toBe(true);
+  expect(await canSignIn(otherBrowser, member, PASSWORD)).toBe(true);
 
   // Reset: a too-short password is named; a good one replaces the old.
   await row.getByRole("button", { name: "Reset password" }).click();
@@ -81,11 +85,11 @@ test("the owner unlocks a locked member and resets their password; the member ch
   await dialog.getByLabel(/New password/).fill("owner-chosen-password");
   await dialog.getByRole("button", { name: "Set password" }).click();
   await expect(page.getByText(`New password set for ${member}.`)).toBeVisible();
-  expect(await canSignIn(browser, member, PASSWORD)).toBe(false);
-  expect(await canSignIn(browser, member, "owner-chosen-password")).toBe(true);
+  expect(await canSignIn(otherBrowser, member, PASSWORD)).toBe(false);
+  expect(await canSignIn(otherBrowser, member, "owner-chosen-password")).toBe(true);
 
   // The member changes their own password from their account page (the e-mail in the header).
-  const memberContext = await browser.newContext({ viewport: { width: 390, height: 844 }, extraHTTPHeaders: OWN_ADDRESS });
+  const memberContext = await otherBrowser.newContext({ viewport: { width: 390, height: 844 }, extraHTTPHeaders: OWN_ADDRESS });
   const memberPage = await memberContext.newPage();
   await signIn(memberPage, member, "owner-chosen-password");
   await memberPage.getByTestId("signed-in-as").click();
@@ -107,8 +111,8 @@ test("the owner unlocks a locked member and resets their password; the member ch
   // Every session ends: the member is back at the sign-in page.
   await memberPage.waitForURL(/\/sign-in/);
   await closeContext(memberContext);
-  expect(await canSignIn(browser, member, "owner-chosen-password")).toBe(false);
-  expect(await canSignIn(browser, member, "members-own-password")).toBe(true);
+  expect(await canSignIn(otherBrowser, member, "owner-chosen-password")).toBe(false);
+  expect(await canSignIn(otherBrowser, member, "members-own-password")).toBe(true);
 
   // The audit log names each step, filtered to user changes, and pages.
   await page.goto("/dashboard/audit?subject=user");
@@ -171,7 +175,7 @@ test("named API keys with a copy button and an expiry; an expired key answers 40
   expect(keysBox.x + keysBox.width).toBeLessThanOrEqual(390);
 });
 
-test("the operator searches accounts, creates one with its owner, and changes its plan", async ({ page, browser, request }) => {
+test("the operator searches accounts, creates one with its owner, and changes its plan", async ({ page, otherBrowser, request }) => {
   const state = readState();
   await signIn(page, state.users.admin);
   await page.getByLabel("Search accounts").fill("clinic b");
@@ -212,7 +216,7 @@ test("the operator searches accounts, creates one with its owner, and changes it
   await page.getByLabel("E-mail", { exact: true }).fill("owner@hillside.test");
   await page.getByRole("button", { name: "Create user" }).click();
   await expect(page.getByText("owner@hillside.test can now sign in as owner.")).toBeVisible();
-  const owner = await browser.newContext({ extraHTTPHeaders: OWN_ADDRESS });
+  const owner = await otherBrowser.newContext({ extraHTTPHeaders: OWN_ADDRESS });
   const ownerPage = await owner.newPage();
   await signIn(ownerPage, "owner@hillside.test", "hillside-owner-password");
   await expect(ownerPage.getByRole("heading", { level: 1 })).toHaveText("Hillside Vets");
