@@ -1,10 +1,12 @@
 /**
- * npm run train:vocabulary -- DIR [--images 600] [--seed 7]
+ * npm run train:vocabulary -- DIR [--images 1200] [--seed 7] [--descriptor-cache FILE]
  * Learns the 1:N index's visual vocabulary from the INDEXED_KEYPOINTS strongest descriptors of an evenly
  * spaced sample of DIR's images: VOCABULARY_COARSE cells by k-means, VOCABULARY_FINE words inside each
  * cell by k-means on the cell's members, a seeded random orthonormal projection for the Hamming
  * signatures, and each word's median projections. Writes lib/biometrics/vocabulary.bin. Train on a
  * synthetic set generated with a seed no evaluation uses (202). Bump TEMPLATE_VERSION when it changes.
+ * `--descriptor-cache FILE` keeps the sampled descriptors (their extraction is most of a run: ~25 min for 6,400 images on
+ * a busy machine) for another run on the same images, e.g. with other VOCABULARY_COARSE / VOCABULARY_FINE.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -33,10 +35,11 @@ const { positionals, values } = parseScriptArgs({
     seed: { type: "string", default: "7" },
     // Keep the trained centroids and projection; recompute only the signature medians.
     "medians-only": { type: "boolean", default: false },
+    "descriptor-cache": { type: "string" },
   },
 });
 const root = positionals[0];
-if (!root) throw new Error("usage: train:vocabulary DIR [--images 600] [--seed 7]");
+if (!root) throw new Error("usage: train:vocabulary DIR [--images 1200] [--seed 7] [--descriptor-cache FILE]");
 
 let state = Number(values.seed) >>> 0;
 const random = () => {
@@ -50,18 +53,26 @@ const random = () => {
 const all = readLabelledDataset(root).flatMap((s) => s.images);
 const wanted = Math.min(Number(values.images), all.length);
 const sample = Array.from({ length: wanted }, (_, i) => all[Math.floor((i * all.length) / wanted)]);
-const chunks: Int8Array[] = [];
-for (const image of sample) {
-  try {
-    const { image: grey } = await decodeNoseImage(fs.readFileSync(path.join(root, image)));
-    const { descriptors } = extractLocalFeatures(normaliseContrast(grey), grey, 1); // the upright frame only
-    chunks.push(descriptors.slice(0, INDEXED_KEYPOINTS * DESCRIPTOR_DIMS));
-  } catch {
-    // Unusable training images are simply not sampled.
+/** The sampled images' INDEXED_KEYPOINTS strongest upright descriptors, one after another. */
+async function sampleDescriptors(): Promise<Int8Array> {
+  const chunks: Int8Array[] = [];
+  for (const image of sample) {
+    try {
+      const { image: grey } = await decodeNoseImage(fs.readFileSync(path.join(root, image)));
+      const { descriptors } = extractLocalFeatures(normaliseContrast(grey), grey, 1); // the upright frame only
+      chunks.push(descriptors.slice(0, INDEXED_KEYPOINTS * DESCRIPTOR_DIMS));
+    } catch {
+      // Unusable training images are simply not sampled.
+    }
   }
+  const joined = new Int8Array(chunks.reduce((n, c) => n + c.length, 0));
+  chunks.reduce((offset, c) => (joined.set(c, offset), offset + c.length), 0);
+  return joined;
 }
-const data = new Int8Array(chunks.reduce((n, c) => n + c.length, 0));
-chunks.reduce((offset, c) => (data.set(c, offset), offset + c.length), 0);
+const descriptorCache = values["descriptor-cache"];
+const cached = descriptorCache !== undefined && fs.existsSync(descriptorCache);
+const data = cached ? new Int8Array(fs.readFileSync(descriptorCache)) : await sampleDescriptors();
+if (descriptorCache && !cached) fs.writeFileSync(descriptorCache, data);
 const count = data.length / DESCRIPTOR_DIMS;
 console.error(`${count} descriptors from ${sample.length} images`);
 
@@ -130,8 +141,10 @@ function trainCentroids(): { coarse: Int8Array; fine: Int8Array } {
   const coarse = toInt8(kMeans(data, VOCABULARY_COARSE, 15));
   const cellOf = nearestOf(data, Float32Array.from(coarse), VOCABULARY_COARSE);
   const fine = new Int8Array(VOCABULARY_WORDS * DESCRIPTOR_DIMS);
+  const byCell = Array.from({ length: VOCABULARY_COARSE }, () => [] as number[]);
+  cellOf.forEach((cell, i) => byCell[cell].push(i));
   for (let cell = 0; cell < VOCABULARY_COARSE; cell++) {
-    const members = [...cellOf.keys()].filter((i) => cellOf[i] === cell);
+    const members = byCell[cell];
     const rows = new Int8Array(members.length * DESCRIPTOR_DIMS);
     members.forEach((i, m) => rows.set(data.subarray(i * DESCRIPTOR_DIMS, (i + 1) * DESCRIPTOR_DIMS), m * DESCRIPTOR_DIMS));
     // A cell with fewer members than words repeats its members (those words simply stay rare).
