@@ -23,12 +23,9 @@ export default defineConfig({
   workers: 1,
   fullyParallel: false,
   // One retry in CI, in a fresh worker and browser; the list reporter names a test that passed only on its retry
-  // "flaky". What it used to cover is understood and fixed: 11-people's API-key journey failed before its first step
-  // ("apiRequestContext._wrapApiCall: Target page, context or browser has been closed", once in four clean-clone runs)
-  // because the unlock journey before it had left a context whose close Chromium never answered (closed while a
-  // meta-refresh redirect committed), which the trace recording then tried to resume at the next test's start. Such
-  // contexts now live in `otherBrowser` (e2e/fixtures.ts), killed at the end of their test. The retry stays for
-  // Chromium faults not yet understood.
+  // "flaky". The failure it used to cover (a context whose close Chromium never answered, breaking the next test's
+  // start) is understood and fixed by `otherBrowser` (e2e/fixtures.ts says how); the retry stays for Chromium faults
+  // not yet understood.
   retries: process.env.CI ? 1 : 0,
   timeout: 120_000,
   expect: { timeout: 15_000 },
