@@ -21,6 +21,7 @@ const engine: Engine = processWide("engine", () => biometrics);
 // which these names override.
 export const {
   analyseImage,
+  rekeyTemplate,
   verifyPet,
   scoreImagePair,
   galleryUpsertPets,
