@@ -150,11 +150,13 @@ export function hasTodaysFeatures(version: number | null): boolean {
 export function rekeyTemplate(bytes: Uint8Array): Uint8Array {
   const version = templateVersionOf(bytes);
   if (!hasTodaysFeatures(version)) throw new TemplateFormatError(`template version ${version} cannot be re-keyed to ${TEMPLATE_VERSION}: re-extract it`);
-  const template = decodeTemplate(bytes, version);
+  // Its search key belongs to another vocabulary (deserializeSearchKey refuses it): only its length is read.
+  const template = decodeTemplate(bytes, version, () => NO_SEARCH_KEY);
   return serializeTemplate({ ...template, version: TEMPLATE_VERSION, searchKey: computeSearchKey(keypointCount(template), template.descriptors) });
 }
 
-function decodeTemplate(bytes: Uint8Array, version: number): NoseTemplate {
+/** Stored bytes decoded; the search key's bytes (whose length is checked) read by `readSearchKey`. */
+function decodeTemplate(bytes: Uint8Array, version: number, readSearchKey: (key: Uint8Array) => SearchKey = deserializeSearchKey): NoseTemplate {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const width = view.getUint16(6, true);
   const height = view.getUint16(8, true);
@@ -167,7 +169,7 @@ function decodeTemplate(bytes: Uint8Array, version: number): NoseTemplate {
   let searchKey: SearchKey;
   try {
     if (bytes.length !== keyStart + searchKeyLengthAt(bytes.subarray(keyStart))) throw new RangeError("length does not match its header");
-    searchKey = deserializeSearchKey(bytes.subarray(keyStart));
+    searchKey = readSearchKey(bytes.subarray(keyStart));
   } catch (error) {
     throw new TemplateFormatError(`template's search key is damaged: ${(error as Error).message}`);
   }

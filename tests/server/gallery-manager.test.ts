@@ -10,7 +10,8 @@ import { apiClient, createTestDatabase, probeSession, registerPet, type TestData
 import { buildOnce, ops, startServer, type TestServer } from "@/lab/test-support/server";
 import { currentTemplates, enrolledLightTemplatesByPet, enrolledSearchKeysByPet, enrolledTemplatesByPet, extractionFor, imageSelect } from "@/lib/jobs/templates";
 import { DESCRIPTOR_SETS, FEATURES_VERSION, MATCHED_SETS } from "@/lib/biometrics/parameters";
-import { descriptorSetCount, deserializeTemplate, serializeTemplate, templateVersionOf } from "@/lib/biometrics/template";
+import { descriptorSetCount, deserializeTemplate, templateVersionOf } from "@/lib/biometrics/template";
+import { storedUnderOlderVocabulary } from "@/lab/test-support/older-template";
 import { GalleryManager, type GalleryScope } from "@/lib/galleries/gallery-manager";
 
 // This test process holds galleries (as a worker does) while another process, the real server, enrols,
@@ -124,10 +125,8 @@ describe("gallery manager, with another process changing pets", () => {
     const pet = await registerPet(client, 508);
     const [row, other] = await db.prisma.fingerprintImage.findMany({ where: { petId: pet, usable: true }, orderBy: { createdAt: "asc" }, take: 2, select: imageSelect });
     const current = new Uint8Array(row.template!);
-    // As a template of FEATURES_VERSION stored it: the same features under an older version, with another search key
-    // (here another image's).
-    const older = serializeTemplate({ ...deserializeTemplate(current), version: FEATURES_VERSION, searchKey: deserializeTemplate(new Uint8Array(other.template!)).searchKey });
-    expect(Buffer.from(older).equals(Buffer.from(current))).toBe(false);
+    // As format FEATURES_VERSION stored it under an older vocabulary.
+    const older = storedUnderOlderVocabulary(current, new Uint8Array(other.template!));
     await db.prisma.fingerprintImage.update({ where: { id: row.id }, data: { engineVersion: FEATURES_VERSION, template: Buffer.from(older), searchKey: Buffer.from([4, 5, 6]) } });
     // The image file is gone: only a re-key can refresh the row.
     fs.renameSync(`${server.dataDir}/${row.filePath}`, `${server.dataDir}/${row.filePath}.away`);
