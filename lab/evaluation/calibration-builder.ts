@@ -1,15 +1,6 @@
 import type { CalibrationTable } from "@/lib/biometrics/calibration";
 import { MATCHER_REVISION, TEMPLATE_VERSION } from "@/lib/biometrics/parameters";
-import { hasTodaysFeatures } from "@/lib/biometrics/template";
 import { rawToFmr } from "@/lib/biometrics/scoring";
-
-/**
- * Whether a calibration table's raw similarities are those of today's engine: measured with today's matcher on templates
- * with today's features (`hasTodaysFeatures`: later versions changed only the 1:N search key, which no score reads).
- */
-export function holdsForTodaysMatcher(table: CalibrationTable): boolean {
-  return hasTodaysFeatures(table.templateVersion) && table.matcherRevision === MATCHER_REVISION;
-}
 
 /** The tail used to extrapolate: impostor comparisons this rare or rarer. */
 const TAIL_FMR = 0.01;

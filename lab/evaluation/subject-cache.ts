@@ -1,6 +1,5 @@
 import fs from "node:fs";
-import { TEMPLATE_VERSION } from "@/lib/biometrics/parameters";
-import { deserializeTemplate, rekeyTemplate, templateVersionOf, type NoseTemplate } from "@/lib/biometrics/template";
+import { deserializeTemplate, type NoseTemplate } from "@/lib/biometrics/template";
 
 /**
  * The template cache `npm run bench:search -- DIR --cache FILE` writes: one JSON line a subject, each capture's
@@ -19,13 +18,9 @@ export function readSubjectCache(file: string): (string | null)[][] {
   return subjects;
 }
 
-/**
- * The cache's subjects as templates (null where the capture was unusable); a cache written before the vocabulary changed
- * is re-keyed (`rekeyTemplate`), and one of older features refused.
- */
+/** The cache's subjects as templates (null where the capture was unusable). */
 export function subjectTemplates(subjects: readonly (readonly (string | null)[])[]): (NoseTemplate | null)[][] {
-  const current = (bytes: Uint8Array) => (templateVersionOf(bytes) === TEMPLATE_VERSION ? bytes : rekeyTemplate(bytes));
-  return subjects.map((line) => line.map((b64) => (b64 ? deserializeTemplate(current(new Uint8Array(Buffer.from(b64, "base64")))) : null)));
+  return subjects.map((line) => line.map((b64) => (b64 ? deserializeTemplate(new Uint8Array(Buffer.from(b64, "base64"))) : null)));
 }
 
 /** A subject's usable templates, in capture order. */

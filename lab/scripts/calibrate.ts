@@ -16,8 +16,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { parseScriptArgs } from "@/scripts/script-cli";
 import { PAIR_CALIBRATION, SESSION_CALIBRATION, type CalibrationTable } from "@/lib/biometrics/calibration";
-import { FEATURES_VERSION, MATCHER_REVISION, PAIR_SCORING_REVISION, TEMPLATE_VERSION } from "@/lib/biometrics/parameters";
-import { buildCalibrationTable, combineCalibrationTables, holdsForTodaysMatcher } from "../evaluation/calibration-builder";
+import { MATCHER_REVISION, PAIR_SCORING_REVISION, TEMPLATE_VERSION } from "@/lib/biometrics/parameters";
+import { buildCalibrationTable, combineCalibrationTables } from "../evaluation/calibration-builder";
 import { runImagePairs } from "../evaluation/image-pairs";
 import { runProtocol } from "../evaluation/run-protocol";
 
@@ -37,13 +37,14 @@ if (positionals.length === 0) throw new Error(usage);
 const impostorPairs = Number(values["impostor-pairs"]);
 if (!Number.isInteger(impostorPairs) || impostorPairs < 1) throw new Error(`--impostor-pairs must be a positive integer, got "${values["impostor-pairs"]}"`);
 const pairsOnly = Boolean(values["pairs-only"]);
-if ((values.add || pairsOnly) && !holdsForTodaysMatcher(SESSION_CALIBRATION)) {
+const current = (table: CalibrationTable) => table.templateVersion === TEMPLATE_VERSION && table.matcherRevision === MATCHER_REVISION;
+if ((values.add || pairsOnly) && !current(SESSION_CALIBRATION)) {
   throw new Error(
     `--add and --pairs-only keep the session table, measured on template version ${SESSION_CALIBRATION.templateVersion} and matcher revision ` +
-      `${SESSION_CALIBRATION.matcherRevision}, not a version from ${FEATURES_VERSION} to ${TEMPLATE_VERSION} and revision ${MATCHER_REVISION}: calibrate every set again`,
+      `${SESSION_CALIBRATION.matcherRevision}, not ${TEMPLATE_VERSION} and ${MATCHER_REVISION}: calibrate every set again`,
   );
 }
-if (values.add && !(holdsForTodaysMatcher(PAIR_CALIBRATION) && PAIR_CALIBRATION.pairScoringRevision === PAIR_SCORING_REVISION)) {
+if (values.add && !(current(PAIR_CALIBRATION) && PAIR_CALIBRATION.pairScoringRevision === PAIR_SCORING_REVISION)) {
   throw new Error(`--add: the pair table was measured with pair scoring revision ${PAIR_CALIBRATION.pairScoringRevision}, not ${PAIR_SCORING_REVISION}: measure its sets again`);
 }
 /** The sets a combined table was measured on, as `combineCalibrationTables` names them. */

@@ -4,8 +4,7 @@
  * spaced sample of DIR's images: VOCABULARY_COARSE cells by k-means, VOCABULARY_FINE words inside each
  * cell by k-means on the cell's members, a seeded random orthonormal projection for the Hamming
  * signatures, and each word's median projections. Writes lib/biometrics/vocabulary.bin. Train on a
- * synthetic set generated with a seed no evaluation uses (202). Bump TEMPLATE_VERSION when it changes, not
- * FEATURES_VERSION: the features stay, so stored templates are re-keyed and the calibration holds.
+ * synthetic set generated with a seed no evaluation uses (202). Bump TEMPLATE_VERSION when it changes.
  * `--descriptor-cache FILE` keeps the sampled descriptors (their extraction is most of a run: ~25 min for 6,400 images on
  * a busy machine) for another run on the same images, e.g. with other VOCABULARY_COARSE / VOCABULARY_FINE.
  */

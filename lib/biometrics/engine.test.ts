@@ -13,7 +13,6 @@ import {
   GalleryNotLoadedError,
   identifyInGallery,
   lightTemplateOf,
-  rekeyTemplate as rekeyInPool,
   searchKeyOfTemplate,
   shutdownEngine,
 } from "./index";
@@ -21,10 +20,9 @@ import { deserializeSearchKey } from "./search-key";
 import { analyseImage, identifyAmong, lightRawScores, scoreImagePair, verifyPet, type ImageAnalysis } from "./operations";
 import type { ExtractionOptions } from "./extract";
 import { DECISION_THRESHOLD } from "./scoring";
-import { descriptorSetCount, deserializeTemplate, keypointCount, rekeyTemplate, serializeTemplate, TemplateFormatError, templateVersionOf } from "./template";
+import { descriptorSetCount, deserializeTemplate, keypointCount, serializeTemplate, TemplateFormatError, templateVersionOf } from "./template";
 import { Gallery, probeLookups } from "./gallery";
-import { storedUnderOlderVocabulary } from "@/lab/test-support/older-template";
-import { DESCRIPTOR_SETS, FEATURES_VERSION, MATCHED_SETS, RERANK_CANDIDATES, RERANK_KEYPOINTS, RERANK_PROMOTED, SHORTLIST_SIZE, TEMPLATE_VERSION } from "./parameters";
+import { DESCRIPTOR_SETS, MATCHED_SETS, RERANK_CANDIDATES, RERANK_KEYPOINTS, RERANK_PROMOTED, SHORTLIST_SIZE, TEMPLATE_VERSION } from "./parameters";
 
 /** Eight captures per subject, rendered exactly as `npm run synth` would with seed 9001. */
 async function captures(subjectIndex: number, difficulty: DifficultyName): Promise<Buffer[]> {
@@ -290,24 +288,6 @@ describe("templates", () => {
     // The genuine pet scores above the other nose, so the comparison is not trivially equal.
     const [genuine, impostor] = scores(light);
     expect(genuine.raw).toBeGreaterThan(impostor.raw);
-  });
-
-  it("with today's features but an older search key are re-keyed into the template extraction gives, bit for bit", async () => {
-    // An enrolled image's template (matched frames) and a 1:N probe image's (all frames), as FEATURES_VERSION stored them
-    // under an older vocabulary.
-    const extracted = [templatesOf(analyses[0])[0], templatesOf(hardAnalyses[0])[5]];
-    expect(extracted.map((bytes) => descriptorSetCount(deserializeTemplate(bytes)))).toEqual([MATCHED_SETS, DESCRIPTOR_SETS]);
-    for (const bytes of extracted) {
-      const older = storedUnderOlderVocabulary(bytes, templatesOf(analyses[1])[0]);
-      expect(templateVersionOf(older)).toBe(FEATURES_VERSION);
-      if (FEATURES_VERSION < TEMPLATE_VERSION) expect(() => deserializeTemplate(older)).toThrow(TemplateFormatError);
-      expect(Buffer.from(rekeyTemplate(older)).equals(Buffer.from(bytes))).toBe(true);
-      expect(Buffer.from(await rekeyInPool(older)).equals(Buffer.from(bytes))).toBe(true);
-      // Features older than FEATURES_VERSION are not today's: their image must be extracted again.
-      const olderFeatures = Uint8Array.from(older);
-      new DataView(olderFeatures.buffer).setUint16(4, FEATURES_VERSION - 1, true);
-      expect(() => rekeyTemplate(olderFeatures)).toThrow(TemplateFormatError);
-    }
   });
 
   it("refuse another engine version and damaged bytes instead of misreading them", () => {

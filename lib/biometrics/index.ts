@@ -27,7 +27,7 @@ export { explainQualityFailure, type FailureExplanation } from "./failure-advice
 export { DECISION_THRESHOLD, scoreToFmr } from "./scoring";
 export { GalleryNotLoadedError } from "./gallery-not-loaded";
 export { packedKeys, packPets, PackedPetsWriter, type PackedPets } from "./packed-pets";
-export { hasTodaysFeatures, lightTemplateOf, searchKeyOfTemplate, templateVersionOf } from "./template";
+export { lightTemplateOf, searchKeyOfTemplate, templateVersionOf } from "./template";
 
 let pool: EnginePool | null = null;
 
@@ -52,15 +52,6 @@ export function engineThreads(): number {
  */
 export function analyseImage(jpeg: Uint8Array, options: ExtractionOptions = {}): Promise<ImageAnalysis> {
   return enginePool().run("analyseImage", jpeg, options);
-}
-
-/**
- * A stored template whose features are today's but whose search key is not (`hasTodaysFeatures`: only the 1:N vocabulary
- * changed since) as today's template, its search key computed again from its descriptors: about a millisecond, where
- * extracting its image again takes about 40.
- */
-export function rekeyTemplate(template: Uint8Array): Promise<Uint8Array> {
-  return enginePool().run("rekeyTemplate", template);
 }
 
 /**

@@ -5,7 +5,7 @@ import { serializeSearchKey, type ProbeLookups, type SearchKey } from "./search-
 
 /**
  * Posting blocks: a list's first block holds FIRST_BLOCK postings, each next one twice as many up to
- * LAST_BLOCK, so that a small gallery's VOCABULARY_WORDS lists stay small and a large one's are long runs.
+ * LAST_BLOCK, so that a small gallery's 8,192 lists stay small and a large one's are long runs.
  * Layout in posting-kernel.wat.
  */
 const FIRST_BLOCK = 4;

@@ -3,19 +3,8 @@
  * Changing anything that alters templates requires bumping TEMPLATE_VERSION.
  */
 
-/**
- * Bumped whenever extraction output changes; stored templates of another version are re-extracted, or re-keyed when
- * only their search key changed (FEATURES_VERSION). 13: the 1:N vocabulary of 32,768 words (decision 0033).
- */
-export const TEMPLATE_VERSION = 13;
-/**
- * The oldest template version whose features (keypoints, descriptors, genericness, quality) are today's: the templates
- * from it up to TEMPLATE_VERSION differ only in their 1:N search key, which is computed again from their own descriptors
- * (`rekeyTemplate`, about a millisecond) instead of extracting the image again (about 40 ms), and the score
- * calibration, which the search key does not touch, still holds for them. Set it to TEMPLATE_VERSION when the
- * features change.
- */
-export const FEATURES_VERSION = 12;
+/** Bumped whenever extraction output changes; stored templates of another version are re-extracted. */
+export const TEMPLATE_VERSION = 12;
 /**
  * Bumped whenever the matcher gives another raw similarity for the same templates (templates need not change: the
  * half-step hypotheses of decision 0022 did not), so that the calibration, measured on raw similarities, must be
@@ -290,14 +279,9 @@ export const KEPT_SEARCHES = 2;
  * one probe image as well by chance. Among 100,000 pets one lookalike image (shared by ~80 distractor
  * pets of `npm run bench`) had put a true pet at rank 211; with two images it is at 10, and the true pet
  * is in the shortlist of 90.6 % of 180 hard probes among 10,000 pets, 88.9 % before (docs/engine.md).
- *
- * 32,768 words (128 x 256; 8,192 until format 13): a lookup scans a list a quarter as long, and at 100,000 pets of the
- * real setting the first stage kept the true pet first / in 16 / in 384 for 89.0 / 92.0 / 94.0 % of 200 probes (8,192:
- * 89.5 / 92.0 / 94.0 %) at 700 against 1,752 ms of CPU (with HAMMING_THRESHOLD 22); 65,536 words lost recall
- * (86.5 % in 384). `npm run bench:search`, decision 0033.
  */
-export const VOCABULARY_COARSE = 128;
-export const VOCABULARY_FINE = 256;
+export const VOCABULARY_COARSE = 64;
+export const VOCABULARY_FINE = 128;
 export const VOCABULARY_WORDS = VOCABULARY_COARSE * VOCABULARY_FINE;
 export const SIGNATURE_BITS = 64;
 /**
@@ -334,12 +318,12 @@ export const TURNED_QUERY_WORDS = 2;
 export const STOP_WORD_FACTOR = 2;
 export const STOP_WORD_MIN_POSTINGS = 1000;
 /**
- * Signature bits a posting may differ by and still vote. With 8,192 words 20 rather than 22: a vote costs random reads
- * of the image's scratch, and the farther postings were mostly chance (at 100,000 pets 31 % less CPU, the true pet in
- * the shortlist as often). With 32,768 words a word's cell is smaller and its signatures split it finer, so a true match
- * lies farther in bits: 22 kept the first stage's recall at 100,000 pets where 20 lost 0.5–1.5 points (decision 0033).
+ * Signature bits a posting may differ by and still vote. 20 rather than 22: a vote costs random reads
+ * of the image's scratch, and the farther postings are mostly chance; at 100,000 pets (stop words on)
+ * the first stage took 31 % less CPU (1,173 → 804 ms a probe) and kept the true pet in the shortlist
+ * as often (86.7 → 87.2 % of 180 hard probes; `npm run bench:search`, docs/engine.md).
  */
-export const HAMMING_THRESHOLD = 22;
+export const HAMMING_THRESHOLD = 20;
 export const HAMMING_SIGMA = 14;
 export const ANGLE_BINS = 16;
 /**

@@ -1,6 +1,6 @@
 import { descriptorFrame } from "./features";
-import { DESCRIPTOR_DIMS, DESCRIPTOR_SETS, FEATURES_VERSION, MATCHED_SETS, RERANK_KEYPOINTS, TEMPLATE_VERSION } from "./parameters";
-import { computeSearchKey, deserializeSearchKey, searchKeyLengthAt, serializeSearchKey, searchKeyByteLength, type SearchKey } from "./search-key";
+import { DESCRIPTOR_DIMS, DESCRIPTOR_SETS, MATCHED_SETS, RERANK_KEYPOINTS, TEMPLATE_VERSION } from "./parameters";
+import { deserializeSearchKey, searchKeyLengthAt, serializeSearchKey, searchKeyByteLength, type SearchKey } from "./search-key";
 
 /**
  * The search form of one nose image's features: immutable typed arrays ready for matching.
@@ -132,31 +132,6 @@ export function deserializeTemplate(bytes: Uint8Array): NoseTemplate {
   if (version !== TEMPLATE_VERSION) {
     throw new TemplateFormatError(`template version ${version} is not the engine's ${TEMPLATE_VERSION}: re-extract it`);
   }
-  return decodeTemplate(bytes, version);
-}
-
-/**
- * Whether stored templates of this version hold today's features (FEATURES_VERSION up to TEMPLATE_VERSION), so that an
- * older one needs only its search key computed again (`rekeyTemplate`), not its image extracted again.
- */
-export function hasTodaysFeatures(version: number | null): boolean {
-  return version !== null && version >= FEATURES_VERSION && version <= TEMPLATE_VERSION;
-}
-
-/**
- * A stored template with today's features (`hasTodaysFeatures`) as today's engine extracts it: the same features, the
- * search key computed from its own descriptors as extraction computes it, the current version. Any other is refused.
- */
-export function rekeyTemplate(bytes: Uint8Array): Uint8Array {
-  const version = templateVersionOf(bytes);
-  if (!hasTodaysFeatures(version)) throw new TemplateFormatError(`template version ${version} cannot be re-keyed to ${TEMPLATE_VERSION}: re-extract it`);
-  // Its search key belongs to another vocabulary (deserializeSearchKey refuses it): only its length is read.
-  const template = decodeTemplate(bytes, version, () => NO_SEARCH_KEY);
-  return serializeTemplate({ ...template, version: TEMPLATE_VERSION, searchKey: computeSearchKey(keypointCount(template), template.descriptors) });
-}
-
-/** Stored bytes decoded; the search key's bytes (whose length is checked) read by `readSearchKey`. */
-function decodeTemplate(bytes: Uint8Array, version: number, readSearchKey: (key: Uint8Array) => SearchKey = deserializeSearchKey): NoseTemplate {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const width = view.getUint16(6, true);
   const height = view.getUint16(8, true);
@@ -169,7 +144,7 @@ function decodeTemplate(bytes: Uint8Array, version: number, readSearchKey: (key:
   let searchKey: SearchKey;
   try {
     if (bytes.length !== keyStart + searchKeyLengthAt(bytes.subarray(keyStart))) throw new RangeError("length does not match its header");
-    searchKey = readSearchKey(bytes.subarray(keyStart));
+    searchKey = deserializeSearchKey(bytes.subarray(keyStart));
   } catch (error) {
     throw new TemplateFormatError(`template's search key is damaged: ${(error as Error).message}`);
   }

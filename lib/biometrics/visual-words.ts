@@ -6,7 +6,7 @@ import { residentDotProducts, residentRows } from "./simd/dot-kernel";
  * The visual vocabulary of the 1:N index: two-level k-means centroids (int8, descriptor scale), a
  * random orthonormal projection for Hamming signatures, and each word's median projections (the
  * signature bit is "above the word's median"). Trained by lab/scripts/train-vocabulary.ts into
- * vocabulary.bin; changing it changes templates' search keys only (bump TEMPLATE_VERSION, not FEATURES_VERSION).
+ * vocabulary.bin; changing it changes templates' search keys (bump TEMPLATE_VERSION).
  */
 export interface Vocabulary {
   coarse: Int8Array;
@@ -18,23 +18,12 @@ export interface Vocabulary {
 }
 
 export const VOCABULARY_MAGIC = 0x57564852; // "RHVW"
-/** 2: the medians stored as int8 multiples of one step (a float32 after the header), a quarter of float32's bytes. */
-export const VOCABULARY_FORMAT = 2;
-const HEADER_BYTES = 20;
+export const VOCABULARY_FORMAT = 1;
+const HEADER_BYTES = 16;
 
 export function vocabularyByteLength(): number {
   const words = VOCABULARY_COARSE * VOCABULARY_FINE;
-  return HEADER_BYTES + (VOCABULARY_COARSE + words) * DESCRIPTOR_DIMS + 4 * SIGNATURE_BITS * DESCRIPTOR_DIMS + words * SIGNATURE_BITS;
-}
-
-/**
- * The medians as int8 multiples of one step, the largest at ±127: a word's medians lie within about ±55 of the
- * projections' scale, so a step is under half a unit, far below the spread of the projections a median splits.
- */
-function quantisedMedians(medians: Float32Array): { step: number; values: Int8Array } {
-  const largest = medians.reduce((max, m) => Math.max(max, Math.abs(m)), 0);
-  const step = Math.fround(largest > 0 ? largest / 127 : 1);
-  return { step, values: Int8Array.from(medians, (m) => Math.max(-127, Math.min(127, Math.round(m / step)))) };
+  return HEADER_BYTES + (VOCABULARY_COARSE + words) * DESCRIPTOR_DIMS + 4 * SIGNATURE_BITS * DESCRIPTOR_DIMS + 4 * words * SIGNATURE_BITS;
 }
 
 export function serializeVocabulary(vocabulary: Vocabulary): Uint8Array {
@@ -46,10 +35,8 @@ export function serializeVocabulary(vocabulary: Vocabulary): Uint8Array {
   view.setUint16(8, VOCABULARY_FINE, true);
   view.setUint16(10, DESCRIPTOR_DIMS, true);
   view.setUint16(12, SIGNATURE_BITS, true);
-  const medians = quantisedMedians(vocabulary.medians);
-  view.setFloat32(16, medians.step, true);
   let offset = HEADER_BYTES;
-  for (const part of [vocabulary.coarse, vocabulary.fine, vocabulary.projection, medians.values]) {
+  for (const part of [vocabulary.coarse, vocabulary.fine, vocabulary.projection, vocabulary.medians]) {
     bytes.set(new Uint8Array(part.buffer, part.byteOffset, part.byteLength), offset);
     offset += part.byteLength;
   }
@@ -75,12 +62,11 @@ export function deserializeVocabulary(bytes: Uint8Array): Vocabulary {
     offset += length * size;
     return part;
   };
-  const step = view.getFloat32(16, true);
   return {
     coarse: take((b, o, n) => new Int8Array(b, o, n), VOCABULARY_COARSE * DESCRIPTOR_DIMS, 1),
     fine: take((b, o, n) => new Int8Array(b, o, n), words * DESCRIPTOR_DIMS, 1),
     projection: take((b, o, n) => new Float32Array(b, o, n), SIGNATURE_BITS * DESCRIPTOR_DIMS, 4),
-    medians: Float32Array.from(take((b, o, n) => new Int8Array(b, o, n), words * SIGNATURE_BITS, 1), (m) => m * step),
+    medians: take((b, o, n) => new Float32Array(b, o, n), words * SIGNATURE_BITS, 4),
   };
 }
 

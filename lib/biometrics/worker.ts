@@ -4,11 +4,9 @@ import { parentPort } from "node:worker_threads";
 import sharp from "sharp";
 import * as gallery from "./gallery";
 import * as operations from "./operations";
-import { rekeyTemplate } from "./template";
 
 export const WORKER_OPERATIONS = {
   analyseImage: operations.analyseImage,
-  rekeyTemplate,
   verifyPet: operations.verifyPet,
   scoreImagePair: operations.scoreImagePair,
   rankShortlist: operations.rankShortlist,

@@ -21,7 +21,6 @@ const engine: Engine = processWide("engine", () => biometrics);
 // which these names override.
 export const {
   analyseImage,
-  rekeyTemplate,
   verifyPet,
   scoreImagePair,
   galleryUpsertPets,

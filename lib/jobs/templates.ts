@@ -3,7 +3,7 @@ import type { Db } from "@/lib/db/connect";
 import { Prisma } from "@/lib/generated/prisma/client";
 import { readImageFile } from "@/lib/storage/images";
 import type { SessionPurpose } from "@/lib/generated/prisma/client";
-import { analyseImage, ENGINE_VERSION, hasTodaysFeatures, lightTemplateOf, rekeyTemplate, searchKeyOfTemplate, type ExtractionOptions } from "@/lib/engine";
+import { analyseImage, ENGINE_VERSION, lightTemplateOf, searchKeyOfTemplate, type ExtractionOptions } from "@/lib/engine";
 
 export interface ImageRow {
   id: string;
@@ -25,10 +25,9 @@ export function extractionFor(purpose: SessionPurpose): ExtractionOptions {
 }
 
 /**
- * A template from an older engine version is not silently misread. One whose features are today's (`hasTodaysFeatures`: only
- * the 1:N vocabulary changed since) is re-keyed from its own descriptors; any other is analysed again from its stored
- * file (as `extraction` says; enrolled images' way by default). Either way the row is updated (its stored search key
- * and light template cleared, to be cut again).
+ * A template from an older engine version is not silently misread: the image is analysed again
+ * from its stored file (as `extraction` says; enrolled images' way by default) and the row updated
+ * (its stored search key and light template cleared).
  */
 export async function currentTemplates<T extends ImageRow>(db: Db, images: T[], extraction: ExtractionOptions = {}): Promise<T[]> {
   const out: T[] = [];
@@ -37,26 +36,18 @@ export async function currentTemplates<T extends ImageRow>(db: Db, images: T[], 
       out.push(image);
       continue;
     }
-    const refreshed = await refreshedTemplate(image, extraction);
+    const analysis = await analyseImage(await readImageFile(image.filePath), extraction);
+    const refreshed = {
+      usable: analysis.ok && analysis.quality.usable && analysis.template !== null,
+      template: analysis.ok && analysis.template ? Buffer.from(analysis.template) : null,
+      quality: (analysis.ok ? analysis.quality : { rejection: analysis.rejection }) as Prisma.InputJsonValue,
+      engineVersion: ENGINE_VERSION,
+    };
     // The parts cut from the old template (enrolledCutsByPet) go with it.
     await db.fingerprintImage.update({ where: { id: image.id }, data: { ...refreshed, searchKey: null, lightTemplate: null } });
     out.push({ ...image, ...refreshed });
   }
   return out;
-}
-
-/** An older image row's template as today's engine gives it: re-keyed when only its search key is stale, else extracted again. */
-async function refreshedTemplate(image: ImageRow, extraction: ExtractionOptions) {
-  if (image.template && hasTodaysFeatures(image.engineVersion)) {
-    return { template: Buffer.from(await rekeyTemplate(new Uint8Array(image.template))), engineVersion: ENGINE_VERSION };
-  }
-  const analysis = await analyseImage(await readImageFile(image.filePath), extraction);
-  return {
-    usable: analysis.ok && analysis.quality.usable && analysis.template !== null,
-    template: analysis.ok && analysis.template ? Buffer.from(analysis.template) : null,
-    quality: (analysis.ok ? analysis.quality : { rejection: analysis.rejection }) as Prisma.InputJsonValue,
-    engineVersion: ENGINE_VERSION,
-  };
 }
 
 /** The images a comparison reads: usable, with a template. */

@@ -8,18 +8,14 @@ import { shutdownEngine } from "@/lib/engine";
 import { noseCapture } from "@/lab/test-support/nose-images";
 import { apiClient, createTestDatabase, probeSession, registerPet, type TestDatabase } from "@/lab/test-support/scale";
 import { buildOnce, ops, startServer, type TestServer } from "@/lab/test-support/server";
-import { currentTemplates, enrolledLightTemplatesByPet, enrolledSearchKeysByPet, enrolledTemplatesByPet, extractionFor, imageSelect } from "@/lib/jobs/templates";
-import { DESCRIPTOR_SETS, FEATURES_VERSION, MATCHED_SETS } from "@/lib/biometrics/parameters";
-import { descriptorSetCount, deserializeTemplate, templateVersionOf } from "@/lib/biometrics/template";
-import { storedUnderOlderVocabulary } from "@/lab/test-support/older-template";
+import { currentTemplates, enrolledLightTemplatesByPet, enrolledTemplatesByPet, extractionFor, imageSelect } from "@/lib/jobs/templates";
+import { DESCRIPTOR_SETS, MATCHED_SETS } from "@/lib/biometrics/parameters";
+import { descriptorSetCount, deserializeTemplate } from "@/lib/biometrics/template";
 import { GalleryManager, type GalleryScope } from "@/lib/galleries/gallery-manager";
 
 // This test process holds galleries (as a worker does) while another process, the real server, enrols,
 // deletes and moves pets through its API and the ops CLI: the next identification here must see each
 // change without reloading the gallery.
-
-/** A template version whose features are not today's: its images are extracted again. */
-const OLDER_FEATURES = FEATURES_VERSION - 1;
 
 let database: TestDatabase;
 let server: TestServer;
@@ -106,41 +102,19 @@ describe("gallery manager, with another process changing pets", () => {
     });
 
     // A template of an older engine version is re-extracted; the light template cut from the old one goes with it.
-    await db.prisma.fingerprintImage.update({ where: { id: stored[0].id }, data: { engineVersion: OLDER_FEATURES, lightTemplate: Buffer.from([1, 2, 3]) } });
+    await db.prisma.fingerprintImage.update({ where: { id: stored[0].id }, data: { engineVersion: engine.ENGINE_VERSION - 1, lightTemplate: Buffer.from([1, 2, 3]) } });
     const again = (await enrolledLightTemplatesByPet(db.prisma, accountId, [pet])).get(pet)!;
     const [first] = await rows();
     expect(Buffer.from(again[0]).equals(Buffer.from(engine.lightTemplateOf(new Uint8Array(first.template!))))).toBe(true);
     expect(Buffer.from(first.lightTemplate!).equals(Buffer.from(again[0]))).toBe(true);
     // Re-extracted by another path first (verification reads whole templates): the stale cuts are cleared, not kept
     // as if current.
-    await db.prisma.fingerprintImage.update({ where: { id: stored[1].id }, data: { engineVersion: OLDER_FEATURES, lightTemplate: Buffer.from([1, 2, 3]), searchKey: Buffer.from([4, 5, 6]) } });
+    await db.prisma.fingerprintImage.update({ where: { id: stored[1].id }, data: { engineVersion: engine.ENGINE_VERSION - 1, lightTemplate: Buffer.from([1, 2, 3]), searchKey: Buffer.from([4, 5, 6]) } });
     await enrolledTemplatesByPet(db.prisma, accountId, [pet]);
     const cleared = await db.prisma.fingerprintImage.findUniqueOrThrow({ where: { id: stored[1].id }, select: { engineVersion: true, lightTemplate: true, searchKey: true } });
     expect(cleared).toEqual({ engineVersion: engine.ENGINE_VERSION, lightTemplate: null, searchKey: null });
     // Another account's pets are not read.
     expect((await enrolledLightTemplatesByPet(db.prisma, "another-account", [pet])).size).toBe(0);
-  });
-
-  it("re-keys a row whose features are today's from its own template, without reading its image", async () => {
-    const pet = await registerPet(client, 508);
-    const [row, other] = await db.prisma.fingerprintImage.findMany({ where: { petId: pet, usable: true }, orderBy: { createdAt: "asc" }, take: 2, select: imageSelect });
-    const current = new Uint8Array(row.template!);
-    // As format FEATURES_VERSION stored it under an older vocabulary.
-    const older = storedUnderOlderVocabulary(current, new Uint8Array(other.template!));
-    await db.prisma.fingerprintImage.update({ where: { id: row.id }, data: { engineVersion: FEATURES_VERSION, template: Buffer.from(older), searchKey: Buffer.from([4, 5, 6]) } });
-    // The image file is gone: only a re-key can refresh the row.
-    fs.renameSync(`${server.dataDir}/${row.filePath}`, `${server.dataDir}/${row.filePath}.away`);
-    try {
-      const keys = (await enrolledSearchKeysByPet(db.prisma, accountId, [pet])).get(pet)!;
-      const refreshed = await db.prisma.fingerprintImage.findUniqueOrThrow({ where: { id: row.id }, select: { engineVersion: true, template: true, searchKey: true } });
-      expect(refreshed.engineVersion).toBe(engine.ENGINE_VERSION);
-      expect(templateVersionOf(new Uint8Array(refreshed.template!))).toBe(engine.ENGINE_VERSION);
-      expect(Buffer.from(refreshed.template!).equals(Buffer.from(current))).toBe(true);
-      expect(Buffer.from(refreshed.searchKey!).equals(Buffer.from(engine.searchKeyOfTemplate(current)))).toBe(true);
-      expect(Buffer.from(keys[0]).equals(Buffer.from(engine.searchKeyOfTemplate(current)))).toBe(true);
-    } finally {
-      fs.renameSync(`${server.dataDir}/${row.filePath}.away`, `${server.dataDir}/${row.filePath}`);
-    }
   });
 
   it("keeps the light templates it read in memory, for rows of this engine version only, and never answers a deleted image", async () => {
@@ -153,7 +127,7 @@ describe("gallery manager, with another process changing pets", () => {
     const second = (await enrolledLightTemplatesByPet(db.prisma, accountId, [pet])).get(pet)!;
     expect(second.map((part) => Buffer.from(part).toString("base64"))).toEqual(first.map((part) => Buffer.from(part).toString("base64")));
     // A row of an older version is cut again from its re-extracted template, whatever the memory held.
-    await db.prisma.fingerprintImage.update({ where: { id: rows[0].id }, data: { engineVersion: OLDER_FEATURES } });
+    await db.prisma.fingerprintImage.update({ where: { id: rows[0].id }, data: { engineVersion: engine.ENGINE_VERSION - 1 } });
     const third = (await enrolledLightTemplatesByPet(db.prisma, accountId, [pet])).get(pet)!;
     const refreshed = await db.prisma.fingerprintImage.findUniqueOrThrow({ where: { id: rows[0].id }, select: { template: true, lightTemplate: true } });
     expect(Buffer.from(third[0]).equals(Buffer.from(engine.lightTemplateOf(new Uint8Array(refreshed.template!))))).toBe(true);
@@ -181,7 +155,7 @@ describe("gallery manager, with another process changing pets", () => {
     expect(new Set(frames(probes))).toEqual(new Set([DESCRIPTOR_SETS]));
 
     // An identification job re-extracts a stale probe image (an older engine version's) with them again.
-    const stale = probes.map((row) => ({ ...row, engineVersion: OLDER_FEATURES }));
+    const stale = probes.map((row) => ({ ...row, engineVersion: engine.ENGINE_VERSION - 1 }));
     expect(new Set(frames(await currentTemplates(db.prisma, stale, extractionFor("PET_IDENTIFICATION"))))).toEqual(new Set([DESCRIPTOR_SETS]));
     expect(new Set(frames(await currentTemplates(db.prisma, stale, extractionFor("PET_VERIFICATION"))))).toEqual(new Set([MATCHED_SETS]));
     const job = await client.waitForIdentification((await client.identifyPet(identification)).jobId);
