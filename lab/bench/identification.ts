@@ -9,6 +9,7 @@ import { captureFileName, generateDataset, MANIFEST_FILE, subjectDirName } from 
 import type { DifficultyName } from "@/lab/synth/parameters";
 import type { Roll } from "@/lab/synth/capture";
 import { Rng } from "@/lab/synth/prng";
+import { softCapture } from "@/lab/synth/soft-capture";
 import { cpuMsSince, quantile } from "./stats";
 
 // 1:N at gallery sizes far beyond what can be enrolled through the API on one machine in minutes.
@@ -31,20 +32,25 @@ const ENROL_IMAGES = 5;
  * setting (lab/synth/dataset.ts subjectSeed): with one seed for every setting, subject i of the real
  * setting would be the same animal as subject i of the hard setting, enrolled in the same gallery.
  */
-const PROBE_SET_SEEDS: Record<ProbeSetting, number> = { normal: 5050, hard: 5151, real: 5252, "real-any": 5353 };
+const PROBE_SET_SEEDS: Record<ProbeSetting, number> = { normal: 5050, hard: 5151, real: 5252, "real-any": 5353, "real-soft": 5454 };
 
 /**
- * A probe set's generator setting: a difficulty (lab/synth/parameters.ts), or `real-any`, the reality-matched setting
+ * A probe set's generator setting: a difficulty (lab/synth/parameters.ts); `real-any`, the reality-matched setting
  * with every capture at any roll (`npm run synth -- --roll any`: a dog lying on its side, a phone held sideways), whose
- * searches reach the cascade's turned pass (decision 0029).
+ * searches reach the cascade's turned pass (decision 0029); or `real-soft`, the reality-matched setting enrolled sharp
+ * and probed with captures blurred and darkened the way real genuine pairs fail (lab/synth/soft-capture.ts).
  */
-export const PROBE_SETTINGS = ["normal", "hard", "real", "real-any"] as const;
+export const PROBE_SETTINGS = ["normal", "hard", "real", "real-any", "real-soft"] as const;
 export type ProbeSetting = (typeof PROBE_SETTINGS)[number];
 
 /** The generator options a probe setting renders with. */
 function generatorOptionsOf(setting: ProbeSetting): { difficulty: DifficultyName; roll?: Roll } {
-  return setting === "real-any" ? { difficulty: "real", roll: "any" } : { difficulty: setting };
+  if (setting === "real-any") return { difficulty: "real", roll: "any" };
+  return { difficulty: setting === "real-soft" ? "real" : setting };
 }
+
+/** The seed of the `real-soft` probes' degradation (the soft-capture yardstick's, docs/engine.md). */
+const SOFT_SEED = 1;
 
 export interface IdentificationBenchOptions {
   sizes: number[];
@@ -229,9 +235,25 @@ export async function probeSetFiles(setting: ProbeSetting, options: Omit<Identif
   const subjects = options.genuine + options.strangers;
   const seed = PROBE_SET_SEEDS[setting];
   const dir = path.join(options.cacheDir, `probes-${setting}-${subjects}-s${seed}`);
+  const rendered = setting === "real-soft" ? `${dir}-sharp` : dir;
   options.log(`identification: rendering ${subjects} subjects x 8 captures, ${setting} setting`);
-  await dataset(dir, subjects, 8, seed, generatorOptionsOf(setting));
-  return { dir, files: Array.from({ length: subjects }, (_, s) => Array.from({ length: 8 }, (_, c) => path.join(dir, subjectDirName(s, subjects), captureFileName(c, 8)))) };
+  await dataset(rendered, subjects, 8, seed, generatorOptionsOf(setting));
+  const file = (root: string, s: number, c: number) => path.join(root, subjectDirName(s, subjects), captureFileName(c, 8));
+  const files = Array.from({ length: subjects }, (_, s) => Array.from({ length: 8 }, (_, c) => file(rendered, s, c)));
+  if (setting !== "real-soft") return { dir, files };
+  // Soft probes: the probe captures degraded into `dir`, the enrolment captures read from the sharp set.
+  for (let s = 0; s < subjects; s++) {
+    for (const c of PROBE_CAPTURES) {
+      const soft = file(dir, s, c);
+      if (!fs.existsSync(soft)) {
+        fs.mkdirSync(path.dirname(soft), { recursive: true });
+        fs.writeFileSync(soft + ".tmp", await softCapture(fs.readFileSync(files[s][c]), SOFT_SEED, s, c));
+        fs.renameSync(soft + ".tmp", soft);
+      }
+      files[s][c] = soft;
+    }
+  }
+  return { dir, files };
 }
 
 /** A setting's enrolled subjects and unknown animals, rendered and extracted once (cached per engine version). */
