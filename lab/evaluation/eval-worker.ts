@@ -1,9 +1,12 @@
 import fs from "node:fs";
 import { parentPort } from "node:worker_threads";
 import sharp from "sharp";
+import { decodeNoseImage } from "@/lib/biometrics/decode";
+import { normaliseContrast } from "@/lib/biometrics/enhance";
+import { extractLocalFeatures } from "@/lib/biometrics/features";
 import { compareImagePair, identifyAmong } from "@/lib/biometrics/operations";
 import { compareTemplates, compareTemplatesInDetail, inlierGenericness } from "@/lib/biometrics/pair-matcher";
-import { RERANK_KEYPOINTS } from "@/lib/biometrics/parameters";
+import { DESCRIPTOR_DIMS, RERANK_KEYPOINTS } from "@/lib/biometrics/parameters";
 import { turnedRow } from "@/lib/biometrics/session-matcher";
 import { deserializeTemplate, strongestKeypoints, type NoseTemplate } from "@/lib/biometrics/template";
 import { QUARTER_TURNS, quarterTurnViews, turnableFromViews } from "@/lib/biometrics/turns";
@@ -18,7 +21,8 @@ export type EvalRequest =
   | { kind: "pairs"; pairs: Int32Array }
   | { kind: "image-pairs"; pairs: Int32Array }
   | { kind: "pair-details"; pairs: Int32Array }
-  | { kind: "identify"; probes: number[][]; gallery: { petId: string; images: number[] }[] };
+  | { kind: "identify"; probes: number[][]; gallery: { petId: string; images: number[] }[] }
+  | { kind: "upright-descriptors"; files: string[]; limit: number };
 
 let templates: (NoseTemplate | null)[] = [];
 /** The JPEG of each image that may be turned (a session's probe images, a single pair's first image), by image index. */
@@ -107,6 +111,24 @@ function comparePairsInDetail(pairs: Int32Array): PairDetailRow[] {
  */
 export type PairDetailRow = [number, number, number, number, number[], number[], number[], number[], number[], number[], number[]];
 
+/**
+ * Each image's `limit` strongest descriptors in the upright frame, as `npm run train:vocabulary` samples them; null for an
+ * image that does not decode or has no features.
+ */
+async function uprightDescriptors(paths: string[], limit: number): Promise<(Int8Array | null)[]> {
+  const out: (Int8Array | null)[] = [];
+  for (const file of paths) {
+    try {
+      const { image: grey } = await decodeNoseImage(fs.readFileSync(file));
+      const { descriptors } = extractLocalFeatures(normaliseContrast(grey), grey, 1);
+      out.push(descriptors.slice(0, limit * DESCRIPTOR_DIMS));
+    } catch {
+      out.push(null);
+    }
+  }
+  return out;
+}
+
 function usable(indices: number[]): NoseTemplate[] {
   return indices.map((i) => templates[i]).filter((t): t is NoseTemplate => t !== null);
 }
@@ -126,6 +148,8 @@ async function handle(request: EvalRequest): Promise<unknown> {
       return compareImagePairs(request.pairs);
     case "pair-details":
       return comparePairsInDetail(request.pairs);
+    case "upright-descriptors":
+      return uprightDescriptors(request.files, request.limit);
     case "identify": {
       const gallery = request.gallery.map((pet) => ({ petId: pet.petId, templates: usable(pet.images) }));
       // Each probe set's usable images' turned views, made for the cascade's turned pass only (decision 0029).

@@ -5,16 +5,15 @@
  * cell by k-means on the cell's members, a seeded random orthonormal projection for the Hamming
  * signatures, and each word's median projections. Writes lib/biometrics/vocabulary.bin. Train on a
  * synthetic set generated with a seed no evaluation uses (202). Bump TEMPLATE_VERSION when it changes.
- * `--descriptor-cache FILE` keeps the sampled descriptors (their extraction is most of a run: ~25 min for 6,400 images on
- * a busy machine) for another run on the same images, e.g. with other VOCABULARY_COARSE / VOCABULARY_FINE.
+ * The sample is extracted on every core. `--descriptor-cache FILE` keeps the sampled descriptors (their extraction is
+ * most of a run) for another run on the same images, e.g. with other VOCABULARY_COARSE / VOCABULARY_FINE.
  */
 import fs from "node:fs";
 import path from "node:path";
 import { parseScriptArgs } from "@/scripts/script-cli";
-import { decodeNoseImage } from "@/lib/biometrics/decode";
-import { normaliseContrast } from "@/lib/biometrics/enhance";
+import { startProgress } from "@/lib/progress";
 import { readLabelledDataset } from "../evaluation/dataset";
-import { extractLocalFeatures } from "@/lib/biometrics/features";
+import { EvalWorkers } from "../evaluation/eval-workers";
 import {
   DESCRIPTOR_DIMS,
   INDEXED_KEYPOINTS,
@@ -53,18 +52,25 @@ const random = () => {
 const all = readLabelledDataset(root).flatMap((s) => s.images);
 const wanted = Math.min(Number(values.images), all.length);
 const sample = Array.from({ length: wanted }, (_, i) => all[Math.floor((i * all.length) / wanted)]);
-/** The sampled images' INDEXED_KEYPOINTS strongest upright descriptors, one after another. */
+/** Images a worker extracts per request. */
+const SAMPLE_BATCH = 25;
+/** The sampled images' INDEXED_KEYPOINTS strongest upright descriptors, one after another (extracted on every core). */
 async function sampleDescriptors(): Promise<Int8Array> {
-  const chunks: Int8Array[] = [];
-  for (const image of sample) {
-    try {
-      const { image: grey } = await decodeNoseImage(fs.readFileSync(path.join(root, image)));
-      const { descriptors } = extractLocalFeatures(normaliseContrast(grey), grey, 1); // the upright frame only
-      chunks.push(descriptors.slice(0, INDEXED_KEYPOINTS * DESCRIPTOR_DIMS));
-    } catch {
-      // Unusable training images are simply not sampled.
-    }
+  const workers = new EvalWorkers();
+  const batches = Array.from({ length: Math.ceil(sample.length / SAMPLE_BATCH) }, (_, b) => sample.slice(b * SAMPLE_BATCH, (b + 1) * SAMPLE_BATCH));
+  const progress = startProgress("sampling descriptors", batches.length);
+  let results: (Int8Array | null)[][];
+  try {
+    results = await workers.map<(Int8Array | null)[]>(
+      batches.map((batch) => ({ kind: "upright-descriptors", files: batch.map((image) => path.join(root, image)), limit: INDEXED_KEYPOINTS })),
+      () => progress.tick(),
+    );
+  } finally {
+    progress.stop();
+    await workers.close();
   }
+  // Unusable training images are simply not sampled.
+  const chunks = results.flat().filter((c): c is Int8Array => c !== null);
   const joined = new Int8Array(chunks.reduce((n, c) => n + c.length, 0));
   chunks.reduce((offset, c) => (joined.set(c, offset), offset + c.length), 0);
   return joined;
