@@ -9,7 +9,7 @@ import { captureFileName, generateDataset, MANIFEST_FILE, subjectDirName } from 
 import type { DifficultyName } from "@/lab/synth/parameters";
 import type { Roll } from "@/lab/synth/capture";
 import { Rng } from "@/lab/synth/prng";
-import { softCapture } from "@/lab/synth/soft-capture";
+import { softCapture, YARDSTICK_SEED } from "@/lab/synth/soft-capture";
 import { cpuMsSince, quantile } from "./stats";
 
 // 1:N at gallery sizes far beyond what can be enrolled through the API on one machine in minutes.
@@ -48,9 +48,6 @@ function generatorOptionsOf(setting: ProbeSetting): { difficulty: DifficultyName
   if (setting === "real-any") return { difficulty: "real", roll: "any" };
   return { difficulty: setting === "real-soft" ? "real" : setting };
 }
-
-/** The seed of the `real-soft` probes' degradation (the soft-capture yardstick's, docs/engine.md). */
-const SOFT_SEED = 1;
 
 export interface IdentificationBenchOptions {
   sizes: number[];
@@ -247,7 +244,7 @@ export async function probeSetFiles(setting: ProbeSetting, options: Omit<Identif
       const soft = file(dir, s, c);
       if (!fs.existsSync(soft)) {
         fs.mkdirSync(path.dirname(soft), { recursive: true });
-        fs.writeFileSync(soft + ".tmp", await softCapture(fs.readFileSync(files[s][c]), SOFT_SEED, s, c));
+        fs.writeFileSync(soft + ".tmp", await softCapture(fs.readFileSync(files[s][c]), YARDSTICK_SEED, s, c));
         fs.renameSync(soft + ".tmp", soft);
       }
       files[s][c] = soft;

@@ -11,7 +11,7 @@ import path from "node:path";
 import { parseScriptArgs } from "@/scripts/script-cli";
 import { readLabelledDataset } from "../evaluation/dataset";
 import { MANIFEST_FILE } from "../synth/dataset";
-import { softCapture } from "../synth/soft-capture";
+import { softCapture, YARDSTICK_SEED } from "../synth/soft-capture";
 
 const { positionals, values } = parseScriptArgs({
   name: "degrade:set",
@@ -20,7 +20,7 @@ const { positionals, values } = parseScriptArgs({
   options: {
     out: { type: "string" },
     "from-capture": { type: "string", default: "4" },
-    seed: { type: "string", default: "1" },
+    seed: { type: "string", default: String(YARDSTICK_SEED) },
   },
 });
 const source = positionals[0];

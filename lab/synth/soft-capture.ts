@@ -1,13 +1,15 @@
 /**
- * A capture degraded the way real genuine pairs fail (docs/engine.md, "The soft-capture yardstick"): at the 320 px
- * working size either a Gaussian defocus of sigma 2–4 px or a motion blur 6–14 px long at any angle, then a darker
- * exposure (grey levels times 0.35–0.65), re-encoded as JPEG quality 85. Deterministic: the degradation follows from
- * (seed, subject, capture). Used by `npm run degrade:set` and by the identification bench's `real-soft` probes.
+ * A capture degraded the way real genuine pairs fail (docs/engine.md, "The soft-capture yardstick"): at the engine's
+ * working size (WORK_SIZE, 320 px) either a Gaussian defocus of sigma 2–4 px or a motion blur 6–14 px long at any
+ * angle, then a darker exposure (grey levels times 0.35–0.65), re-encoded as JPEG quality 85. Deterministic: the
+ * degradation follows from (seed, subject, capture). Used by `npm run degrade:set` and by the identification bench's `real-soft` probes.
  */
 import sharp from "sharp";
+import { WORK_SIZE } from "@/lib/biometrics/parameters";
 import { hashSeed, Rng } from "./prng";
 
-const WORKING_SIZE = 320;
+/** The soft-capture yardstick's seed (`npm run degrade:set`'s default; the identification bench's `real-soft` probes). */
+export const YARDSTICK_SEED = 1;
 
 /** A normalised line kernel `length` px long at `angle`, one px wide (bilinear splats along the line). */
 function motionKernel(length: number, angle: number): { width: number; height: number; kernel: number[] } {
@@ -39,7 +41,7 @@ export async function softCapture(jpeg: Buffer, seed: number, subject: number, c
   const rng = new Rng(hashSeed(seed, subject, capture));
   const input = sharp(jpeg).rotate();
   const { width = 0, height = 0 } = await input.metadata();
-  const toOriginal = Math.max(width, height) / WORKING_SIZE;
+  const toOriginal = Math.max(width, height) / WORK_SIZE;
   let image = input;
   if (rng.chance(0.5)) {
     image = image.blur(Math.max(0.3, rng.range(2, 4) * toOriginal));
