@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { prng } from "@/lab/test-support/nose-images";
 import { InvertedIndex } from "./inverted-index";
 import { kernelHeap } from "./simd/posting-kernel";
-import { ANGLE_BINS, INDEXED_POSTINGS, QUERY_WORDS, VOCABULARY_WORDS } from "./parameters";
+import { ANGLE_BINS, HAMMING_SIGMA, HAMMING_THRESHOLD, INDEXED_POSTINGS, QUERY_WORDS, VOCABULARY_WORDS } from "./parameters";
 import { deserializeSearchKey, isSearchKey, serializeSearchKey, type ProbeLookups, type SearchKey } from "./search-key";
 import { packPets, type PackedPets } from "./packed-pets";
 
@@ -61,6 +61,66 @@ function joinLookups(a: ProbeLookups, b: ProbeLookups): ProbeLookups {
 /** Pets with their keys, packed as a gallery load reads them. */
 function packed(pets: readonly { petId: string; keys: readonly SearchKey[] }[]): PackedPets {
   return packPets(pets.map((pet) => ({ petId: pet.petId, templates: pet.keys.map((key) => serializeSearchKey(key)) })));
+}
+
+/** Set bits of a 32-bit value. */
+function bits(x: number): number {
+  let n = 0;
+  for (let v = x >>> 0; v !== 0; v &= v - 1) n++;
+  return n;
+}
+
+/**
+ * The first stage's scores by their definition, in plain JavaScript (search's documentation): an image row takes at most
+ * one vote per probe keypoint, its first in lookup and list order; each vote adds, in f32, idf² × the lookup's weight ×
+ * the Hamming weight to the row's bin of the orientation change; a row scores its best pair of adjacent bins; a pet its
+ * two best rows per probe image, a session its two best probe images. Rows are numbered as added, no pet removed.
+ */
+function referenceScores(pets: readonly (readonly SearchKey[])[], probe: readonly ProbeLookups[]): Map<string, number> {
+  const lists = new Map<number, { row: number; low: number; high: number; angle: number }[]>();
+  const rowPet: number[] = [];
+  pets.forEach((images, pet) =>
+    images.forEach((key) => {
+      const row = rowPet.push(pet) - 1;
+      key.words.forEach((word, i) => {
+        if (!lists.has(word)) lists.set(word, []);
+        lists.get(word)!.push({ row, low: key.signatures[2 * i], high: key.signatures[2 * i + 1], angle: key.angles[i] });
+      });
+    }),
+  );
+  const total = [...lists.values()].reduce((n, list) => n + list.length, 0) + 1;
+  const hamming = (d: number) => (d <= HAMMING_THRESHOLD ? Math.fround(Math.exp(-(d * d) / (HAMMING_SIGMA * HAMMING_SIGMA))) : 0);
+  const imageScores = pets.map(() => [] as number[]);
+  for (const lookups of probe) {
+    const histograms = new Map<number, number[]>();
+    let voted = new Set<number>();
+    for (let k = 0; k < lookups.count; k++) {
+      if (k === 0 || lookups.keypoint[k] !== lookups.keypoint[k - 1]) voted = new Set();
+      const list = lists.get(lookups.words[k]) ?? [];
+      const weight = Math.fround(Math.log(total / (list.length + 1)) ** 2) * lookups.weights[k];
+      for (const posting of list) {
+        const d = bits(posting.low ^ lookups.signatures[2 * k]) + bits(posting.high ^ lookups.signatures[2 * k + 1]);
+        if (d > HAMMING_THRESHOLD || voted.has(posting.row)) continue;
+        voted.add(posting.row);
+        if (!histograms.has(posting.row)) histograms.set(posting.row, new Array<number>(ANGLE_BINS).fill(0));
+        const bin = ((lookups.angles[k] - posting.angle) & 255) >> (8 - Math.log2(ANGLE_BINS));
+        const histogram = histograms.get(posting.row)!;
+        histogram[bin] = Math.fround(histogram[bin] + weight * hamming(d));
+      }
+    }
+    const rowScores = pets.map(() => [] as number[]);
+    for (const [row, h] of histograms) rowScores[rowPet[row]].push(Math.max(0, ...h.map((v, b) => v + h[(b + 1) % ANGLE_BINS])));
+    rowScores.forEach((scores, pet) => {
+      const [best = 0, second = 0] = scores.sort((a, b) => b - a);
+      if (best > 0) imageScores[pet].push((best + second) / Math.min(2, pets[pet].length));
+    });
+  }
+  const sessions = new Map<string, number>();
+  imageScores.forEach((scores, pet) => {
+    const [best = 0, second = 0] = scores.sort((a, b) => b - a);
+    if (best > 0) sessions.set(`pet-${pet}`, (best + second) / Math.min(2, probe.length));
+  });
+  return sessions;
 }
 
 describe("inverted index", () => {
@@ -219,6 +279,69 @@ describe("inverted index", () => {
     keep(probeA, "g");
     expect(resume(probeA, "g")).toEqual(whole(probeA));
     index.dispose();
+  });
+
+  it("scores by the definition, bit for bit, in a gallery whose rows span several windows and whose lists are long", () => {
+    // Few words and signatures near one centre a word: lists of ~500 postings, most of a lookup's within the threshold,
+    // a row often twice in one list, and 2,400 rows (the kernel sums votes 1,024 rows at a time).
+    const rand = prng(77);
+    const WORDS = 64;
+    const centres = Array.from({ length: WORDS }, () => [Math.floor(rand() * 0x1_0000_0000), Math.floor(rand() * 0x1_0000_0000)]);
+    const near = (word: number, spread: number) => {
+      let [low, high] = centres[word];
+      for (let f = Math.floor(rand() * spread); f > 0; f--) {
+        const bit = Math.floor(rand() * 64);
+        if (bit < 32) low ^= 1 << bit;
+        else high ^= 1 << (bit - 32);
+      }
+      return [low >>> 0, high >>> 0];
+    };
+    const key = (count: number): SearchKey => {
+      const words = Uint16Array.from({ length: count }, () => Math.floor(rand() * WORDS));
+      const signatures = new Uint32Array(count * 2);
+      words.forEach((word, i) => signatures.set(near(word, 16), 2 * i));
+      return { words, signatures, angles: Uint8Array.from({ length: count }, () => Math.floor(rand() * 256)) };
+    };
+    const pets = Array.from({ length: 600 }, (_, p) => Array.from({ length: 3 + (p % 3) }, () => key(12)));
+    const index = new InvertedIndex();
+    pets.forEach((images, p) => index.upsert(`pet-${p}`, images));
+    const probe = Array.from({ length: 3 }, (): ProbeLookups => {
+      const keypoints = 30;
+      const count = keypoints * QUERY_WORDS;
+      const words = Uint16Array.from({ length: count }, () => Math.floor(rand() * WORDS));
+      const signatures = new Uint32Array(count * 2);
+      words.forEach((word, i) => signatures.set(near(word, 24), 2 * i));
+      return {
+        count,
+        keypoint: Uint32Array.from({ length: count }, (_, i) => Math.floor(i / QUERY_WORDS)),
+        words,
+        signatures,
+        angles: Uint8Array.from({ length: count }, () => Math.floor(rand() * 256)),
+        weights: Float32Array.from({ length: count }, () => rand()),
+      };
+    });
+    const expected = referenceScores(pets, probe);
+    expect(expected.size).toBeGreaterThan(500);
+    const found = index.search(probe, pets.length);
+    expect(found).toHaveLength(expected.size);
+    for (const { petId, score } of found) expect(score).toBe(expected.get(petId));
+    // The same search in two passes, the second resuming the first's votes, ends at the same scores.
+    const first = { ...probe[0], count: probe[0].count / 2 };
+    index.search([first, probe[1], probe[2]], 16, { token: "two-passes", resume: false, keep: true });
+    const rest = (lookups: ProbeLookups): ProbeLookups => {
+      const from = lookups.count / 2;
+      return {
+        count: lookups.count - from,
+        keypoint: lookups.keypoint.slice(from),
+        words: lookups.words.slice(from),
+        signatures: lookups.signatures.slice(2 * from),
+        angles: lookups.angles.slice(from),
+        weights: lookups.weights.slice(from),
+      };
+    };
+    const empty = (lookups: ProbeLookups): ProbeLookups => ({ ...rest(lookups), count: 0 });
+    const resumed = index.search([rest(probe[0]), empty(probe[1]), empty(probe[2])], pets.length, { token: "two-passes", resume: true, keep: false });
+    expect(resumed).toEqual(found);
   });
 
   it("holds a bounded number of bytes per image", () => {

@@ -1,6 +1,6 @@
 import { appendPostingRecords, countKeyWords, finishProbeImage, kernelHeap, kernelViews, partitionKeyPostings, scanPostingList, setHammingWeights, type KernelViews } from "./simd/posting-kernel";
 import { keyOffsets, packPets, type PackedPets } from "./packed-pets";
-import { ANGLE_BINS, HAMMING_SIGMA, KEPT_SEARCHES, HAMMING_THRESHOLD, STOP_WORD_FACTOR, STOP_WORD_MIN_POSTINGS, SWEEP_FRACTION, VOCABULARY_WORDS } from "./parameters";
+import { ANGLE_BINS, HAMMING_SIGMA, KEPT_SEARCHES, HAMMING_THRESHOLD, STOP_WORD_FACTOR, STOP_WORD_MIN_POSTINGS, VOCABULARY_WORDS } from "./parameters";
 import { serializeSearchKey, type ProbeLookups, type SearchKey } from "./search-key";
 
 /**
@@ -30,6 +30,11 @@ const HAMMING_WEIGHT = Float32Array.from({ length: 65 }, (_, h) => (h <= HAMMING
 setHammingWeights(HAMMING_WEIGHT);
 const ANGLE_SHIFT = 8 - Math.log2(ANGLE_BINS);
 const BINS_LOG2 = Math.log2(ANGLE_BINS);
+/** A probe image's votes are summed WINDOW_ROWS image rows at a time (`finish` in posting-kernel.wat): 64 KB of histograms. */
+const WINDOW_SHIFT = 10;
+const WINDOW_ROWS = 1 << WINDOW_SHIFT;
+/** Bytes of a logged vote (posting-kernel.wat). */
+const VOTE_BYTES = 16;
 
 /**
  * Keeping a search's votes for its next pass (the cascade's deep pass adds the ± 40° frames' votes to the fast pass's
@@ -42,10 +47,9 @@ export interface VoteKeeping {
   keep: boolean;
 }
 
-/** One probe image's kept votes: every row's orientation histogram, and the rows it touched. */
+/** One probe image's kept votes: its vote log (posting-kernel.wat) and how many votes it holds. */
 interface KeptImage {
-  histograms: KernelArray;
-  touched: KernelArray;
+  log: KernelArray;
   count: number;
 }
 
@@ -155,10 +159,15 @@ export class InvertedIndex {
   private livePets = 0;
   private livePostings = 0;
   private deadPostings = 0;
-  // Per-search scratch: per image row (stamps, orientation histograms, touched rows) and per pet.
+  // Per-search scratch: a stamp per image row, a probe image's vote log and the same votes by window of rows, a cursor
+  // per window, one window's histograms, flags and touched rows, and per pet.
   private readonly stamps = new KernelArray(4);
-  private readonly histograms = new KernelArray(4 * ANGLE_BINS);
-  private readonly touched = new KernelArray(4);
+  private readonly log = new KernelArray(VOTE_BYTES);
+  private readonly sorted = new KernelArray(VOTE_BYTES);
+  private readonly cursors = new KernelArray(4);
+  private readonly windowHistograms = new KernelArray(4 * ANGLE_BINS);
+  private readonly windowFlags = new KernelArray(4);
+  private readonly windowRows = new KernelArray(4);
   /** Per pet, its two best image scores for the current probe image (f64 best, then second). */
   private readonly petBest = new KernelArray(16);
   private readonly petTouched = new KernelArray(4);
@@ -175,12 +184,16 @@ export class InvertedIndex {
   }
 
   get bytes(): number {
-    const kernel = [this.rowPet, this.stamps, this.histograms, this.touched, this.petBest, this.petTouched, ...this.keptArrays()];
+    const kernel = [this.rowPet, ...this.scratchArrays(), this.petBest, this.petTouched, ...this.keptArrays()];
     return this.blockBytes + kernel.reduce((sum, array) => sum + array.bytes, 0) + this.rowPostings.byteLength;
   }
 
   private keptArrays(): KernelArray[] {
-    return this.kept.flatMap((k) => k.images.flatMap((image) => [image.histograms, image.touched]));
+    return this.kept.flatMap((k) => k.images.map((image) => image.log));
+  }
+
+  private scratchArrays(): KernelArray[] {
+    return [this.stamps, this.log, this.sorted, this.cursors, this.windowHistograms, this.windowFlags, this.windowRows];
   }
 
   has(petId: string): boolean {
@@ -304,7 +317,7 @@ export class InvertedIndex {
   /** Returns every byte of kernel memory the index holds; the index is empty afterwards. */
   dispose(): void {
     for (let word = 0; word < VOCABULARY_WORDS; word++) this.freeList(word);
-    for (const array of [this.rowPet, this.stamps, this.histograms, this.touched, this.petBest, this.petTouched, ...this.keptArrays()]) array.release();
+    for (const array of [this.rowPet, ...this.scratchArrays(), this.petBest, this.petTouched, ...this.keptArrays()]) array.release();
     this.kept.length = 0;
     this.version++;
     this.petIds.length = 0;
@@ -366,31 +379,10 @@ export class InvertedIndex {
     let kept = own;
     if (!kept && this.kept.length < KEPT_SEARCHES) this.kept.push((kept = { token: votes.token, version: -1, held: false, used: 0, images: [] }));
     kept ??= this.kept.reduce((oldest, k) => (k.used < oldest.used ? k : oldest));
-    const rows = this.rowPet.capacity;
-    for (const image of kept.images.splice(probeImages)) {
-      image.histograms.release();
-      image.touched.release();
-    }
-    while (kept.images.length < probeImages) kept.images.push({ histograms: new KernelArray(4 * ANGLE_BINS), touched: new KernelArray(4), count: 0 });
-    for (const image of kept.images) {
-      if (image.histograms.capacity < rows) {
-        // Fresh regions are zeroed.
-        image.histograms.release();
-        image.touched.release();
-        image.histograms.ensure(rows, false);
-        image.touched.ensure(rows, false);
-      } else if (kept.held && image.count > 0) {
-        // Votes kept and never resumed (the search ended in its first pass): cleared.
-        const { i32 } = kernelViews();
-        const histograms = image.histograms.address >>> 2;
-        if (image.count > rows / 8) i32.fill(0, histograms, histograms + image.histograms.capacity * ANGLE_BINS);
-        else for (let j = 0, touched = image.touched.address >>> 2; j < image.count; j++) {
-          const at = histograms + i32[touched + j] * ANGLE_BINS;
-          i32.fill(0, at, at + ANGLE_BINS);
-        }
-      }
-      image.count = 0;
-    }
+    for (const image of kept.images.splice(probeImages)) image.log.release();
+    while (kept.images.length < probeImages) kept.images.push({ log: new KernelArray(VOTE_BYTES), count: 0 });
+    // Votes kept and never resumed (the search ended in its first pass) are dropped with the count.
+    for (const image of kept.images) image.count = 0;
     kept.held = false;
     kept.version = this.version;
     return kept;
@@ -398,28 +390,22 @@ export class InvertedIndex {
 
   /**
    * Votes of one probe image; each pet's score (its two best images) goes into its two best probe-image scores. With
-   * `into`, the votes go to a kept image's histograms: added to those it holds (`resume`), and kept afterwards (`keep`).
+   * `into`, the votes go to a kept image's log: after those it holds (`resume`), and kept afterwards (`keep`).
    */
   private scoreProbeImage(lookups: ProbeLookups, idf: Float32Array, scored: number[], into?: KeptImage, votes?: VoteKeeping): void {
     const { heads, stamps, rowPet } = this;
-    const histograms = into?.histograms ?? this.histograms;
-    const touched = into?.touched ?? this.touched;
-    let touchedCount = into && votes?.resume ? into.count : 0;
+    const log = into?.log ?? this.log;
+    let count = into && votes?.resume ? into.count : 0;
     const stopAbove = this.stopWordLength();
-    if (touchedCount > 0) {
-      // The rows this image touched before are marked touched again (the kernel appends a row at its first vote).
-      const mark = ++this.stamp;
-      const { i32 } = kernelViews();
-      const at = stamps.address >>> 2;
-      for (let j = 0, list = touched.address >>> 2; j < touchedCount; j++) i32[at + i32[list + j]] = mark;
-    }
     let stamp = this.stamp;
     for (let k = 0; k < lookups.count; k++) {
       // A new stamp for each probe keypoint: an enrolled image takes one vote of its lookups.
       if (k === 0 || lookups.keypoint[k] !== lookups.keypoint[k - 1]) stamp = ++this.stamp;
       const word = lookups.words[k];
       if (heads[word] === 0 || this.lengths[word] > stopAbove) continue;
-      touchedCount = scanPostingList(
+      // Room for a vote a posting (the log doubles, keeping its votes).
+      if (log.capacity < count + this.lengths[word]) log.ensure(Math.max(2 * log.capacity, count + this.lengths[word]), true);
+      count = scanPostingList(
         heads[word],
         lookups.signatures[k * 2],
         lookups.signatures[k * 2 + 1],
@@ -428,28 +414,32 @@ export class InvertedIndex {
         stamp,
         HAMMING_THRESHOLD,
         ANGLE_SHIFT,
-        BINS_LOG2,
         stamps.address,
-        histograms.address,
-        rowPet.address,
-        touched.address,
-        touchedCount,
+        log.address,
+        count,
       );
     }
-    const sweep = touchedCount > this.rowCount * SWEEP_FRACTION;
+    if (this.sorted.capacity < count) {
+      this.sorted.release();
+      this.sorted.ensure(Math.max(count, log.capacity), false);
+    }
+    const windows = Math.ceil(this.rowCount / WINDOW_ROWS);
     const pets = finishProbeImage(
-      touched.address,
-      sweep ? this.rowCount : touchedCount,
-      histograms.address,
-      stamps.address,
-      rowPet.address,
+      log.address,
+      count,
+      this.sorted.address,
+      this.cursors.address,
+      windows,
+      WINDOW_SHIFT,
+      this.windowHistograms.address,
+      this.windowFlags.address,
+      this.windowRows.address,
       BINS_LOG2,
+      rowPet.address,
       this.petBest.address,
       this.petTouched.address,
-      sweep ? 1 : 0,
-      votes?.keep ? 1 : 0,
     );
-    if (into) into.count = touchedCount;
+    if (into) into.count = count;
     const { i32, f64 } = kernelViews();
     const petTouched = this.petTouched.address >>> 2;
     const petBest = this.petBest.address >>> 3;
@@ -545,9 +535,14 @@ export class InvertedIndex {
     const rows = this.rowPet.capacity;
     if (this.stamps.capacity < rows) {
       this.stamps.ensure(rows, false);
-      this.histograms.ensure(rows, false);
-      this.touched.ensure(rows, false);
+      this.cursors.ensure(Math.ceil(rows / WINDOW_ROWS), false);
       this.stamp = 0;
+    }
+    if (this.windowRows.capacity === 0) {
+      // Fresh regions are zeroed: the flags start (and the kernel leaves them) clear.
+      this.windowHistograms.ensure(WINDOW_ROWS, false);
+      this.windowFlags.ensure(WINDOW_ROWS, false);
+      this.windowRows.ensure(WINDOW_ROWS, false);
     }
     const pets = Math.max(1, this.petIds.length);
     if (this.petBest.capacity < pets) {
@@ -604,7 +599,7 @@ export class InvertedIndex {
     this.rowCount = next;
     this.livePostings = this.lengths.reduce((sum, length) => sum + length, 0);
     this.deadPostings = 0;
-    for (const array of [this.stamps, this.histograms, this.touched]) array.release();
+    for (const array of this.scratchArrays()) array.release();
   }
 }
 

@@ -326,8 +326,3 @@ export const STOP_WORD_MIN_POSTINGS = 1000;
 export const HAMMING_THRESHOLD = 20;
 export const HAMMING_SIGMA = 14;
 export const ANGLE_BINS = 16;
-/**
- * A probe image that touched more than this fraction of a gallery's rows is finished by one sweep over all rows in
- * memory order rather than in the touched list's order (random reads cost more than the untouched rows).
- */
-export const SWEEP_FRACTION = 0.125;

@@ -19,25 +19,25 @@ export const scanPostingList = instance.exports.scan as (
   stamp: number,
   threshold: number,
   angleShift: number,
-  binsLog2: number,
   stamps: number,
-  histograms: number,
-  rowPet: number,
-  touched: number,
-  touchedCount: number,
+  log: number,
+  logCount: number,
 ) => number;
 
 export const finishProbeImage = instance.exports.finish as (
-  touched: number,
-  touchedCount: number,
+  log: number,
+  logCount: number,
+  sorted: number,
+  cursors: number,
+  windows: number,
+  windowShift: number,
   histograms: number,
-  stamps: number,
-  rowPet: number,
+  flags: number,
+  windowRows: number,
   binsLog2: number,
+  rowPet: number,
   petBest: number,
   petTouched: number,
-  sweep: number,
-  keep: number,
 ) => number;
 
 /** A batch of search keys, each at an address of the key table (its address, then its image row: 8 bytes a key). */

@@ -4,19 +4,24 @@
 ;;   [8] c signatures (i64)   [8 + 8c] c image rows (i32)   [8 + 12c] c orientations (u8)
 ;; The vote weight of each Hamming distance 0..64 is an f64 table at address 0, written by the host.
 ;; Arithmetic is in f64 with f32 storage, as the JavaScript it replaced, so votes are bit-identical.
+;;
+;; A probe image's votes are first written to a log, 16 bytes a vote, in the order they are cast:
+;;   [0] image row (i32)   [4] orientation bin (i32)   [8] vote (f64)
+;; and summed afterwards (`finish`), a window of WINDOW rows at a time. Adding each vote straight into its row's
+;; histogram, as a scan finds it, missed the cache on nearly every vote in a large gallery.
 (module
   (memory (export "memory") 1)
 
   ;; One probe keypoint's lookup in one list: every posting within `threshold` bits of the query
-  ;; signature votes for its image (at most once per `stamp`, live images only) in the orientation bin
-  ;; of the angle change. Newly touched rows are appended at `touched`; returns the new touched count.
+  ;; signature votes for its image, at most once per `stamp` (i32 per row at `stamps`), in the orientation
+  ;; bin of the angle change. The votes are appended to the log at `log`, which holds `nLog`; returns the
+  ;; new count. The host makes room for a vote a posting.
   (func (export "scan")
     (param $block i32) (param $qlo i32) (param $qhi i32) (param $angle i32) (param $weight f64)
-    (param $stamp i32) (param $threshold i32) (param $angleShift i32) (param $binsLog2 i32)
-    (param $stamps i32) (param $hist i32) (param $rowPet i32) (param $touched i32) (param $nTouched i32)
+    (param $stamp i32) (param $threshold i32) (param $angleShift i32) (param $stamps i32) (param $log i32) (param $nLog i32)
     (result i32)
     (local $q i64) (local $n i32) (local $cap i32) (local $sigs i32) (local $rows i32) (local $angles i32)
-    (local $j i32) (local $d i32) (local $row i32) (local $sp i32) (local $s i32) (local $hp i32)
+    (local $j i32) (local $d i32) (local $row i32) (local $sp i32) (local $e i32)
     (local.set $q (i64.or (i64.extend_i32_u (local.get $qlo)) (i64.shl (i64.extend_i32_u (local.get $qhi)) (i64.const 32))))
     (block $end
       (loop $blocks
@@ -36,93 +41,146 @@
               (then
                 (local.set $row (i32.load (i32.add (local.get $rows) (i32.shl (local.get $j) (i32.const 2)))))
                 (local.set $sp (i32.add (local.get $stamps) (i32.shl (local.get $row) (i32.const 2))))
-                (local.set $s (i32.load (local.get $sp)))
-                (if (i32.and
-                      (i32.ne (local.get $s) (local.get $stamp))
-                      (i32.ge_s (i32.load (i32.add (local.get $rowPet) (i32.shl (local.get $row) (i32.const 2)))) (i32.const 0)))
+                (if (i32.ne (i32.load (local.get $sp)) (local.get $stamp))
                   (then
-                    (if (i32.eqz (local.get $s))
-                      (then
-                        (i32.store (i32.add (local.get $touched) (i32.shl (local.get $nTouched) (i32.const 2))) (local.get $row))
-                        (local.set $nTouched (i32.add (local.get $nTouched) (i32.const 1)))))
                     (i32.store (local.get $sp) (local.get $stamp))
-                    (local.set $hp (i32.add (local.get $hist) (i32.shl
-                      (i32.add
-                        (i32.shl (local.get $row) (local.get $binsLog2))
-                        (i32.shr_u
-                          (i32.and (i32.sub (local.get $angle) (i32.load8_u (i32.add (local.get $angles) (local.get $j)))) (i32.const 255))
-                          (local.get $angleShift)))
-                      (i32.const 2))))
-                    (f32.store (local.get $hp) (f32.demote_f64 (f64.add
-                      (f64.promote_f32 (f32.load (local.get $hp)))
-                      (f64.mul (local.get $weight) (f64.load (i32.shl (local.get $d) (i32.const 3)))))))))))
+                    (local.set $e (i32.add (local.get $log) (i32.shl (local.get $nLog) (i32.const 4))))
+                    (i32.store (local.get $e) (local.get $row))
+                    (i32.store offset=4 (local.get $e) (i32.shr_u
+                      (i32.and (i32.sub (local.get $angle) (i32.load8_u (i32.add (local.get $angles) (local.get $j)))) (i32.const 255))
+                      (local.get $angleShift)))
+                    (f64.store offset=8 (local.get $e) (f64.mul (local.get $weight) (f64.load (i32.shl (local.get $d) (i32.const 3)))))
+                    (local.set $nLog (i32.add (local.get $nLog) (i32.const 1)))))))
             (local.set $j (i32.add (local.get $j) (i32.const 1)))
             (br $postings)))
         (local.set $block (i32.load (local.get $block)))
         (br $blocks)))
-    (local.get $nTouched))
+    (local.get $nLog))
 
-  ;; After one probe image: each touched row scores its best pair of adjacent orientation bins; its
-  ;; histogram and stamp are cleared; its pet keeps its two best row scores (f64 best, then second, 16
-  ;; bytes a pet at `petBest`). Pets that got their first score are appended at `petTouched`; returns
-  ;; how many. With `sweep` set, `n` is the number of rows and every row with a stamp is taken in memory
-  ;; order instead of the `touched` list's order: faster once a probe image touched a large part of the
-  ;; gallery (sequential, not random, reads). With `keep` set, the histograms are kept (a later scan of more
-  ;; frames adds its votes to them: the cascade's deep pass resuming the fast pass's votes).
+  ;; After one probe image: its `n` logged votes summed into each row's orientation histogram, in the order they were
+  ;; cast; each live row (pet at `rowPet` ≥ 0) scores its best pair of adjacent orientation bins, and its pet keeps its
+  ;; two best row scores (f64 best, then second, 16 bytes a pet at `petBest`). Pets that got their first score are
+  ;; appended at `petTouched`; returns how many. The log itself is left as it was (a later pass of the same search may
+  ;; add to it: the cascade's deep pass resuming the fast pass's votes).
+  ;; The votes are first partitioned by window (rows `row >> windowShift`; i32 per window at `cursors`, `windows` of
+  ;; them) into `sorted`, keeping their order; then each window's rows are summed in a histogram region of their own
+  ;; (`hist`, 1 << windowShift rows of 1 << binsLog2 f32), with a flag per row (`flags`, i32, left zero) and the list
+  ;; of rows the window touched (`windowRows`).
   (func (export "finish")
-    (param $touched i32) (param $n i32) (param $hist i32) (param $stamps i32) (param $rowPet i32)
-    (param $binsLog2 i32) (param $petBest i32) (param $petTouched i32) (param $sweep i32) (param $keep i32)
+    (param $log i32) (param $n i32) (param $sorted i32) (param $cursors i32) (param $windows i32) (param $windowShift i32)
+    (param $hist i32) (param $flags i32) (param $windowRows i32) (param $binsLog2 i32)
+    (param $rowPet i32) (param $petBest i32) (param $petTouched i32)
     (result i32)
-    (local $i i32) (local $row i32) (local $base i32) (local $bins i32) (local $b i32)
-    (local $best f64) (local $pp i32) (local $old f64) (local $m i32)
+    (local $i i32) (local $e i32) (local $cp i32) (local $c i32) (local $sum i32) (local $start i32) (local $stop i32)
+    (local $w i32) (local $row i32) (local $r i32) (local $k i32) (local $t i32) (local $base i32) (local $hp i32)
+    (local $bins i32) (local $b i32) (local $pet i32) (local $best f64) (local $pp i32) (local $old f64) (local $m i32)
+    (local $mask i32)
     (local.set $bins (i32.shl (i32.const 1) (local.get $binsLog2)))
+    (local.set $mask (i32.sub (i32.shl (i32.const 1) (local.get $windowShift)) (i32.const 1)))
     (local.set $m (i32.const 0))
+    ;; Votes a window, then each window's first slot in `sorted`.
+    (memory.fill (local.get $cursors) (i32.const 0) (i32.shl (local.get $windows) (i32.const 2)))
     (local.set $i (i32.const 0))
-    (block $done
-      (loop $rows
-        (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
-        (local.set $row (select (local.get $i)
-          (i32.load (i32.add (local.get $touched) (i32.shl (local.get $i) (i32.const 2))))
-          (local.get $sweep)))
+    (block $counted
+      (loop $count
+        (br_if $counted (i32.ge_u (local.get $i) (local.get $n)))
+        (local.set $cp (i32.add (local.get $cursors) (i32.shl
+          (i32.shr_u (i32.load (i32.add (local.get $log) (i32.shl (local.get $i) (i32.const 4)))) (local.get $windowShift))
+          (i32.const 2))))
+        (i32.store (local.get $cp) (i32.add (i32.load (local.get $cp)) (i32.const 1)))
         (local.set $i (i32.add (local.get $i) (i32.const 1)))
-        (br_if $rows (i32.and (local.get $sweep)
-          (i32.eqz (i32.load (i32.add (local.get $stamps) (i32.shl (local.get $row) (i32.const 2)))))))
-        (local.set $base (i32.add (local.get $hist) (i32.shl (i32.shl (local.get $row) (local.get $binsLog2)) (i32.const 2))))
-        (local.set $best (f64.const 0))
-        (local.set $b (i32.const 0))
-        (block $binsDone
-          (loop $eachBin
-            (br_if $binsDone (i32.ge_u (local.get $b) (local.get $bins)))
-            (local.set $best (f64.max (local.get $best) (f64.add
-              (f64.promote_f32 (f32.load (i32.add (local.get $base) (i32.shl (local.get $b) (i32.const 2)))))
-              (f64.promote_f32 (f32.load (i32.add (local.get $base)
-                (i32.shl (i32.and (i32.add (local.get $b) (i32.const 1)) (i32.sub (local.get $bins) (i32.const 1))) (i32.const 2))))))))
-            (local.set $b (i32.add (local.get $b) (i32.const 1)))
-            (br $eachBin)))
-        (local.set $b (select (local.get $bins) (i32.const 0) (local.get $keep)))
-        (block $clearDone
-          (loop $clear
-            (br_if $clearDone (i32.ge_u (local.get $b) (local.get $bins)))
-            (f32.store (i32.add (local.get $base) (i32.shl (local.get $b) (i32.const 2))) (f32.const 0))
-            (local.set $b (i32.add (local.get $b) (i32.const 1)))
-            (br $clear)))
-        (i32.store (i32.add (local.get $stamps) (i32.shl (local.get $row) (i32.const 2))) (i32.const 0))
-        (local.set $pp (i32.add (local.get $petBest)
-          (i32.shl (i32.load (i32.add (local.get $rowPet) (i32.shl (local.get $row) (i32.const 2)))) (i32.const 4))))
-        (local.set $old (f64.load (local.get $pp)))
-        (if (f64.gt (local.get $best) (local.get $old))
-          (then
-            (if (f64.eq (local.get $old) (f64.const 0))
+        (br $count)))
+    (local.set $sum (i32.const 0))
+    (local.set $w (i32.const 0))
+    (block $summed
+      (loop $prefix
+        (br_if $summed (i32.ge_u (local.get $w) (local.get $windows)))
+        (local.set $cp (i32.add (local.get $cursors) (i32.shl (local.get $w) (i32.const 2))))
+        (local.set $c (i32.load (local.get $cp)))
+        (i32.store (local.get $cp) (local.get $sum))
+        (local.set $sum (i32.add (local.get $sum) (local.get $c)))
+        (local.set $w (i32.add (local.get $w) (i32.const 1)))
+        (br $prefix)))
+    ;; Each vote to its window's next slot: a window's votes stay in the order they were cast. Each cursor ends at its
+    ;; window's end.
+    (local.set $i (i32.const 0))
+    (block $moved
+      (loop $move
+        (br_if $moved (i32.ge_u (local.get $i) (local.get $n)))
+        (local.set $e (i32.add (local.get $log) (i32.shl (local.get $i) (i32.const 4))))
+        (local.set $cp (i32.add (local.get $cursors) (i32.shl (i32.shr_u (i32.load (local.get $e)) (local.get $windowShift)) (i32.const 2))))
+        (local.set $c (i32.load (local.get $cp)))
+        (v128.store (i32.add (local.get $sorted) (i32.shl (local.get $c) (i32.const 4))) (v128.load (local.get $e)))
+        (i32.store (local.get $cp) (i32.add (local.get $c) (i32.const 1)))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $move)))
+    ;; Window by window: sum its votes, then score its rows.
+    (local.set $start (i32.const 0))
+    (local.set $w (i32.const 0))
+    (block $windowsDone
+      (loop $eachWindow
+        (br_if $windowsDone (i32.ge_u (local.get $w) (local.get $windows)))
+        (local.set $stop (i32.load (i32.add (local.get $cursors) (i32.shl (local.get $w) (i32.const 2)))))
+        (local.set $k (i32.const 0))
+        (local.set $i (local.get $start))
+        (block $votesDone
+          (loop $eachVote
+            (br_if $votesDone (i32.ge_u (local.get $i) (local.get $stop)))
+            (local.set $e (i32.add (local.get $sorted) (i32.shl (local.get $i) (i32.const 4))))
+            (local.set $row (i32.load (local.get $e)))
+            (local.set $r (i32.and (local.get $row) (local.get $mask)))
+            (local.set $base (i32.add (local.get $hist) (i32.shl (i32.shl (local.get $r) (local.get $binsLog2)) (i32.const 2))))
+            (if (i32.eqz (i32.load (i32.add (local.get $flags) (i32.shl (local.get $r) (i32.const 2)))))
               (then
-                (i32.store (i32.add (local.get $petTouched) (i32.shl (local.get $m) (i32.const 2)))
-                  (i32.load (i32.add (local.get $rowPet) (i32.shl (local.get $row) (i32.const 2)))))
-                (local.set $m (i32.add (local.get $m) (i32.const 1)))))
-            (f64.store offset=8 (local.get $pp) (local.get $old))
-            (f64.store (local.get $pp) (local.get $best)))
-          (else
-            (if (f64.gt (local.get $best) (f64.load offset=8 (local.get $pp)))
-              (then (f64.store offset=8 (local.get $pp) (local.get $best))))))
-        (br $rows)))
+                (i32.store (i32.add (local.get $flags) (i32.shl (local.get $r) (i32.const 2))) (i32.const 1))
+                (i32.store (i32.add (local.get $windowRows) (i32.shl (local.get $k) (i32.const 2))) (local.get $row))
+                (local.set $k (i32.add (local.get $k) (i32.const 1)))
+                (memory.fill (local.get $base) (i32.const 0) (i32.shl (local.get $bins) (i32.const 2)))))
+            (local.set $hp (i32.add (local.get $base) (i32.shl (i32.load offset=4 (local.get $e)) (i32.const 2))))
+            (f32.store (local.get $hp) (f32.demote_f64 (f64.add
+              (f64.promote_f32 (f32.load (local.get $hp)))
+              (f64.load offset=8 (local.get $e)))))
+            (local.set $i (i32.add (local.get $i) (i32.const 1)))
+            (br $eachVote)))
+        (local.set $t (i32.const 0))
+        (block $rowsDone
+          (loop $eachRow
+            (br_if $rowsDone (i32.ge_u (local.get $t) (local.get $k)))
+            (local.set $row (i32.load (i32.add (local.get $windowRows) (i32.shl (local.get $t) (i32.const 2)))))
+            (local.set $t (i32.add (local.get $t) (i32.const 1)))
+            (local.set $r (i32.and (local.get $row) (local.get $mask)))
+            (i32.store (i32.add (local.get $flags) (i32.shl (local.get $r) (i32.const 2))) (i32.const 0))
+            (local.set $pet (i32.load (i32.add (local.get $rowPet) (i32.shl (local.get $row) (i32.const 2)))))
+            (br_if $eachRow (i32.lt_s (local.get $pet) (i32.const 0)))
+            (local.set $base (i32.add (local.get $hist) (i32.shl (i32.shl (local.get $r) (local.get $binsLog2)) (i32.const 2))))
+            (local.set $best (f64.const 0))
+            (local.set $b (i32.const 0))
+            (block $binsDone
+              (loop $eachBin
+                (br_if $binsDone (i32.ge_u (local.get $b) (local.get $bins)))
+                (local.set $best (f64.max (local.get $best) (f64.add
+                  (f64.promote_f32 (f32.load (i32.add (local.get $base) (i32.shl (local.get $b) (i32.const 2)))))
+                  (f64.promote_f32 (f32.load (i32.add (local.get $base)
+                    (i32.shl (i32.and (i32.add (local.get $b) (i32.const 1)) (i32.sub (local.get $bins) (i32.const 1))) (i32.const 2))))))))
+                (local.set $b (i32.add (local.get $b) (i32.const 1)))
+                (br $eachBin)))
+            (local.set $pp (i32.add (local.get $petBest) (i32.shl (local.get $pet) (i32.const 4))))
+            (local.set $old (f64.load (local.get $pp)))
+            (if (f64.gt (local.get $best) (local.get $old))
+              (then
+                (if (f64.eq (local.get $old) (f64.const 0))
+                  (then
+                    (i32.store (i32.add (local.get $petTouched) (i32.shl (local.get $m) (i32.const 2))) (local.get $pet))
+                    (local.set $m (i32.add (local.get $m) (i32.const 1)))))
+                (f64.store offset=8 (local.get $pp) (local.get $old))
+                (f64.store (local.get $pp) (local.get $best)))
+              (else
+                (if (f64.gt (local.get $best) (f64.load offset=8 (local.get $pp)))
+                  (then (f64.store offset=8 (local.get $pp) (local.get $best))))))
+            (br $eachRow)))
+        (local.set $start (local.get $stop))
+        (local.set $w (i32.add (local.get $w) (i32.const 1)))
+        (br $eachWindow)))
     (local.get $m))
 
   ;; A gallery load's batch of search keys (search-key.ts' persisted form: "RHSK", format, count, then signatures,
