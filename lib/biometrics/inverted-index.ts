@@ -35,6 +35,8 @@ const WINDOW_SHIFT = 10;
 const WINDOW_ROWS = 1 << WINDOW_SHIFT;
 /** Bytes of a logged vote (posting-kernel.wat). */
 const VOTE_BYTES = 16;
+/** A vote carries its probe keypoint's stamp above the orientation bin in 31 bits; the count starts again below this. */
+const STAMP_LIMIT = 2 ** (31 - BINS_LOG2) - 2 ** 20;
 
 /**
  * Keeping a search's votes for its next pass (the cascade's deep pass adds the ± 40° frames' votes to the fast pass's
@@ -159,9 +161,8 @@ export class InvertedIndex {
   private livePets = 0;
   private livePostings = 0;
   private deadPostings = 0;
-  // Per-search scratch: a stamp per image row, a probe image's vote log and the same votes by window of rows, a cursor
-  // per window, one window's histograms, flags and touched rows, and per pet.
-  private readonly stamps = new KernelArray(4);
+  // Per-search scratch: a probe image's vote log and the same votes by window of rows, a cursor per window, one
+  // window's histograms, flags and touched rows, and per pet.
   private readonly log = new KernelArray(VOTE_BYTES);
   private readonly sorted = new KernelArray(VOTE_BYTES);
   private readonly cursors = new KernelArray(4);
@@ -193,7 +194,7 @@ export class InvertedIndex {
   }
 
   private scratchArrays(): KernelArray[] {
-    return [this.stamps, this.log, this.sorted, this.cursors, this.windowHistograms, this.windowFlags, this.windowRows];
+    return [this.log, this.sorted, this.cursors, this.windowHistograms, this.windowFlags, this.windowRows];
   }
 
   has(petId: string): boolean {
@@ -337,7 +338,7 @@ export class InvertedIndex {
    */
   search(probe: readonly ProbeLookups[], limit: number, votes?: VoteKeeping): PetScore[] {
     if (limit <= 0 || probe.length === 0) return [];
-    this.ensureScratch();
+    this.ensureScratch(votes?.resume === true);
     const idf = this.idfSquared();
     const scored: number[] = [];
     const kept = votes ? this.keptVotesFor(votes, probe.length) : null;
@@ -393,13 +394,13 @@ export class InvertedIndex {
    * `into`, the votes go to a kept image's log: after those it holds (`resume`), and kept afterwards (`keep`).
    */
   private scoreProbeImage(lookups: ProbeLookups, idf: Float32Array, scored: number[], into?: KeptImage, votes?: VoteKeeping): void {
-    const { heads, stamps, rowPet } = this;
+    const { heads, rowPet } = this;
     const log = into?.log ?? this.log;
     let count = into && votes?.resume ? into.count : 0;
     const stopAbove = this.stopWordLength();
     let stamp = this.stamp;
     for (let k = 0; k < lookups.count; k++) {
-      // A new stamp for each probe keypoint: an enrolled image takes one vote of its lookups.
+      // A new stamp for each probe keypoint: an enrolled image takes one vote of its lookups (counted by the kernel's `finish`).
       if (k === 0 || lookups.keypoint[k] !== lookups.keypoint[k - 1]) stamp = ++this.stamp;
       const word = lookups.words[k];
       if (heads[word] === 0 || this.lengths[word] > stopAbove) continue;
@@ -411,10 +412,9 @@ export class InvertedIndex {
         lookups.signatures[k * 2 + 1],
         lookups.angles[k],
         idf[word] * lookups.weights[k],
-        stamp,
+        stamp << BINS_LOG2,
         HAMMING_THRESHOLD,
         ANGLE_SHIFT,
-        stamps.address,
         log.address,
         count,
       );
@@ -531,13 +531,10 @@ export class InvertedIndex {
     return this.rowCount++;
   }
 
-  private ensureScratch(): void {
-    const rows = this.rowPet.capacity;
-    if (this.stamps.capacity < rows) {
-      this.stamps.ensure(rows, false);
-      this.cursors.ensure(Math.ceil(rows / WINDOW_ROWS), false);
-      this.stamp = 0;
-    }
+  /** Sizes the per-search scratch to the rows and pets; a search that resumes kept votes keeps their stamps' count. */
+  private ensureScratch(resuming: boolean): void {
+    const windows = Math.ceil(this.rowPet.capacity / WINDOW_ROWS);
+    if (this.cursors.capacity < windows) this.cursors.ensure(windows, false);
     if (this.windowRows.capacity === 0) {
       // Fresh regions are zeroed: the flags start (and the kernel leaves them) clear.
       this.windowHistograms.ensure(WINDOW_ROWS, false);
@@ -552,9 +549,10 @@ export class InvertedIndex {
       this.bestProbe = new Float64Array(capacity);
       this.secondProbe = new Float64Array(capacity);
     }
-    if (this.stamp > 2_000_000_000) {
-      kernelViews().i32.fill(0, this.stamps.address >>> 2, (this.stamps.address >>> 2) + rows);
+    if (this.stamp > STAMP_LIMIT && !resuming) {
+      // Kept votes carry stamps of the old count: they are no longer resumable.
       this.stamp = 0;
+      this.version++;
     }
   }
 

@@ -16,10 +16,9 @@ export const scanPostingList = instance.exports.scan as (
   queryHigh: number,
   angle: number,
   weight: number,
-  stamp: number,
+  stampKey: number,
   threshold: number,
   angleShift: number,
-  stamps: number,
   log: number,
   logCount: number,
 ) => number;

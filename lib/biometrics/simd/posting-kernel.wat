@@ -6,22 +6,22 @@
 ;; Arithmetic is in f64 with f32 storage, as the JavaScript it replaced, so votes are bit-identical.
 ;;
 ;; A probe image's votes are first written to a log, 16 bytes a vote, in the order they are cast:
-;;   [0] image row (i32)   [4] orientation bin (i32)   [8] vote (f64)
-;; and summed afterwards (`finish`), a window of WINDOW rows at a time. Adding each vote straight into its row's
-;; histogram, as a scan finds it, missed the cache on nearly every vote in a large gallery.
+;;   [0] image row (i32)   [4] the probe keypoint's stamp << binsLog2 | orientation bin (i32)   [8] vote (f64)
+;; and summed afterwards (`finish`), a window of rows at a time: adding each vote straight into its row's histogram,
+;; as the scan finds it, missed the cache on nearly every vote of a large gallery, and so did a stamp a row.
 (module
   (memory (export "memory") 1)
 
-  ;; One probe keypoint's lookup in one list: every posting within `threshold` bits of the query
-  ;; signature votes for its image, at most once per `stamp` (i32 per row at `stamps`), in the orientation
-  ;; bin of the angle change. The votes are appended to the log at `log`, which holds `nLog`; returns the
-  ;; new count. The host makes room for a vote a posting.
+  ;; One probe keypoint's lookup in one list: every posting within `threshold` bits of the query signature votes for
+  ;; its image in the orientation bin of the angle change, under the keypoint's `stampKey` (its stamp << binsLog2;
+  ;; `finish` counts a row's first vote of a stamp only). The votes are appended to the log at `log`, which holds
+  ;; `nLog`; returns the new count. The host makes room for a vote a posting.
   (func (export "scan")
     (param $block i32) (param $qlo i32) (param $qhi i32) (param $angle i32) (param $weight f64)
-    (param $stamp i32) (param $threshold i32) (param $angleShift i32) (param $stamps i32) (param $log i32) (param $nLog i32)
+    (param $stampKey i32) (param $threshold i32) (param $angleShift i32) (param $log i32) (param $nLog i32)
     (result i32)
     (local $q i64) (local $n i32) (local $cap i32) (local $sigs i32) (local $rows i32) (local $angles i32)
-    (local $j i32) (local $d i32) (local $row i32) (local $sp i32) (local $e i32)
+    (local $j i32) (local $d i32) (local $e i32)
     (local.set $q (i64.or (i64.extend_i32_u (local.get $qlo)) (i64.shl (i64.extend_i32_u (local.get $qhi)) (i64.const 32))))
     (block $end
       (loop $blocks
@@ -39,18 +39,13 @@
               (i64.load (i32.add (local.get $sigs) (i32.shl (local.get $j) (i32.const 3))))))))
             (if (i32.le_u (local.get $d) (local.get $threshold))
               (then
-                (local.set $row (i32.load (i32.add (local.get $rows) (i32.shl (local.get $j) (i32.const 2)))))
-                (local.set $sp (i32.add (local.get $stamps) (i32.shl (local.get $row) (i32.const 2))))
-                (if (i32.ne (i32.load (local.get $sp)) (local.get $stamp))
-                  (then
-                    (i32.store (local.get $sp) (local.get $stamp))
-                    (local.set $e (i32.add (local.get $log) (i32.shl (local.get $nLog) (i32.const 4))))
-                    (i32.store (local.get $e) (local.get $row))
-                    (i32.store offset=4 (local.get $e) (i32.shr_u
-                      (i32.and (i32.sub (local.get $angle) (i32.load8_u (i32.add (local.get $angles) (local.get $j)))) (i32.const 255))
-                      (local.get $angleShift)))
-                    (f64.store offset=8 (local.get $e) (f64.mul (local.get $weight) (f64.load (i32.shl (local.get $d) (i32.const 3)))))
-                    (local.set $nLog (i32.add (local.get $nLog) (i32.const 1)))))))
+                (local.set $e (i32.add (local.get $log) (i32.shl (local.get $nLog) (i32.const 4))))
+                (i32.store (local.get $e) (i32.load (i32.add (local.get $rows) (i32.shl (local.get $j) (i32.const 2)))))
+                (i32.store offset=4 (local.get $e) (i32.or (local.get $stampKey) (i32.shr_u
+                  (i32.and (i32.sub (local.get $angle) (i32.load8_u (i32.add (local.get $angles) (local.get $j)))) (i32.const 255))
+                  (local.get $angleShift))))
+                (f64.store offset=8 (local.get $e) (f64.mul (local.get $weight) (f64.load (i32.shl (local.get $d) (i32.const 3)))))
+                (local.set $nLog (i32.add (local.get $nLog) (i32.const 1)))))
             (local.set $j (i32.add (local.get $j) (i32.const 1)))
             (br $postings)))
         (local.set $block (i32.load (local.get $block)))
@@ -58,14 +53,14 @@
     (local.get $nLog))
 
   ;; After one probe image: its `n` logged votes summed into each row's orientation histogram, in the order they were
-  ;; cast; each live row (pet at `rowPet` ≥ 0) scores its best pair of adjacent orientation bins, and its pet keeps its
+  ;; cast, a row's first vote of each stamp only (an image takes one vote of a probe keypoint's lookups); each live row (pet at `rowPet` ≥ 0) scores its best pair of adjacent orientation bins, and its pet keeps its
   ;; two best row scores (f64 best, then second, 16 bytes a pet at `petBest`). Pets that got their first score are
   ;; appended at `petTouched`; returns how many. The log itself is left as it was (a later pass of the same search may
   ;; add to it: the cascade's deep pass resuming the fast pass's votes).
   ;; The votes are first partitioned by window (rows `row >> windowShift`; i32 per window at `cursors`, `windows` of
   ;; them) into `sorted`, keeping their order; then each window's rows are summed in a histogram region of their own
-  ;; (`hist`, 1 << windowShift rows of 1 << binsLog2 f32), with a flag per row (`flags`, i32, left zero) and the list
-  ;; of rows the window touched (`windowRows`).
+  ;; (`hist`, 1 << windowShift rows of 1 << binsLog2 f32), with the stamp of each row's last vote (`flags`, i32: 0 for
+  ;; a row the window has not touched, and left so) and the list of rows the window touched (`windowRows`).
   (func (export "finish")
     (param $log i32) (param $n i32) (param $sorted i32) (param $cursors i32) (param $windows i32) (param $windowShift i32)
     (param $hist i32) (param $flags i32) (param $windowRows i32) (param $binsLog2 i32)
@@ -74,7 +69,7 @@
     (local $i i32) (local $e i32) (local $cp i32) (local $c i32) (local $sum i32) (local $start i32) (local $stop i32)
     (local $w i32) (local $row i32) (local $r i32) (local $k i32) (local $t i32) (local $base i32) (local $hp i32)
     (local $bins i32) (local $b i32) (local $pet i32) (local $best f64) (local $pp i32) (local $old f64) (local $m i32)
-    (local $mask i32)
+    (local $mask i32) (local $key i32) (local $stamp i32) (local $fp i32)
     (local.set $bins (i32.shl (i32.const 1) (local.get $binsLog2)))
     (local.set $mask (i32.sub (i32.shl (i32.const 1) (local.get $windowShift)) (i32.const 1)))
     (local.set $m (i32.const 0))
@@ -129,18 +124,23 @@
             (local.set $e (i32.add (local.get $sorted) (i32.shl (local.get $i) (i32.const 4))))
             (local.set $row (i32.load (local.get $e)))
             (local.set $r (i32.and (local.get $row) (local.get $mask)))
+            (local.set $i (i32.add (local.get $i) (i32.const 1)))
+            (local.set $key (i32.load offset=4 (local.get $e)))
+            (local.set $stamp (i32.shr_u (local.get $key) (local.get $binsLog2)))
+            (local.set $fp (i32.add (local.get $flags) (i32.shl (local.get $r) (i32.const 2))))
             (local.set $base (i32.add (local.get $hist) (i32.shl (i32.shl (local.get $r) (local.get $binsLog2)) (i32.const 2))))
-            (if (i32.eqz (i32.load (i32.add (local.get $flags) (i32.shl (local.get $r) (i32.const 2)))))
+            ;; A later vote of the same stamp for this row is not counted (votes of one stamp are cast one after another).
+            (br_if $eachVote (i32.eq (i32.load (local.get $fp)) (local.get $stamp)))
+            (if (i32.eqz (i32.load (local.get $fp)))
               (then
-                (i32.store (i32.add (local.get $flags) (i32.shl (local.get $r) (i32.const 2))) (i32.const 1))
                 (i32.store (i32.add (local.get $windowRows) (i32.shl (local.get $k) (i32.const 2))) (local.get $row))
                 (local.set $k (i32.add (local.get $k) (i32.const 1)))
                 (memory.fill (local.get $base) (i32.const 0) (i32.shl (local.get $bins) (i32.const 2)))))
-            (local.set $hp (i32.add (local.get $base) (i32.shl (i32.load offset=4 (local.get $e)) (i32.const 2))))
+            (i32.store (local.get $fp) (local.get $stamp))
+            (local.set $hp (i32.add (local.get $base) (i32.shl (i32.and (local.get $key) (i32.sub (local.get $bins) (i32.const 1))) (i32.const 2))))
             (f32.store (local.get $hp) (f32.demote_f64 (f64.add
               (f64.promote_f32 (f32.load (local.get $hp)))
               (f64.load offset=8 (local.get $e)))))
-            (local.set $i (i32.add (local.get $i) (i32.const 1)))
             (br $eachVote)))
         (local.set $t (i32.const 0))
         (block $rowsDone
