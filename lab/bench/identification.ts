@@ -10,7 +10,7 @@ import type { DifficultyName } from "@/lab/synth/parameters";
 import type { Roll } from "@/lab/synth/capture";
 import { Rng } from "@/lab/synth/prng";
 import { softCapture, YARDSTICK_SEED } from "@/lab/synth/soft-capture";
-import { cpuMsSince, quantile } from "./stats";
+import { cpuMsBetween, quantile } from "./stats";
 
 // 1:N at gallery sizes far beyond what can be enrolled through the API on one machine in minutes.
 // Every template comes from the engine's enrolment path (analyseImage on a synthetic JPEG), and every
@@ -86,6 +86,11 @@ export interface ProbeRow {
   deepMs: number;
   /** Median CPU time of a search, every thread of the process (not stretched by other processes' load). */
   cpuMs: number;
+  /**
+   * Mean CPU time of a search in each step of the cascade (`${pass} ${step}`: "fast first stage", "deep light",
+   * "turned views", …; runCascade's observer), every thread, from the step's start to the next one's or the search's end.
+   */
+  stepCpuMs: Record<string, number>;
 }
 
 export interface GallerySizeResult {
@@ -321,14 +326,20 @@ export async function benchIdentification(options: IdentificationBenchOptions): 
 
   const search = async (probe: Uint8Array[], probeImages?: Uint8Array[]) => {
     lightLoads = [];
+    const steps: { step: string; cpu: NodeJS.CpuUsage }[] = [];
     const cpu = process.cpuUsage();
     const t0 = performance.now();
-    const outcome = await engine.identifyInGallery(key, probe, loadTemplates, loadLightTemplates, probeImages);
+    const outcome = await engine.identifyInGallery(key, probe, loadTemplates, loadLightTemplates, probeImages, (pass, step) => {
+      steps.push({ step: `${pass} ${step}`, cpu: process.cpuUsage() });
+    });
     const total = performance.now() - t0;
-    const cpuMs = cpuMsSince(cpu);
+    const end = process.cpuUsage();
+    const cpuMs = cpuMsBetween(cpu, end);
+    const stepCpuMs: Record<string, number> = {};
+    steps.forEach(({ step, cpu: from }, i) => (stepCpuMs[step] = (stepCpuMs[step] ?? 0) + cpuMsBetween(from, steps[i + 1]?.cpu ?? end)));
     const deep = lightLoads.length > 1;
     const fastEnd = deep ? lightLoads[1] - t0 : total;
-    return { outcome, total, deep, fastMs: fastEnd, deepMs: total - fastEnd, cpuMs };
+    return { outcome, total, deep, fastMs: fastEnd, deepMs: total - fastEnd, cpuMs, stepCpuMs };
   };
   const row = (setting: ProbeSetting, kind: ProbeRow["kind"], searches: Awaited<ReturnType<typeof search>>[], right: boolean[], found: boolean[]): ProbeRow => {
     const mean = (f: (s: (typeof searches)[number]) => number) => searches.reduce((sum, s) => sum + f(s), 0) / Math.max(1, searches.length);
@@ -349,6 +360,9 @@ export async function benchIdentification(options: IdentificationBenchOptions): 
       fastMs: quantile(searches.map((s) => s.fastMs), 0.5),
       deepMs: quantile(searches.filter((s) => s.deep).map((s) => s.deepMs), 0.5) || 0,
       cpuMs: quantile(searches.map((s) => s.cpuMs), 0.5),
+      stepCpuMs: Object.fromEntries(
+        [...new Set(searches.flatMap((s) => Object.keys(s.stepCpuMs)))].map((step) => [step, mean((s) => s.stepCpuMs[step] ?? 0)]),
+      ),
     };
   };
 

@@ -14,6 +14,11 @@ export function cpuMsSince(since: NodeJS.CpuUsage): number {
   return (user + system) / 1000;
 }
 
+/** CPU time of this process between two of its `process.cpuUsage()` readings, in ms. */
+export function cpuMsBetween(from: NodeJS.CpuUsage, to: NodeJS.CpuUsage): number {
+  return (to.user + to.system - from.user - from.system) / 1000;
+}
+
 export const ms = (value: number) => (value >= 100 ? `${Math.round(value)} ms` : `${value.toFixed(1)} ms`);
 export const pct = (ratio: number) => `${(ratio * 100).toFixed(0)} %`;
 export const num = (value: number) => Math.round(value).toLocaleString("en-US");

@@ -187,6 +187,19 @@ function identificationSection(results: GallerySizeResult[], poolTemplates: numb
     `${(r.rssBytes / r.pets / 1024).toFixed(1)} KiB (${mib(r.rssBytes)})`,
     `${num(r.upsertPerSecond)} pets/s`,
   ]);
+  // Where a search's CPU goes, step by step (mean a search; a step a search did not reach counts 0).
+  const step = (r: ProbeRow, pass: string, steps: string[]) =>
+    steps.some((name) => `${pass} ${name}` in r.stepCpuMs) ? steps.map((name) => ms(r.stepCpuMs[`${pass} ${name}`] ?? 0)).join(" / ") : "–";
+  const steps = results.flatMap((result) =>
+    result.rows.map((r) => [
+      num(result.pets),
+      label(r),
+      step(r, "fast", ["first stage", "light", "full"]),
+      step(r, "deep", ["first stage", "light", "full"]),
+      step(r, "turned", ["views", "first stage", "light", "full"]),
+      ms(Object.values(r.stepCpuMs).reduce((sum, value) => sum + value, 0)),
+    ]),
+  );
   const described = sets.map((s) => `${s.setting}: ${s.enrolled} enrolled subjects probed with 3 new captures, ${s.strangers} never enrolled`).join("; ");
   return [
     `### 1:N through identifyInGallery (${described}; distractors mixed from ${poolTemplates} templates of other noses)`,
@@ -195,6 +208,10 @@ function identificationSection(results: GallerySizeResult[], poolTemplates: numb
       ["enrolled pets", "probes", "p50 / p95 / max", "rank-1", "found (enrolled) / matching nobody (unknown)", "deep pass", "median fast pass / deep pass", "median CPU time (all threads)", "shortlisted / lightly compared / fully compared"],
       rows,
     ),
+    "",
+    "Where a search's CPU goes (all threads, mean a search, each step from its start to the next one's): the fast pass, the deep pass and the turned pass, each by its first stage, light comparison and full matching (the turned pass also making the probe's quarter-turned views).",
+    "",
+    table(["enrolled pets", "probes", "fast: first stage / light / full", "deep: first stage / light / full", "turned: views / first stage / light / full", "sum"], steps),
     "",
     table(["enrolled pets", "gallery bytes per pet", "RSS growth per pet", "gallery load (search keys into the engine)"], memory),
   ].join("\n");

@@ -74,6 +74,38 @@ describe("the 1:N cascade", () => {
     expect(outcome.details).toEqual({ searched: 1000, shortlisted: RERANK_CANDIDATES, reranked: RERANK_CANDIDATES, compared: 2 * RERANK_PROMOTED + 1, bestRaw: 9 });
   });
 
+  it("tells its observer each step as it begins, before the stage it names runs", async () => {
+    const { fake, calls } = stages({}, () => 1);
+    const turned = stages({}, () => 1);
+    // The turned views' stages write to the same list.
+    turned.calls.push = (...items: string[]) => calls.push(...items);
+    fake.turned = async () => (calls.push("views"), turned.fake);
+    fake.observe = (pass, step) => calls.push(`> ${pass} ${step}`);
+    await runCascade(fake);
+    expect(calls).toEqual([
+      "> fast first stage",
+      `shortlist ${SHORTLIST_SIZE} ${MATCHED_SETS}`,
+      "> fast light",
+      `light ${SHORTLIST_SIZE}`,
+      "> fast full",
+      `rank ${RERANK_PROMOTED}`,
+      "> deep first stage",
+      `shortlist ${RERANK_CANDIDATES} ${DESCRIPTOR_SETS}`,
+      "> deep light",
+      `light ${RERANK_CANDIDATES - SHORTLIST_SIZE}`,
+      "> deep full",
+      `rank ${RERANK_PROMOTED}`,
+      "> turned views",
+      "views",
+      "> turned first stage",
+      `shortlist ${SHORTLIST_SIZE} ${MATCHED_SETS}`,
+      "> turned light",
+      `light ${SHORTLIST_SIZE}`,
+      "> turned full",
+      `rank ${RERANK_PROMOTED}`,
+    ]);
+  });
+
   it("matches only the first stage's best in full when the light comparison found nothing", async () => {
     const { fake, calls } = stages({}, () => 0);
     const outcome = await runCascade(fake);

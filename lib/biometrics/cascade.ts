@@ -16,6 +16,10 @@ export interface CandidateRanking {
  * gallery in this thread (operations.ts `identifyAmong`, the evaluation's path). Each stage receives pet ids and
  * loads what it needs itself.
  */
+/** The cascade's passes and the steps of each, as `CascadeStages.observe` is told them. */
+export type CascadePass = "fast" | "deep" | "turned";
+export type CascadeStep = "first stage" | "light" | "full" | "views";
+
 export interface CascadeStages {
   /** The first stage: the `limit` best pets by the probe's first `sets` descriptor frames, best first. */
   shortlist(limit: number, sets: number): Promise<GalleryShortlist>;
@@ -29,6 +33,8 @@ export interface CascadeStages {
    * matching is the verification's: upright, then each probe image at its most promising turn.
    */
   turned?: () => Promise<Omit<CascadeStages, "turned"> | null>;
+  /** Told as each step begins (a step ends where the next begins, or with the search): for benches. */
+  observe?: (pass: CascadePass, step: CascadeStep) => void;
 }
 
 /**
@@ -44,13 +50,17 @@ export interface CascadeStages {
  *   pass again on the probe's quarter-turned views, for a nose photographed at any roll.
  */
 export async function runCascade(stages: CascadeStages): Promise<IdentificationOutcome> {
-  const { fastLight, fastPromoted, head, shortlisted } = await fastPass(stages);
+  const observe = stages.observe ?? (() => {});
+  const { fastLight, fastPromoted, head, shortlisted } = await fastPass(stages, "fast", observe);
   const details = { searched: shortlisted.searched, shortlisted: shortlisted.petIds.length, reranked: fastLight.length, compared: head.compared, bestRaw: head.bestRaw };
   if (!rerankNeeded(head.candidates.length)) return { candidates: sortCandidates(head.candidates), details };
   const seen = new Set(shortlisted.petIds);
+  observe("deep", "first stage");
   const rest = (await stages.shortlist(RERANK_CANDIDATES, DESCRIPTOR_SETS)).petIds.filter((petId) => !seen.has(petId));
+  observe("deep", "light");
   const light = await compareLightly(stages, rest);
   const matched = new Set(fastPromoted);
+  observe("deep", "full");
   const promoted = await stages.rank(promoteByLightScore([...fastLight.filter((score) => !matched.has(score.petId)), ...light]));
   const deep = {
     candidates: sortCandidates([...head.candidates, ...promoted.candidates]),
@@ -63,9 +73,10 @@ export async function runCascade(stages: CascadeStages): Promise<IdentificationO
     },
   };
   if (!rerankNeeded(deep.candidates.length) || !stages.turned) return deep;
+  observe("turned", "views");
   const turnedStages = await stages.turned();
   if (!turnedStages) return deep;
-  const turned = await fastPass(turnedStages);
+  const turned = await fastPass(turnedStages, "turned", observe);
   return {
     candidates: sortCandidates(turned.head.candidates),
     details: {
@@ -79,10 +90,13 @@ export async function runCascade(stages: CascadeStages): Promise<IdentificationO
 }
 
 /** The fast pass: the first stage's SHORTLIST_SIZE best by the matched frames, compared lightly, the best matched in full. */
-async function fastPass(stages: Omit<CascadeStages, "turned">) {
+async function fastPass(stages: Omit<CascadeStages, "turned">, pass: CascadePass, observe: NonNullable<CascadeStages["observe"]>) {
+  observe(pass, "first stage");
   const shortlisted = await stages.shortlist(SHORTLIST_SIZE, MATCHED_SETS);
+  observe(pass, "light");
   const fastLight = await compareLightly(stages, shortlisted.petIds);
   const fastPromoted = [...new Set([...promoteByLightScore(fastLight), ...shortlisted.petIds.slice(0, FIRST_STAGE_PROMOTED)])];
+  observe(pass, "full");
   const head = await stages.rank(fastPromoted);
   return { shortlisted, fastLight, fastPromoted, head };
 }

@@ -4,7 +4,7 @@
  */
 import { EnginePool, EngineTaskError, hashKey } from "./engine-pool";
 import { mergeShortlists } from "./gallery-shortlist";
-import { joinRankings, runCascade } from "./cascade";
+import { joinRankings, runCascade, type CascadeStages } from "./cascade";
 import { GalleryNotLoadedError } from "./gallery-not-loaded";
 import type { ExtractionOptions } from "./extract";
 import { packPets, splitPackedPets, type PackedPets } from "./packed-pets";
@@ -145,6 +145,7 @@ export async function identifyInGallery(
   loadTemplates: (petIds: string[]) => Promise<GalleryPet[]>,
   loadLightTemplates: (petIds: string[]) => Promise<GalleryPet[]> = loadTemplates,
   probeImages?: Uint8Array[],
+  observe?: CascadeStages["observe"],
 ): Promise<IdentificationOutcome> {
   const engine = enginePool();
   // Each shard keeps the fast pass's votes under this search's token; a deep pass adds the ± 40° frames' votes to them.
@@ -184,6 +185,7 @@ export async function identifyInGallery(
       if (flat.length === 0) return null;
       return { shortlist: shortlistOf(flat), rank: rankWith(views), compareLightly: compareLightlyWith(flat) };
     },
+    observe,
   });
 }
 
