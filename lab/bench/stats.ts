@@ -10,8 +10,7 @@ export function quantile(samples: number[], q: number): number {
  * Unlike wall time it is not stretched by other processes sharing the machine, so runs at load compare.
  */
 export function cpuMsSince(since: NodeJS.CpuUsage): number {
-  const { user, system } = process.cpuUsage(since);
-  return (user + system) / 1000;
+  return cpuMsBetween(since, process.cpuUsage());
 }
 
 /** CPU time of this process between two of its `process.cpuUsage()` readings, in ms. */

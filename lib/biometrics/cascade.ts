@@ -11,15 +11,15 @@ export interface CandidateRanking {
   bestRaw: number;
 }
 
+/** The cascade's passes and the steps of each, as `CascadeStages.observe` is told them. */
+export type CascadePass = "fast" | "deep" | "turned";
+export type CascadeStep = "first stage" | "light" | "full" | "views";
+
 /**
  * What the cascade runs on: the service's sharded gallery and worker pool (index.ts `identifyInGallery`) or one
  * gallery in this thread (operations.ts `identifyAmong`, the evaluation's path). Each stage receives pet ids and
  * loads what it needs itself.
  */
-/** The cascade's passes and the steps of each, as `CascadeStages.observe` is told them. */
-export type CascadePass = "fast" | "deep" | "turned";
-export type CascadeStep = "first stage" | "light" | "full" | "views";
-
 export interface CascadeStages {
   /** The first stage: the `limit` best pets by the probe's first `sets` descriptor frames, best first. */
   shortlist(limit: number, sets: number): Promise<GalleryShortlist>;

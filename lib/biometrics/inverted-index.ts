@@ -5,9 +5,8 @@ import { serializeSearchKey, type ProbeLookups, type SearchKey } from "./search-
 
 /**
  * Posting blocks: a list's first block holds FIRST_BLOCK postings, each next one twice as many up to
- * LAST_BLOCK, so that a small gallery's 8,192 lists stay small and a large one's are long runs (the scan is bound by
- * memory: a 49,000-pet shard's fast pass took ~200 ms with blocks of 2,048 against ~310 with blocks of 256,
- * for 7 % more bytes a pet; decisions/0035).
+ * LAST_BLOCK, so that a small gallery's 8,192 lists stay small and a large one's are long runs: the scan is bound by
+ * memory and streams a long run faster, for a few % more bytes a pet (decisions/0035 measured the sizes).
  * Layout in posting-kernel.wat.
  */
 const FIRST_BLOCK = 4;
