@@ -50,6 +50,17 @@ export interface VoteKeeping {
   keep: boolean;
 }
 
+/** A search's lookups numbered one after another across its probe images: at most this many. */
+const LOOKUP_LIMIT = 2 ** 20;
+
+/** Where each lookup's votes are in the staging log (`scanInWordOrder`), by lookup. */
+interface ScannedLookups {
+  /** Each probe image's first lookup. */
+  firsts: number[];
+  starts: Int32Array;
+  counts: Int32Array;
+}
+
 /** One probe image's kept votes: its vote log (posting-kernel.wat) and how many votes it holds. */
 interface KeptImage {
   log: KernelArray;
@@ -165,6 +176,8 @@ export class InvertedIndex {
   // Per-search scratch: a probe image's vote log and the same votes by window of rows, a cursor per window, one
   // window's histograms, flags and touched rows, and per pet.
   private readonly log = new KernelArray(VOTE_BYTES);
+  /** Every probe image's votes as the scan in word order casts them (`scanInWordOrder`). */
+  private readonly scanLog = new KernelArray(VOTE_BYTES);
   private readonly sorted = new KernelArray(VOTE_BYTES);
   private readonly cursors = new KernelArray(4);
   private readonly windowHistograms = new KernelArray(4 * ANGLE_BINS);
@@ -195,7 +208,7 @@ export class InvertedIndex {
   }
 
   private scratchArrays(): KernelArray[] {
-    return [this.log, this.sorted, this.cursors, this.windowHistograms, this.windowFlags, this.windowRows];
+    return [this.log, this.scanLog, this.sorted, this.cursors, this.windowHistograms, this.windowFlags, this.windowRows];
   }
 
   has(petId: string): boolean {
@@ -343,7 +356,8 @@ export class InvertedIndex {
     const idf = this.idfSquared();
     const scored: number[] = [];
     const kept = votes ? this.keptVotesFor(votes, probe.length) : null;
-    probe.forEach((lookups, image) => this.scoreProbeImage(lookups, idf, scored, kept?.images[image], votes));
+    const scan = this.scanInWordOrder(probe, idf);
+    probe.forEach((lookups, image) => this.scoreProbeImage(scan, image, lookups, scored, kept?.images[image], votes));
     if (kept) {
       kept.token = votes!.token;
       kept.held = votes!.keep;
@@ -391,35 +405,95 @@ export class InvertedIndex {
   }
 
   /**
-   * Votes of one probe image; each pet's score (its two best images) goes into its two best probe-image scores. With
-   * `into`, the votes go to a kept image's log: after those it holds (`resume`), and kept afterwards (`keep`).
+   * Every probe image's lookups, scanned in word order: a word several lookups share (the same keypoint in another frame
+   * or view, another probe image) has its list read once from memory and again from the cache, where lookup order would
+   * read it again from memory for each (the scan is bound by memory). Each lookup's votes go to the staging log in one
+   * run, `starts` and `counts` by lookup (the probe images' lookups numbered one after another), so that each image's
+   * log can be laid out in lookup order afterwards (`gatherVotes`): the votes of the scan in lookup order, bit for bit.
+   * Each lookup carries the stamp of its probe keypoint, numbered in lookup order as before.
    */
-  private scoreProbeImage(lookups: ProbeLookups, idf: Float32Array, scored: number[], into?: KeptImage, votes?: VoteKeeping): void {
-    const { heads, rowPet } = this;
-    const log = into?.log ?? this.log;
-    let count = into && votes?.resume ? into.count : 0;
+  private scanInWordOrder(probe: readonly ProbeLookups[], idf: Float32Array): ScannedLookups {
+    const { heads, lengths } = this;
+    const total = probe.reduce((n, lookups) => n + lookups.count, 0);
+    if (total >= LOOKUP_LIMIT) throw new Error(`a search makes at most ${LOOKUP_LIMIT} lookups`);
+    const image = new Uint16Array(total);
+    const stamps = new Int32Array(total);
+    const order = new Float64Array(total);
     const stopAbove = this.stopWordLength();
-    let stamp = this.stamp;
-    for (let k = 0; k < lookups.count; k++) {
-      // A new stamp for each probe keypoint: an enrolled image takes one vote of its lookups (counted by the kernel's `finish`).
-      if (k === 0 || lookups.keypoint[k] !== lookups.keypoint[k - 1]) stamp = ++this.stamp;
-      const word = lookups.words[k];
-      if (heads[word] === 0 || this.lengths[word] > stopAbove) continue;
+    let scanned = 0;
+    let g = 0;
+    probe.forEach((lookups, i) => {
+      let stamp = this.stamp;
+      for (let k = 0; k < lookups.count; k++, g++) {
+        // A new stamp for each probe keypoint: an enrolled image takes one vote of its lookups (counted by the kernel's `finish`).
+        if (k === 0 || lookups.keypoint[k] !== lookups.keypoint[k - 1]) stamp = ++this.stamp;
+        image[g] = i;
+        stamps[g] = stamp;
+        const word = lookups.words[k];
+        if (heads[word] !== 0 && lengths[word] <= stopAbove) order[scanned++] = word * LOOKUP_LIMIT + g;
+      }
+    });
+    const sorted = order.subarray(0, scanned).sort();
+    const firsts = probe.map((_, i) => (i === 0 ? 0 : probe.slice(0, i).reduce((n, lookups) => n + lookups.count, 0)));
+    const starts = new Int32Array(total);
+    const counts = new Int32Array(total);
+    const log = this.scanLog;
+    let count = 0;
+    for (const entry of sorted) {
+      const word = Math.floor(entry / LOOKUP_LIMIT);
+      const at = entry - word * LOOKUP_LIMIT;
+      const lookups = probe[image[at]];
+      const k = at - firsts[image[at]];
       // Room for a vote a posting (the log doubles, keeping its votes).
-      if (log.capacity < count + this.lengths[word]) log.ensure(Math.max(2 * log.capacity, count + this.lengths[word]), true);
+      if (log.capacity < count + lengths[word]) log.ensure(Math.max(2 * log.capacity, count + lengths[word]), true);
+      starts[at] = count;
       count = scanPostingList(
         heads[word],
         lookups.signatures[k * 2],
         lookups.signatures[k * 2 + 1],
         lookups.angles[k],
         idf[word] * lookups.weights[k],
-        stamp << BINS_LOG2,
+        stamps[at] << BINS_LOG2,
         HAMMING_THRESHOLD,
         ANGLE_SHIFT,
         log.address,
         count,
       );
+      counts[at] = count - starts[at];
     }
+    return { firsts, starts, counts };
+  }
+
+  /**
+   * Probe image `i`'s votes from the staging log into its log in lookup order, after the `count` it holds; returns the
+   * new count.
+   */
+  private gatherVotes(scan: ScannedLookups, i: number, lookupCount: number, log: KernelArray, count: number): number {
+    const first = scan.firsts[i];
+    let votes = 0;
+    for (let k = 0; k < lookupCount; k++) votes += scan.counts[first + k];
+    if (log.capacity < count + votes) log.ensure(Math.max(2 * log.capacity, count + votes), true);
+    const { u8 } = kernelViews();
+    const from = this.scanLog.address;
+    for (let k = 0; k < lookupCount; k++) {
+      const n = scan.counts[first + k];
+      if (n === 0) continue;
+      const start = from + scan.starts[first + k] * VOTE_BYTES;
+      u8.copyWithin(log.address + count * VOTE_BYTES, start, start + n * VOTE_BYTES);
+      count += n;
+    }
+    return count;
+  }
+
+  /**
+   * Votes of probe image `i` (scanned by `scanInWordOrder`); each pet's score (its two best images) goes into its two best
+   * probe-image scores. With `into`, the votes go to a kept image's log: after those it holds (`resume`), and kept
+   * afterwards (`keep`).
+   */
+  private scoreProbeImage(scan: ScannedLookups, i: number, lookups: ProbeLookups, scored: number[], into?: KeptImage, votes?: VoteKeeping): void {
+    const { rowPet } = this;
+    const log = into?.log ?? this.log;
+    const count = this.gatherVotes(scan, i, lookups.count, log, into && votes?.resume ? into.count : 0);
     if (this.sorted.capacity < count) {
       this.sorted.release();
       this.sorted.ensure(Math.max(count, log.capacity), false);
