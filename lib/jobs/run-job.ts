@@ -1,6 +1,6 @@
 import type { Db } from "@/lib/db/connect";
 import { isDatabaseUnavailable } from "@/lib/db/unavailable";
-import type { Prisma } from "@/lib/generated/prisma/client";
+import { Prisma } from "@/lib/generated/prisma/client";
 import { recordGalleryChanges } from "@/lib/galleries/gallery-changes";
 import { getGalleryManager } from "@/lib/galleries/gallery-manager";
 import { explainQualityFailure, MIN_USABLE_ENROL_IMAGES, MIN_USABLE_PROBE_IMAGES, verifyPet, type QualityReport } from "@/lib/engine";
@@ -9,7 +9,7 @@ import { logError } from "@/lib/log";
 import { metrics } from "@/lib/metrics";
 import { wakeWebhookDispatcher } from "@/lib/webhooks/dispatcher";
 import { recordJobEnd } from "@/lib/webhooks/events";
-import { currentTemplates, extractionFor, imageSelect, usableImageFiles, usableTemplates, writeEnrolmentCuts, type ImageRow } from "./templates";
+import { currentTemplates, extractionFor, imageRows, usableImageFiles, usableTemplates, writeEnrolmentCuts, type ImageRow } from "./templates";
 
 type Json = Prisma.InputJsonValue;
 
@@ -39,8 +39,7 @@ async function tooFewUsable(images: ImageRow[], required: number, set: "probe" |
 }
 
 async function sessionImages(db: Db, job: JobRow) {
-  const images = await db.fingerprintImage.findMany({ where: { sessionId: job.sessionId }, select: imageSelect, orderBy: { createdAt: "asc" } });
-  return currentTemplates(db, images, extractionFor(job.session.purpose));
+  return currentTemplates(db, await imageRows(db, Prisma.sql`"sessionId" = ${job.sessionId}`), extractionFor(job.session.purpose));
 }
 
 type JobRow = NonNullable<Awaited<ReturnType<typeof loadJob>>>;
@@ -85,10 +84,7 @@ function probeImageFiles(job: JobRow, probe: ImageRow[]): Promise<Uint8Array[]> 
 async function runVerification(db: Db, job: JobRow): Promise<Outcome> {
   const probe = await sessionImages(db, job);
   if (usableTemplates(probe).length < MIN_USABLE_PROBE_IMAGES) return tooFewUsable(probe, MIN_USABLE_PROBE_IMAGES, "probe");
-  const enrolled = await currentTemplates(
-    db,
-    await db.fingerprintImage.findMany({ where: { accountId: job.accountId, petId: job.petId }, select: imageSelect }),
-  );
+  const enrolled = await currentTemplates(db, await imageRows(db, Prisma.sql`"accountId" = ${job.accountId} AND "petId" = ${job.petId}`));
   const enrolledTemplates = usableTemplates(enrolled);
   if (enrolledTemplates.length === 0) return { status: "FAILED", reason: { code: "PET_HAS_NO_USABLE_ENROLMENT" } };
   const probeFiles = await probeImageFiles(job, probe);

@@ -14,7 +14,19 @@ export interface ImageRow {
   quality: unknown;
 }
 
-export const imageSelect = { id: true, filePath: true, usable: true, template: true, engineVersion: true, quality: true } as const;
+/**
+ * The image rows `where` selects (in the order they were added), read by plain SQL with the template in base64: PGlite
+ * parses a `bytea` value in JavaScript a byte at a time, on the event loop every other request waits on (a 1:N probe's
+ * three templates, ~360 KB, took ~25 ms that way and ~2 ms in base64), and text is decoded natively.
+ */
+export async function imageRows(db: Db, where: Prisma.Sql): Promise<(ImageRow & { petId: string | null })[]> {
+  const rows = await db.$queryRaw<(Omit<ImageRow, "template"> & { petId: string | null; template: string | null })[]>`
+    SELECT id, "filePath", usable, "engineVersion", quality, "petId", encode(template, 'base64') AS template
+    FROM "FingerprintImage"
+    WHERE ${where}
+    ORDER BY "createdAt", id`;
+  return rows.map((row) => ({ ...row, template: row.template === null ? null : new Uint8Array(Buffer.from(row.template, "base64")) }));
+}
 
 /**
  * How the nose images of a session of this purpose are extracted: a 1:N probe's with the outer frames that only its
@@ -163,7 +175,7 @@ async function enrolledCutsByPet(
   const missing = rows.filter((row) => row.part === null || row.engineVersion !== ENGINE_VERSION).map((row) => row.id);
   const parts = new Map<string, Uint8Array>(cached);
   if (missing.length > 0) {
-    const images = await currentTemplates(db, await db.fingerprintImage.findMany({ where: { id: { in: missing } }, select: imageSelect }));
+    const images = await currentTemplates(db, await imageRows(db, Prisma.sql`id = ANY(${missing}::text[])`));
     for (const image of images) {
       if (!image.usable || !image.template) continue;
       const part = cut(new Uint8Array(image.template));
@@ -191,13 +203,7 @@ async function enrolledCutsByPet(
 /** The enrolled, usable templates of these pets of the account, current engine version, by pet. */
 export async function enrolledTemplatesByPet(db: Db, accountId: string, petIds: string[]): Promise<Map<string, Uint8Array[]>> {
   if (petIds.length === 0) return new Map();
-  // Plain SQL, templates in base64, as enrolledCutsByPet reads its parts.
-  const packed = await db.$queryRaw<(Omit<ImageRow, "template"> & { petId: string | null; template: string | null })[]>`
-    SELECT id, "filePath", usable, "engineVersion", quality, "petId", encode(template, 'base64') AS template
-    FROM "FingerprintImage"
-    WHERE "accountId" = ${accountId} AND "petId" = ANY(${petIds}::text[]) AND usable
-    ORDER BY "createdAt", id`;
-  const rows = packed.map((row) => ({ ...row, template: row.template === null ? null : new Uint8Array(Buffer.from(row.template, "base64")) }));
+  const rows = await imageRows(db, Prisma.sql`"accountId" = ${accountId} AND "petId" = ANY(${petIds}::text[]) AND usable`);
   const byPet = new Map<string, Uint8Array[]>();
   for (const image of await currentTemplates(db, rows)) {
     if (!image.usable || !image.template || !image.petId) continue;

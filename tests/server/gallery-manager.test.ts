@@ -8,7 +8,8 @@ import { shutdownEngine } from "@/lib/engine";
 import { noseCapture } from "@/lab/test-support/nose-images";
 import { apiClient, createTestDatabase, probeSession, registerPet, type TestDatabase } from "@/lab/test-support/scale";
 import { buildOnce, ops, startServer, type TestServer } from "@/lab/test-support/server";
-import { currentTemplates, enrolledLightTemplatesByPet, enrolledTemplatesByPet, extractionFor, imageSelect } from "@/lib/jobs/templates";
+import { Prisma } from "@/lib/generated/prisma/client";
+import { currentTemplates, enrolledLightTemplatesByPet, enrolledTemplatesByPet, extractionFor, imageRows } from "@/lib/jobs/templates";
 import { DESCRIPTOR_SETS, MATCHED_SETS } from "@/lib/biometrics/parameters";
 import { descriptorSetCount, deserializeTemplate } from "@/lib/biometrics/template";
 import { GalleryManager, type GalleryScope } from "@/lib/galleries/gallery-manager";
@@ -142,9 +143,21 @@ describe("gallery manager, with another process changing pets", () => {
 
   it("stores an identification session's images with the outer frames that 1:N lookups read, any other without", async () => {
     const frames = (rows: { template: Uint8Array | null }[]) => rows.flatMap((r) => (r.template ? [descriptorSetCount(deserializeTemplate(new Uint8Array(r.template)))] : []));
-    const imagesOf = (where: { petId?: string; sessionId?: string }) => db.prisma.fingerprintImage.findMany({ where, select: imageSelect, orderBy: { createdAt: "asc" } });
+    const imagesOf = (where: { petId?: string; sessionId?: string }) =>
+      imageRows(db.prisma, where.petId ? Prisma.sql`"petId" = ${where.petId}` : Prisma.sql`"sessionId" = ${where.sessionId}`);
     const pet = await registerPet(client, 506);
-    const enrolled = frames(await imagesOf({ petId: pet }));
+    // The rows as Prisma reads them, bytea and JSON included, in the order they were added.
+    const byPrisma = await db.prisma.fingerprintImage.findMany({
+      where: { petId: pet },
+      select: { id: true, filePath: true, usable: true, template: true, engineVersion: true, quality: true, petId: true },
+      orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+    });
+    const bySql = await imagesOf({ petId: pet });
+    expect(bySql.map((row) => ({ ...row, template: Buffer.from(row.template!).toString("base64") }))).toEqual(
+      byPrisma.map((row) => ({ ...row, template: Buffer.from(row.template!).toString("base64") })),
+    );
+    expect(bySql[0].quality).toHaveProperty("score");
+    const enrolled = frames(bySql);
     expect(enrolled.length).toBeGreaterThanOrEqual(3);
     expect(new Set(enrolled)).toEqual(new Set([MATCHED_SETS]));
     const verification = frames(await imagesOf({ sessionId: await probeSession(client, 506, "PET_VERIFICATION", pet) }));
