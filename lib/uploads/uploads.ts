@@ -6,7 +6,7 @@ import { DomainError, invalidInput } from "@/lib/domain-errors";
 import { MAX_UPLOAD_BYTES } from "./limits";
 import { getLiveSessionOrThrow } from "@/lib/capture-sessions/sessions";
 import { analyseImage, ENGINE_VERSION, isJpeg } from "@/lib/engine";
-import { extractionFor } from "@/lib/jobs/templates";
+import { extractionFor, writeImageBytes } from "@/lib/jobs/templates";
 import { imageRelativePath, removeImageFiles, writeImageFile, type ImageKind } from "@/lib/storage/images";
 
 /** More images improve accuracy only up to a point; the cap bounds a session's disk use and job time. */
@@ -80,8 +80,8 @@ export async function uploadFingerprint(db: Db, accountId: string, sessionId: st
   if (!analysis.ok) throw invalidInput("file", analysis.rejection.message);
   const id = randomUUID();
   const filePath = imageRelativePath(accountId, sessionId, "fingerprint", id);
-  return storeImage(db, { accountId, sessionId, kind: "fingerprint", relativePath: filePath, bytes }, (tx) =>
-    tx.fingerprintImage.create({
+  return storeImage(db, { accountId, sessionId, kind: "fingerprint", relativePath: filePath, bytes }, async (tx) => {
+    const row = await tx.fingerprintImage.create({
       data: {
         id,
         accountId,
@@ -90,12 +90,14 @@ export async function uploadFingerprint(db: Db, accountId: string, sessionId: st
         byteSize: bytes.byteLength,
         quality: JSON.parse(JSON.stringify(analysis.quality)),
         usable: analysis.quality.usable && analysis.template !== null,
-        template: analysis.template ? Buffer.from(analysis.template) : null,
         engineVersion: ENGINE_VERSION,
       },
       select: { id: true },
-    }),
-  );
+    });
+    // In the same transaction: the row is never seen without its template.
+    await writeImageBytes(tx, id, { template: analysis.template });
+    return row;
+  });
 }
 
 /**
