@@ -420,9 +420,11 @@ export class InvertedIndex {
     const stamps = new Int32Array(total);
     const order = new Float64Array(total);
     const stopAbove = this.stopWordLength();
+    const firsts: number[] = [];
     let scanned = 0;
     let g = 0;
     probe.forEach((lookups, i) => {
+      firsts.push(g);
       let stamp = this.stamp;
       for (let k = 0; k < lookups.count; k++, g++) {
         // A new stamp for each probe keypoint: an enrolled image takes one vote of its lookups (counted by the kernel's `finish`).
@@ -434,7 +436,6 @@ export class InvertedIndex {
       }
     });
     const sorted = order.subarray(0, scanned).sort();
-    const firsts = probe.map((_, i) => (i === 0 ? 0 : probe.slice(0, i).reduce((n, lookups) => n + lookups.count, 0)));
     const starts = new Int32Array(total);
     const counts = new Int32Array(total);
     const log = this.scanLog;
