@@ -17,7 +17,7 @@ export interface ImageRow {
 /**
  * The image rows `where` selects (in the order they were added), read by plain SQL with the template in base64: PGlite
  * parses a `bytea` value in JavaScript a byte at a time, on the event loop every other request waits on (a 1:N probe's
- * three templates, ~360 KB, took ~25 ms that way and ~2 ms in base64), and text is decoded natively.
+ * three templates, ~360 KB, took ~23 ms that way and ~2.4 ms in base64: lab/bench/pglite-bytes.ts), and text is decoded natively.
  */
 export async function imageRows(db: Db, where: Prisma.Sql): Promise<(ImageRow & { petId: string | null })[]> {
   const rows = await db.$queryRaw<(Omit<ImageRow, "template"> & { petId: string | null; template: string | null })[]>`
@@ -42,7 +42,7 @@ type ImageBytes = Partial<Record<(typeof IMAGE_BYTE_COLUMNS)[number], Uint8Array
 
 /**
  * Writes an image row's stored bytes (null clears) by plain SQL in base64, the other way of `imageRows`: PGlite
- * serialises a `bytea` parameter in JavaScript, on the event loop (~14 ms for a 120 KB template, ~2.5 ms in base64).
+ * serialises a `bytea` parameter in JavaScript, on the event loop (~12 ms for a 120 KB template, ~2 ms in base64).
  */
 export async function writeImageBytes(db: Db | Prisma.TransactionClient, id: string, bytes: ImageBytes): Promise<void> {
   const sets = IMAGE_BYTE_COLUMNS.filter((column) => bytes[column] !== undefined).map((column) => {
