@@ -1,8 +1,18 @@
 import { describe, expect, it } from "vitest";
 import { runCascade, type CascadeStages } from "./cascade";
-import { DESCRIPTOR_SETS, FIRST_STAGE_PROMOTED, MATCHED_SETS, RERANK_CANDIDATES, RERANK_PROMOTED, SHORTLIST_SIZE } from "./parameters";
+import { DEEP_EARLY_LIGHT, DEEP_LIGHT_FIRST, DESCRIPTOR_SETS, FIRST_STAGE_PROMOTED, MATCHED_SETS, RERANK_CANDIDATES, RERANK_PROMOTED, SHORTLIST_SIZE } from "./parameters";
 
 const ids = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => `pet-${String(from + i).padStart(3, "0")}`);
+
+/** A fast pass whose lightly best pets and first-stage best (pet-000) are not accepted, then the deep pass's first step matching one pet. */
+const deepFirstStep = [
+  `shortlist ${SHORTLIST_SIZE} ${MATCHED_SETS}`,
+  `light ${SHORTLIST_SIZE}`,
+  `rank ${RERANK_PROMOTED + 1}`,
+  `shortlist ${RERANK_CANDIDATES} ${DESCRIPTOR_SETS}`,
+  `light ${DEEP_LIGHT_FIRST}`,
+  "rank 1",
+];
 
 /** Stages over a made-up gallery: the first stage ranks pets by number, `accepted` pass the full matcher, `light` gives light raws. */
 function stages(accepted: Record<string, number>, light: (petId: string) => number) {
@@ -48,30 +58,52 @@ describe("the 1:N cascade", () => {
     ]);
   });
 
-  it("otherwise compares the deep first stage's other pets lightly and the best of all lightly compared ones in full", async () => {
+  it("matches at once, before the deep first stage, the fast pass's lightly compared pets that look like the pet", async () => {
+    // pet-005 is lightly fifth in the fast pass (not matched there), above DEEP_EARLY_LIGHT: it ends the search.
+    const light = (petId: string) => (petId === "pet-005" ? DEEP_EARLY_LIGHT : ["pet-001", "pet-002", "pet-003", "pet-004"].includes(petId) ? 6 : 1);
+    const { fake, calls } = stages({ "pet-005": 44 }, light);
+    const outcome = await runCascade(fake);
+    expect(calls).toEqual([`shortlist ${SHORTLIST_SIZE} ${MATCHED_SETS}`, `light ${SHORTLIST_SIZE}`, `rank ${RERANK_PROMOTED + 1}`, "rank 1"]);
+    expect(outcome).toEqual({
+      candidates: [{ petId: "pet-005", score: 44 }],
+      details: { searched: 1000, shortlisted: SHORTLIST_SIZE, reranked: SHORTLIST_SIZE, compared: RERANK_PROMOTED + 2, bestRaw: 9 },
+    });
+  });
+
+  it("compares the deep first stage's first candidates lightly first, and matches at once those that look like the pet", async () => {
+    const light = (petId: string) => (petId === "pet-040" ? 5 : ["pet-001", "pet-002", "pet-003", "pet-004"].includes(petId) ? 6 : 1);
+    const { fake, calls } = stages({ "pet-040": 51, "pet-300": 60 }, light);
+    const outcome = await runCascade(fake);
+    expect(calls).toEqual([
+      ...deepFirstStep,
+    ]);
+    expect(outcome).toEqual({
+      candidates: [{ petId: "pet-040", score: 51 }],
+      details: { searched: 1000, shortlisted: RERANK_CANDIDATES, reranked: SHORTLIST_SIZE + DEEP_LIGHT_FIRST, compared: RERANK_PROMOTED + 2, bestRaw: 9 },
+    });
+  });
+
+  it("otherwise compares the other candidates lightly and matches the best of all lightly compared pets in full, less those matched already", async () => {
     const ranked: string[][] = [];
-    // pet-005 is lightly fifth in the fast pass (not matched there) and best among the rest: the deep pass matches it.
-    const light = (petId: string) => (petId === "pet-300" ? 5 : petId === "pet-005" ? 4 : ["pet-001", "pet-002", "pet-003", "pet-004"].includes(petId) ? 6 : 1);
-    const { fake, calls } = stages({ "pet-300": 48, "pet-005": 44 }, light);
+    // pet-030 looks like the pet (matched after the first light step, not accepted); pet-005, lightly fifth in the fast
+    // pass and under DEEP_EARLY_LIGHT, and pet-300, best of the rest, are matched at the end with the next best.
+    const raws: Record<string, number> = { "pet-001": 6, "pet-002": 6, "pet-003": 6, "pet-004": 6, "pet-300": 5, "pet-030": 3, "pet-005": 1.5 };
+    const { fake, calls } = stages({ "pet-300": 48, "pet-005": 44 }, (petId) => raws[petId] ?? 1);
     const rank = fake.rank;
     fake.rank = async (petIds) => (ranked.push(petIds), rank(petIds));
     const outcome = await runCascade(fake);
     const rest = RERANK_CANDIDATES - SHORTLIST_SIZE;
     expect(calls).toEqual([
-      `shortlist ${SHORTLIST_SIZE} ${MATCHED_SETS}`,
-      `light ${SHORTLIST_SIZE}`,
-      `rank ${RERANK_PROMOTED + 1}`,
-      `shortlist ${RERANK_CANDIDATES} ${DESCRIPTOR_SETS}`,
-      `light ${rest}`,
-      `rank ${RERANK_PROMOTED}`,
+      ...deepFirstStep,
+      `light ${rest - DEEP_LIGHT_FIRST}`,
+      `rank ${RERANK_PROMOTED - 1}`,
     ]);
-    expect(ranked[0]).toEqual(["pet-001", "pet-002", "pet-003", "pet-004", "pet-000"]);
-    expect(ranked[1]).toEqual(["pet-300", "pet-005", "pet-006", "pet-007"]);
+    expect(ranked).toEqual([["pet-001", "pet-002", "pet-003", "pet-004", "pet-000"], ["pet-030"], ["pet-300", "pet-005", "pet-006"]]);
     expect(outcome.candidates).toEqual([
       { petId: "pet-300", score: 48 },
       { petId: "pet-005", score: 44 },
     ]);
-    expect(outcome.details).toEqual({ searched: 1000, shortlisted: RERANK_CANDIDATES, reranked: RERANK_CANDIDATES, compared: 2 * RERANK_PROMOTED + 1, bestRaw: 9 });
+    expect(outcome.details).toEqual({ searched: 1000, shortlisted: RERANK_CANDIDATES, reranked: RERANK_CANDIDATES, compared: RERANK_PROMOTED + 1 + 1 + RERANK_PROMOTED - 1, bestRaw: 9 });
   });
 
   it("tells its observer each step as it begins, before the stage it names runs", async () => {
@@ -92,7 +124,9 @@ describe("the 1:N cascade", () => {
       "> deep first stage",
       `shortlist ${RERANK_CANDIDATES} ${DESCRIPTOR_SETS}`,
       "> deep light",
-      `light ${RERANK_CANDIDATES - SHORTLIST_SIZE}`,
+      `light ${DEEP_LIGHT_FIRST}`,
+      "> deep light",
+      `light ${RERANK_CANDIDATES - SHORTLIST_SIZE - DEEP_LIGHT_FIRST}`,
       "> deep full",
       `rank ${RERANK_PROMOTED}`,
       "> turned views",

@@ -1,6 +1,6 @@
 import { promoteByLightScore, rerankNeeded, sortCandidates, type LightScore } from "./candidates";
 import type { GalleryShortlist } from "./gallery-shortlist";
-import { DESCRIPTOR_SETS, FIRST_STAGE_PROMOTED, MATCHED_SETS, RERANK_CANDIDATES, SHORTLIST_SIZE } from "./parameters";
+import { DEEP_EARLY_LIGHT, DEEP_LIGHT_FIRST, DESCRIPTOR_SETS, FIRST_STAGE_PROMOTED, MATCHED_SETS, RERANK_CANDIDATES, SHORTLIST_SIZE } from "./parameters";
 import type { IdentificationCandidate, IdentificationOutcome } from "./operations";
 
 /** Full matching of some pets: those at or above the decision threshold (best first), how many were compared, the best raw. */
@@ -45,7 +45,8 @@ export interface CascadeStages {
  *   what almost every genuine probe gets.
  * - Deep pass, only when the fast one accepted nobody (`rerankNeeded`): the first stage by all five frames (the ± 40°
  *   ones reach turned captures), its RERANK_CANDIDATES best; those the fast pass did not compare are compared lightly,
- *   and the best of all lightly compared pets not matched in full yet are.
+ *   and the best of all lightly compared pets not matched in full yet are; in steps that end it at the first accepted
+ *   pet (`deepPass`).
  * - Turned pass, only when the deep one accepted nobody too and the stages can turn the probe (`turned`): the fast
  *   pass again on the probe's quarter-turned views, for a nose photographed at any roll.
  */
@@ -54,37 +55,28 @@ export async function runCascade(stages: CascadeStages): Promise<IdentificationO
   const { fastLight, fastPromoted, head, shortlisted } = await fastPass(stages, "fast", observe);
   const details = { searched: shortlisted.searched, shortlisted: shortlisted.petIds.length, reranked: fastLight.length, compared: head.compared, bestRaw: head.bestRaw };
   if (!rerankNeeded(head.candidates.length)) return { candidates: sortCandidates(head.candidates), details };
-  const seen = new Set(shortlisted.petIds);
-  observe("deep", "first stage");
-  const rest = (await stages.shortlist(RERANK_CANDIDATES, DESCRIPTOR_SETS)).petIds.filter((petId) => !seen.has(petId));
-  observe("deep", "light");
-  const light = await compareLightly(stages, rest);
-  const matched = new Set(fastPromoted);
-  observe("deep", "full");
-  const promoted = await stages.rank(promoteByLightScore([...fastLight.filter((score) => !matched.has(score.petId)), ...light]));
-  const deep = {
-    candidates: sortCandidates([...head.candidates, ...promoted.candidates]),
-    details: {
-      ...details,
-      shortlisted: shortlisted.petIds.length + rest.length,
-      reranked: fastLight.length + light.length,
-      compared: head.compared + promoted.compared,
-      bestRaw: Math.max(head.bestRaw, promoted.bestRaw),
-    },
+  const deep = await deepPass(stages, { shortlisted, fastLight, fastPromoted }, observe);
+  const deepDetails = {
+    ...details,
+    shortlisted: shortlisted.petIds.length + deep.shortlisted,
+    reranked: fastLight.length + deep.reranked,
+    compared: head.compared + deep.ranking.compared,
+    bestRaw: Math.max(head.bestRaw, deep.ranking.bestRaw),
   };
-  if (!rerankNeeded(deep.candidates.length) || !stages.turned) return deep;
+  const upright = { candidates: sortCandidates([...head.candidates, ...deep.ranking.candidates]), details: deepDetails };
+  if (!rerankNeeded(upright.candidates.length) || !stages.turned) return upright;
   observe("turned", "views");
   const turnedStages = await stages.turned();
-  if (!turnedStages) return deep;
+  if (!turnedStages) return upright;
   const turned = await fastPass(turnedStages, "turned", observe);
   return {
     candidates: sortCandidates(turned.head.candidates),
     details: {
-      ...deep.details,
-      shortlisted: deep.details.shortlisted + turned.shortlisted.petIds.length,
-      reranked: deep.details.reranked + turned.fastLight.length,
-      compared: deep.details.compared + turned.head.compared,
-      bestRaw: Math.max(deep.details.bestRaw, turned.head.bestRaw),
+      ...deepDetails,
+      shortlisted: deepDetails.shortlisted + turned.shortlisted.petIds.length,
+      reranked: deepDetails.reranked + turned.fastLight.length,
+      compared: deepDetails.compared + turned.head.compared,
+      bestRaw: Math.max(deepDetails.bestRaw, turned.head.bestRaw),
     },
   };
 }
@@ -99,6 +91,59 @@ async function fastPass(stages: Omit<CascadeStages, "turned">, pass: CascadePass
   observe(pass, "full");
   const head = await stages.rank(fastPromoted);
   return { shortlisted, fastLight, fastPromoted, head };
+}
+
+/**
+ * The deep pass (`runCascade`), in steps that end it as soon as a pet is accepted:
+ * 1. the fast pass's lightly compared pets not matched in full whose light similarity reaches DEEP_EARLY_LIGHT are
+ *    matched in full (a true pet the light comparison ranked fifth or lower among the fast pass's 16);
+ * 2. the deep first stage's candidates the fast pass did not compare are compared lightly, the first DEEP_LIGHT_FIRST
+ *    of them first; after that step, those reaching DEEP_EARLY_LIGHT (best first, at most RERANK_PROMOTED) are matched
+ *    in full;
+ * 3. the rest are compared lightly, and the RERANK_PROMOTED best of every lightly compared pet not matched in full by
+ *    the fast pass (`promoteByLightScore`) are matched in full, less those matched already.
+ * Step 3 matches what a single step over every candidate would, so a search that reaches it has compared in full every
+ * pet that step would have; the earlier steps only end a search sooner or match a few pets more.
+ */
+async function deepPass(
+  stages: Omit<CascadeStages, "turned">,
+  fast: { shortlisted: GalleryShortlist; fastLight: LightScore[]; fastPromoted: string[] },
+  observe: NonNullable<CascadeStages["observe"]>,
+): Promise<{ ranking: CandidateRanking; shortlisted: number; reranked: number }> {
+  const matched = new Set(fast.fastPromoted);
+  // Every pet compared lightly and not matched in full by the fast pass: what the last step promotes from.
+  const light = fast.fastLight.filter((score) => !matched.has(score.petId));
+  const rankings: CandidateRanking[] = [];
+  let shortlisted = 0;
+  let reranked = 0;
+  const outcome = () => ({ ranking: joinRankings(rankings), shortlisted, reranked });
+  /** Matches these pets in full; whether one was accepted. */
+  const matchFully = async (petIds: string[]) => {
+    petIds.forEach((petId) => matched.add(petId));
+    observe("deep", "full");
+    const ranking = await stages.rank(petIds);
+    rankings.push(ranking);
+    return !rerankNeeded(ranking.candidates.length);
+  };
+  const likely = () => promoteByLightScore(light.filter((score) => score.raw >= DEEP_EARLY_LIGHT && !matched.has(score.petId)));
+  if (likely().length > 0 && (await matchFully(likely()))) return outcome();
+  observe("deep", "first stage");
+  const seen = new Set(fast.shortlisted.petIds);
+  const rest = (await stages.shortlist(RERANK_CANDIDATES, DESCRIPTOR_SETS)).petIds.filter((petId) => !seen.has(petId));
+  shortlisted = rest.length;
+  observe("deep", "light");
+  const first = await compareLightly(stages, rest.slice(0, DEEP_LIGHT_FIRST));
+  light.push(...first);
+  reranked = first.length;
+  if (rest.length > DEEP_LIGHT_FIRST) {
+    if (likely().length > 0 && (await matchFully(likely()))) return outcome();
+    observe("deep", "light");
+    const others = await compareLightly(stages, rest.slice(DEEP_LIGHT_FIRST));
+    light.push(...others);
+    reranked += others.length;
+  }
+  await matchFully(promoteByLightScore(light).filter((petId) => !matched.has(petId)));
+  return outcome();
 }
 
 function compareLightly(stages: Omit<CascadeStages, "turned">, petIds: string[]): Promise<LightScore[]> {

@@ -253,6 +253,16 @@ export const RERANK_CANDIDATES = 384;
 export const RERANK_KEYPOINTS = 60;
 export const RERANK_PROMOTED = 4;
 /**
+ * The deep pass in steps (cascade.ts `deepPass`): it compares its first DEEP_LIGHT_FIRST candidates lightly first, and
+ * matches in full straight away the pets whose light similarity reaches DEEP_EARLY_LIGHT (the fast pass's leftovers
+ * before its first stage, the first candidates after their light comparison); an accepted pet ends the search there.
+ * The highest light similarity a probe met among 450 other pets was at most 1.40 (hard) and 1.65 (real), where 95 %
+ * of the genuine pairs read 1.5–1.7 or more and half of them 8.8–10.7 (`npm run eval:light-floor`): at 2.0 an unknown
+ * animal's search rarely matches a pet early, and a true pet the first stage ranks high skips most of the deep pass.
+ */
+export const DEEP_LIGHT_FIRST = 64;
+export const DEEP_EARLY_LIGHT = 2.0;
+/**
  * The fast pass also matches in full the first stage's FIRST_STAGE_PROMOTED best pets, whatever their light similarity:
  * the two rankings fail on different probes. In the hard protocol (eval-s1-1100) one true pet the first stage ranked
  * first had a light similarity of 0.85, ninth of the 16 (65th of the deep pass's 384), and a full score of 68.
