@@ -16,7 +16,9 @@ export interface SessionComparison {
  * `hypotheses`: how many of ROTATION_HYPOTHESES each pair tries (all, but for the 1:N light comparison).
  */
 export function compareSessions(probe: readonly NoseTemplate[], enrolled: readonly NoseTemplate[], hypotheses?: number): SessionComparison {
-  const pairs = probe.map((p) => enrolled.map((e) => compareTemplates(p, e, hypotheses)));
+  // Enrolled image by enrolled image, so that the kernel lays each out once for every probe image (`blockNeighbours`).
+  const pairs: PairComparison[][] = probe.map(() => new Array<PairComparison>(enrolled.length));
+  enrolled.forEach((e, column) => probe.forEach((p, row) => (pairs[row][column] = compareTemplates(p, e, hypotheses))));
   return { raw: sessionRawScore(pairs.map((row) => row.map((pair) => pair.similarity))), pairs };
 }
 

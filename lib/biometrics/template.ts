@@ -127,6 +127,9 @@ function frameCountOf(view: DataView): number {
 }
 
 /** Decode and validate stored bytes; a template from another engine version is refused, not misread. */
+/** Float32Array views read the platform's byte order; templates store little-endian floats. */
+const littleEndian = new Uint8Array(new Float32Array([1]).buffer)[3] === 0x3f;
+
 export function deserializeTemplate(bytes: Uint8Array): NoseTemplate {
   const version = templateVersionOf(bytes);
   if (version !== TEMPLATE_VERSION) {
@@ -148,13 +151,13 @@ export function deserializeTemplate(bytes: Uint8Array): NoseTemplate {
   } catch (error) {
     throw new TemplateFormatError(`template's search key is damaged: ${(error as Error).message}`);
   }
-  const keypoints = new Float32Array(count * KEYPOINT_FIELDS);
-  for (let i = 0; i < keypoints.length; i++) {
-    const value = view.getFloat32(HEADER_BYTES + i * 4, true);
-    if (!Number.isFinite(value)) throw new TemplateFormatError("template holds a non-finite keypoint value");
-    keypoints[i] = value;
-  }
   const start = bytes.byteOffset + HEADER_BYTES + count * KEYPOINT_FIELDS * 4;
+  const keypoints = littleEndian
+    ? new Float32Array(bytes.buffer.slice(bytes.byteOffset + HEADER_BYTES, start))
+    : Float32Array.from({ length: count * KEYPOINT_FIELDS }, (_, i) => view.getFloat32(HEADER_BYTES + i * 4, true));
+  for (let i = 0; i < keypoints.length; i++) {
+    if (!Number.isFinite(keypoints[i])) throw new TemplateFormatError("template holds a non-finite keypoint value");
+  }
   const descriptors = new Int8Array(bytes.buffer.slice(start, start + sets * count * dims));
   const genericness = new Uint8Array(bytes.buffer.slice(start + sets * count * dims, start + sets * count * dims + count));
   return { version, width, height, quality: view.getUint8(14), keypoints, descriptors, genericness, searchKey };

@@ -108,10 +108,29 @@ describe("blockNeighbours (SIMD kernel)", () => {
     }
   });
 
+  it("equals a scalar scan with several sets of a kept and b kept laid out, past the sets it keeps and after an overwrite", () => {
+    // A session comparison: each enrolled image (b) against every probe image (a) in turn, the probe images kept between
+    // enrolled images; ten sets of a of different sizes cycle through more than the kernel keeps.
+    const dims = 64;
+    const aSets = Array.from({ length: 10 }, (_, s) => [0, 1, 2].map((k) => randomDescriptors(5 + s, dims, 100 + 3 * s + k).map((v) => Math.abs(v) % 5)));
+    const bSets = [0, 1].map((s) => [0, 1, 2].map((k) => randomDescriptors(11 + s, dims, 200 + 3 * s + k).map((v) => Math.abs(v) % 5)));
+    const pairs = [[0, 0], [1, 0], [2, 0], [2, 1], [1, 2]] as const;
+    const expected = (aBlocks: Int8Array[], bBlocks: Int8Array[]) => pairs.map(([a, b]) => scalarNeighbours(aBlocks[a], 1, bBlocks[b], dims)[0]);
+    for (const round of [0, 1]) {
+      for (const bBlocks of bSets) {
+        for (const aBlocks of aSets) expect(blockNeighbours(aBlocks, bBlocks, pairs, dims).map(plain)).toEqual(expected(aBlocks, bBlocks));
+      }
+      for (const aBlocks of aSets.slice(0, 3)) {
+        for (const bBlocks of [...bSets, bSets[0]]) expect(blockNeighbours(aBlocks, bBlocks, pairs, dims).map(plain)).toEqual(expected(aBlocks, bBlocks));
+      }
+      if (round === 0) dotProductMatrix(randomDescriptors(50, dims, 5), randomDescriptors(50, dims, 6), dims);
+    }
+  });
+
   it("equals a scalar scan on signed values to the int8 extremes, for the light and the full comparison's shapes", () => {
     // The light comparison: 60 rows against 60 under the whole-frame hypotheses; the full one: 300 against 297 under all
     // nine (a's three frames and two half-step frames against b's three). b is laid out column pair by column pair
-    // (sign-extended) for every call: one probe's blocks against several images in turn.
+    // (sign-extended) for each image: one probe's blocks against several images in turn.
     const dims = 64;
     const signed = (count: number, seed: number) => {
       const values = randomDescriptors(count, dims, seed);

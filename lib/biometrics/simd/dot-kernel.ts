@@ -41,13 +41,41 @@ function layColumnPairs(kernel: PairLayer, blocks: readonly Int8Array[], dims: n
 }
 
 /**
- * The blocks of `a` that `blockNeighbours` last widened into kernel memory (one template's descriptor frames, searched
- * against image after image), where they lie, and where free memory starts after them. They are loaded again only for
- * other arrays (templates are never changed in place) or after `load` wrote over them.
+ * The block sets of `a` that `blockNeighbours` widened into kernel memory (each one template's descriptor frames: a probe
+ * image compared with image after image, or a session's few probe images compared with each enrolled image in turn),
+ * one after another from byte 0, and the end of the last. They are loaded again only for other arrays (templates are
+ * never changed in place) or after `load` wrote over them; past KEPT_A_SETS sets or KEPT_A_BYTES bytes (staging
+ * included) the list starts again empty. `b` is laid out from KEPT_A_BYTES on.
  */
-let keptA: readonly Int8Array[] = [];
-let keptAAt = 0;
+let keptA: { blocks: readonly Int8Array[]; at: number }[] = [];
 let keptAEnd = 0;
+const KEPT_A_SETS = 8;
+const KEPT_A_BYTES = 4 << 20;
+/** The blocks of `b` last laid out (at `at`, `padB` rows): an enrolled image compared with each probe image in turn. */
+let keptB: { blocks: readonly Int8Array[]; at: number; padB: number } | null = null;
+
+/** Where `aBlocks` lie widened in kernel memory: from the kept sets, or widened after them now. */
+function widenedA(aBlocks: readonly Int8Array[], aLength: number): number {
+  const kept = keptA.find((set) => sameBlocks(set.blocks, aBlocks));
+  if (kept) return kept.at;
+  const total = aLength * aBlocks.length;
+  if (keptA.length >= KEPT_A_SETS || keptAEnd + 3 * total > KEPT_A_BYTES) {
+    keptA = [];
+    keptAEnd = 0;
+  }
+  // The int8 staging right after the widened copy's place, then widened into it.
+  const at = align16(keptAEnd);
+  const stage = align16(at + 2 * total);
+  growMemoryTo(memory, stage + total);
+  const bytes = new Int8Array(memory.buffer);
+  aBlocks.forEach((block, i) => bytes.set(block, stage + i * aLength));
+  widen(stage, total, at);
+  keptA.push({ blocks: [...aBlocks], at });
+  keptAEnd = at + 2 * total;
+  // b is laid out after KEPT_A_BYTES: a set larger than that was staged over it.
+  if (stage + total > KEPT_A_BYTES) keptB = null;
+  return at;
+}
 
 function checkDims(dims: number, a: Int8Array, b: Int8Array): void {
   if (dims % 16 !== 0 || a.length % dims !== 0 || b.length % dims !== 0) throw new Error("descriptor size must be a multiple of 16");
@@ -59,6 +87,8 @@ function checkDims(dims: number, a: Int8Array, b: Int8Array): void {
  */
 function load(a: Int8Array, b: Int8Array, dims: number, extraBytes: number): { pa: number; pb: number; free: number } {
   keptA = [];
+  keptAEnd = 0;
+  keptB = null;
   const countB = b.length / dims;
   // int8 staging for a and b, then their widened copies.
   const stageB = align16(a.length);
@@ -105,9 +135,10 @@ function sameBlocks(x: readonly Int8Array[], y: readonly Int8Array[]): boolean {
  * For each pair in order, the nearest-neighbour figures of the dot products of block `pairs[k][0]` of `a` (rows: the
  * same keypoints described in one frame) with block `pairs[k][1]` of `b`, computed without storing the matrix. Equal
  * to a scalar scan (rows, then columns, ascending; ties keep the first): INT32_MIN, INT32_MIN, -1 for a row when b is
- * empty, -1 for a column when a is. Every block of `a` holds the same rows, and so does every block of `b`. `a`'s blocks stay in
- * kernel memory between calls with the same arrays (a probe image compared with many images), and consecutive
- * pairs of consecutive `a` blocks against one `b` block take one kernel call.
+ * empty, -1 for a column when a is. Every block of `a` holds the same rows, and so does every block of `b`. The last
+ * few sets of `a` blocks stay in kernel memory between calls with the same arrays (a session's probe images compared
+ * with many images), and so do the last `b` blocks laid out (an enrolled image compared with each probe image in turn);
+ * consecutive pairs of consecutive `a` blocks against one `b` block take one kernel call.
  */
 export function blockNeighbours(aBlocks: readonly Int8Array[], bBlocks: readonly Int8Array[], pairs: readonly (readonly [number, number])[], dims: number): FrameNeighbours[] {
   const aLength = aBlocks[0]?.length ?? 0;
@@ -120,26 +151,19 @@ export function blockNeighbours(aBlocks: readonly Int8Array[], bBlocks: readonly
   const countB = bLength / dims;
   const padB = roundUp16(countB);
   const laidB = 2 * padB * dims;
-  if (!sameBlocks(keptA, aBlocks)) {
-    // int8 staging, then the widened blocks one after another.
-    const total = aLength * aBlocks.length;
-    keptAAt = align16(total);
-    keptAEnd = align16(keptAAt + 2 * total);
-    growMemoryTo(memory, keptAEnd);
-    const bytes = new Int8Array(memory.buffer);
-    aBlocks.forEach((block, i) => bytes.set(block, i * aLength));
-    widen(0, total, keptAAt);
-    keptA = [...aBlocks];
-  }
-  const pa = keptAAt;
-  const pb = align16(keptAEnd);
+  const pa = widenedA(aBlocks, aLength);
+  // b after the kept sets' room, so that its place stays put while they change.
+  const pb = align16(Math.max(KEPT_A_BYTES, keptAEnd));
   const perFrame = 3 * countA + 2 * padB;
   // b laid out, then staged as int8 (half as many bytes), then the kernel's scratch and output.
   const stageB = pb + laidB * bBlocks.length;
   const scratch = stageB + (laidB / 2) * bBlocks.length;
   const out = scratch + 48;
   growMemoryTo(memory, out + perFrame * pairs.length * 4);
-  layColumnPairs(main, bBlocks, dims, padB, pb, stageB);
+  if (!keptB || keptB.at !== pb || keptB.padB !== padB || !sameBlocks(keptB.blocks, bBlocks)) {
+    layColumnPairs(main, bBlocks, dims, padB, pb, stageB);
+    keptB = { blocks: [...bBlocks], at: pb, padB };
+  }
   for (let k = 0; k < pairs.length; ) {
     const [first, b] = pairs[k];
     let run = 1;
