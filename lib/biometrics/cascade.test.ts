@@ -4,11 +4,15 @@ import { DEEP_EARLY_LIGHT, DEEP_LIGHT_FIRST, DESCRIPTOR_SETS, FIRST_STAGE_PROMOT
 
 const ids = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => `pet-${String(from + i).padStart(3, "0")}`);
 
-/** A fast pass whose lightly best pets and first-stage best (pet-000) are not accepted, then the deep pass's first step matching one pet. */
+/**
+ * A fast pass whose lightly best pets (pet-001 first) and first-stage best (pet-000) are not accepted: the lightly best
+ * and the first stage's best matched first, then the others.
+ */
+const fastPassAcceptingNobody = [`shortlist ${SHORTLIST_SIZE} ${MATCHED_SETS}`, `light ${SHORTLIST_SIZE}`, "rank 2", `rank ${RERANK_PROMOTED - 1}`];
+
+/** That fast pass, then the deep pass's first step matching one pet. */
 const deepFirstStep = [
-  `shortlist ${SHORTLIST_SIZE} ${MATCHED_SETS}`,
-  `light ${SHORTLIST_SIZE}`,
-  `rank ${RERANK_PROMOTED + 1}`,
+  ...fastPassAcceptingNobody,
   `shortlist ${RERANK_CANDIDATES} ${DESCRIPTOR_SETS}`,
   `light ${DEEP_LIGHT_FIRST}`,
   "rank 1",
@@ -39,23 +43,29 @@ describe("the 1:N cascade", () => {
   it("ends after the fast pass when the full matching of its lightly best pets accepts one", async () => {
     const { fake, calls } = stages({ "pet-003": 55 }, (petId) => (petId === "pet-003" ? 7 : 1));
     const outcome = await runCascade(fake);
-    expect(calls).toEqual([`shortlist ${SHORTLIST_SIZE} ${MATCHED_SETS}`, `light ${SHORTLIST_SIZE}`, `rank ${RERANK_PROMOTED}`]);
-    expect(outcome).toEqual({ candidates: [{ petId: "pet-003", score: 55 }], details: { searched: 1000, shortlisted: SHORTLIST_SIZE, reranked: SHORTLIST_SIZE, compared: RERANK_PROMOTED, bestRaw: 9 } });
+    expect(calls).toEqual([`shortlist ${SHORTLIST_SIZE} ${MATCHED_SETS}`, `light ${SHORTLIST_SIZE}`, "rank 2"]);
+    expect(outcome).toEqual({ candidates: [{ petId: "pet-003", score: 55 }], details: { searched: 1000, shortlisted: SHORTLIST_SIZE, reranked: SHORTLIST_SIZE, compared: 2, bestRaw: 9 } });
   });
 
-  it("matches in full only the fast pass's pets the light comparison ranks best, and the first stage's best", async () => {
-    const ranked: string[][] = [];
-    // The first stage ranks pet-000 first; the light comparison last (raw 0).
-    const { fake } = stages({ "pet-012": 61, "pet-000": 50 }, (petId) => Number(petId.slice(4)));
-    const rank = fake.rank;
-    fake.rank = async (petIds) => (ranked.push(petIds), rank(petIds));
-    const outcome = await runCascade(fake);
+  it("matches in full only the fast pass's pets the light comparison ranks best, and the first stage's best, those two first", async () => {
+    // The first stage ranks pet-000 first; the light comparison last (raw 0) and pet-015 first.
+    const byNumber = (petId: string) => Number(petId.slice(4));
+    const matched = async (accepted: Record<string, number>) => {
+      const ranked: string[][] = [];
+      const { fake } = stages(accepted, byNumber);
+      const rank = fake.rank;
+      fake.rank = async (petIds) => (ranked.push(petIds), rank(petIds));
+      return { ranked, outcome: await runCascade(fake) };
+    };
     expect(FIRST_STAGE_PROMOTED).toBe(1);
-    expect(ranked).toEqual([[...ids(SHORTLIST_SIZE - RERANK_PROMOTED, SHORTLIST_SIZE).reverse(), "pet-000"]]);
-    expect(outcome.candidates).toEqual([
-      { petId: "pet-012", score: 61 },
-      { petId: "pet-000", score: 50 },
-    ]);
+    const lightlyBest = ids(SHORTLIST_SIZE - RERANK_PROMOTED, SHORTLIST_SIZE).reverse();
+    const found = await matched({ "pet-012": 61 });
+    expect(found.ranked).toEqual([[lightlyBest[0], "pet-000"], lightlyBest.slice(1)]);
+    expect(found.outcome.candidates).toEqual([{ petId: "pet-012", score: 61 }]);
+    // The first stage's best accepted ends the pass before the lightly second to fourth are matched.
+    const first = await matched({ "pet-012": 61, "pet-000": 50 });
+    expect(first.ranked).toEqual([[lightlyBest[0], "pet-000"]]);
+    expect(first.outcome.candidates).toEqual([{ petId: "pet-000", score: 50 }]);
   });
 
   it("matches at once, before the deep first stage, the fast pass's lightly compared pets that look like the pet", async () => {
@@ -63,7 +73,7 @@ describe("the 1:N cascade", () => {
     const light = (petId: string) => (petId === "pet-005" ? DEEP_EARLY_LIGHT : ["pet-001", "pet-002", "pet-003", "pet-004"].includes(petId) ? 6 : 1);
     const { fake, calls } = stages({ "pet-005": 44 }, light);
     const outcome = await runCascade(fake);
-    expect(calls).toEqual([`shortlist ${SHORTLIST_SIZE} ${MATCHED_SETS}`, `light ${SHORTLIST_SIZE}`, `rank ${RERANK_PROMOTED + 1}`, "rank 1"]);
+    expect(calls).toEqual([...fastPassAcceptingNobody, "rank 1"]);
     expect(outcome).toEqual({
       candidates: [{ petId: "pet-005", score: 44 }],
       details: { searched: 1000, shortlisted: SHORTLIST_SIZE, reranked: SHORTLIST_SIZE, compared: RERANK_PROMOTED + 2, bestRaw: 9 },
@@ -98,7 +108,7 @@ describe("the 1:N cascade", () => {
       `light ${rest - DEEP_LIGHT_FIRST}`,
       `rank ${RERANK_PROMOTED - 1}`,
     ]);
-    expect(ranked).toEqual([["pet-001", "pet-002", "pet-003", "pet-004", "pet-000"], ["pet-030"], ["pet-300", "pet-005", "pet-006"]]);
+    expect(ranked).toEqual([["pet-001", "pet-000"], ["pet-002", "pet-003", "pet-004"], ["pet-030"], ["pet-300", "pet-005", "pet-006"]]);
     expect(outcome.candidates).toEqual([
       { petId: "pet-300", score: 48 },
       { petId: "pet-005", score: 44 },
@@ -120,7 +130,9 @@ describe("the 1:N cascade", () => {
       "> fast light",
       `light ${SHORTLIST_SIZE}`,
       "> fast full",
-      `rank ${RERANK_PROMOTED}`,
+      // Every light raw is alike: the lightly best is the first stage's best, matched alone first.
+      "rank 1",
+      `rank ${RERANK_PROMOTED - 1}`,
       "> deep first stage",
       `shortlist ${RERANK_CANDIDATES} ${DESCRIPTOR_SETS}`,
       "> deep light",
@@ -136,7 +148,8 @@ describe("the 1:N cascade", () => {
       "> turned light",
       `light ${SHORTLIST_SIZE}`,
       "> turned full",
-      `rank ${RERANK_PROMOTED}`,
+      "rank 1",
+      `rank ${RERANK_PROMOTED - 1}`,
     ]);
   });
 
@@ -162,13 +175,13 @@ describe("the 1:N cascade", () => {
     const outcome = await runCascade(fake);
     expect(made).toBe(1);
     expect(calls.filter((call) => call.startsWith("shortlist"))).toEqual([`shortlist ${SHORTLIST_SIZE} ${MATCHED_SETS}`, `shortlist ${RERANK_CANDIDATES} ${DESCRIPTOR_SETS}`]);
-    expect(turned.calls).toEqual([`shortlist ${SHORTLIST_SIZE} ${MATCHED_SETS}`, `light ${SHORTLIST_SIZE}`, `rank ${RERANK_PROMOTED + 1}`]);
+    expect(turned.calls).toEqual([`shortlist ${SHORTLIST_SIZE} ${MATCHED_SETS}`, `light ${SHORTLIST_SIZE}`, "rank 2"]);
     expect(outcome.candidates).toEqual([{ petId: "pet-007", score: 62 }]);
     expect(outcome.details).toEqual({
       searched: 1000,
       shortlisted: RERANK_CANDIDATES + SHORTLIST_SIZE,
       reranked: RERANK_CANDIDATES + SHORTLIST_SIZE,
-      compared: upright.compared + RERANK_PROMOTED + 1,
+      compared: upright.compared + 2,
       bestRaw: 9,
     });
   });

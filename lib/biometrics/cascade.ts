@@ -87,9 +87,16 @@ async function fastPass(stages: Omit<CascadeStages, "turned">, pass: CascadePass
   const shortlisted = await stages.shortlist(SHORTLIST_SIZE, MATCHED_SETS);
   observe(pass, "light");
   const fastLight = await compareLightly(stages, shortlisted.petIds);
-  const fastPromoted = [...new Set([...promoteByLightScore(fastLight), ...shortlisted.petIds.slice(0, FIRST_STAGE_PROMOTED)])];
+  const lightBest = promoteByLightScore(fastLight);
+  const firstStageBest = shortlisted.petIds.slice(0, FIRST_STAGE_PROMOTED);
+  const fastPromoted = [...new Set([...lightBest, ...firstStageBest])];
   observe(pass, "full");
-  const head = await stages.rank(fastPromoted);
+  // The lightly best and the first stage's best first: the true pet is almost always one of them, and accepted it ends
+  // the pass before the others are matched.
+  const first = [...new Set([...lightBest.slice(0, 1), ...firstStageBest])];
+  const firstRanking = await stages.rank(first);
+  const others = fastPromoted.filter((petId) => !first.includes(petId));
+  const head = !rerankNeeded(firstRanking.candidates.length) || others.length === 0 ? firstRanking : joinRankings([firstRanking, await stages.rank(others)]);
   return { shortlisted, fastLight, fastPromoted, head };
 }
 
