@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { runCascade, type CascadeStages } from "./cascade";
+import { rankInTurn, runCascade, type CascadeStages } from "./cascade";
 import { DEEP_EARLY_LIGHT, DEEP_LIGHT_FIRST, DESCRIPTOR_SETS, FIRST_STAGE_PROMOTED, MATCHED_SETS, RERANK_CANDIDATES, RERANK_PROMOTED, SHORTLIST_SIZE } from "./parameters";
 
 const ids = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => `pet-${String(from + i).padStart(3, "0")}`);
@@ -66,6 +66,16 @@ describe("the 1:N cascade", () => {
     const first = await matched({ "pet-012": 61, "pet-000": 50 });
     expect(first.ranked).toEqual([[lightlyBest[0], "pet-000"]]);
     expect(first.outcome.candidates).toEqual([{ petId: "pet-000", score: 50 }]);
+  });
+
+  it("hands the fast pass's two batches to the stages' batch matching when they have one", async () => {
+    const batches: string[][][] = [];
+    const { fake, calls } = stages({ "pet-015": 70 }, (petId) => Number(petId.slice(4)));
+    fake.rankBatches = async (given) => (batches.push(given), rankInTurn(given, fake.rank));
+    const outcome = await runCascade(fake);
+    expect(batches).toEqual([[["pet-015", "pet-000"], ["pet-014", "pet-013", "pet-012"]]]);
+    expect(calls).toEqual([`shortlist ${SHORTLIST_SIZE} ${MATCHED_SETS}`, `light ${SHORTLIST_SIZE}`, "rank 2"]);
+    expect(outcome.candidates).toEqual([{ petId: "pet-015", score: 70 }]);
   });
 
   it("matches at once, before the deep first stage, the fast pass's lightly compared pets that look like the pet", async () => {

@@ -25,6 +25,11 @@ export interface CascadeStages {
   shortlist(limit: number, sets: number): Promise<GalleryShortlist>;
   /** The full matcher on these pets. */
   rank(petIds: string[]): Promise<CandidateRanking>;
+  /**
+   * The full matcher on batches of pets in turn, up to the first batch that accepts a pet (`rankInTurn`); a stage that
+   * reads templates reads every batch's at once. Without it, `rank` runs on each batch.
+   */
+  rankBatches?(batches: string[][]): Promise<CandidateRanking>;
   /** The light comparison of these pets (`lightRawScores`). */
   compareLightly(petIds: string[]): Promise<LightScore[]>;
   /**
@@ -94,9 +99,8 @@ async function fastPass(stages: Omit<CascadeStages, "turned">, pass: CascadePass
   // The lightly best and the first stage's best first: the true pet is almost always one of them, and accepted it ends
   // the pass before the others are matched.
   const first = [...new Set([...lightBest.slice(0, 1), ...firstStageBest])];
-  const firstRanking = await stages.rank(first);
-  const others = fastPromoted.filter((petId) => !first.includes(petId));
-  const head = !rerankNeeded(firstRanking.candidates.length) || others.length === 0 ? firstRanking : joinRankings([firstRanking, await stages.rank(others)]);
+  const batches = [first, fastPromoted.filter((petId) => !first.includes(petId))];
+  const head = await (stages.rankBatches ? stages.rankBatches(batches) : rankInTurn(batches, (petIds) => stages.rank(petIds)));
   return { shortlisted, fastLight, fastPromoted, head };
 }
 
@@ -155,6 +159,18 @@ async function deepPass(
 
 function compareLightly(stages: Omit<CascadeStages, "turned">, petIds: string[]): Promise<LightScore[]> {
   return petIds.length > 0 ? stages.compareLightly(petIds) : Promise.resolve([]);
+}
+
+/** Full matching of batches of pets in turn, up to the first batch that accepts a pet (empty batches are skipped); joined. */
+export async function rankInTurn(batches: readonly string[][], rank: (petIds: string[]) => Promise<CandidateRanking>): Promise<CandidateRanking> {
+  const rankings: CandidateRanking[] = [];
+  for (const batch of batches) {
+    if (batch.length === 0) continue;
+    const ranking = await rank(batch);
+    rankings.push(ranking);
+    if (!rerankNeeded(ranking.candidates.length)) break;
+  }
+  return joinRankings(rankings);
 }
 
 /** Joins the full matching of several shares of the pets. */

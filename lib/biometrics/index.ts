@@ -4,7 +4,7 @@
  */
 import { EnginePool, EngineTaskError, hashKey } from "./engine-pool";
 import { mergeShortlists } from "./gallery-shortlist";
-import { joinRankings, runCascade, type CascadeStages } from "./cascade";
+import { joinRankings, rankInTurn, runCascade, type CascadeStages } from "./cascade";
 import { GalleryNotLoadedError } from "./gallery-not-loaded";
 import type { ExtractionOptions } from "./extract";
 import { packPets, splitPackedPets, type PackedPets } from "./packed-pets";
@@ -167,15 +167,21 @@ export async function identifyInGallery(
       return mergeShortlists(await Promise.all(shards), limit);
     };
   };
-  const rankWith = (views?: Uint8Array[][]) => async (petIds: string[]) => {
-    const pets = petIds.length > 0 ? await loadTemplates(petIds) : [];
-    return joinRankings(await shareOut(engine, pets, async (share) => [await engine.run("rankShortlist", probe, share, views)]));
+  const rankLoaded = (pets: GalleryPet[], views?: Uint8Array[][]) =>
+    shareOut(engine, pets, async (share) => [await engine.run("rankShortlist", probe, share, views)]).then(joinRankings);
+  const load = (petIds: string[]) => (petIds.length > 0 ? loadTemplates(petIds) : Promise.resolve([]));
+  const rankWith = (views?: Uint8Array[][]) => async (petIds: string[]) => rankLoaded(await load(petIds), views);
+  // Every batch's templates in one read (one round trip to the database), matched batch by batch.
+  const rankBatchesWith = (views?: Uint8Array[][]) => async (batches: string[][]) => {
+    const loaded = new Map((await load(batches.flat())).map((pet) => [pet.petId, pet]));
+    return rankInTurn(batches, (petIds) => rankLoaded(petIds.flatMap((petId) => loaded.get(petId) ?? []), views));
   };
   const compareLightlyWith = (templates: Uint8Array[]) => async (petIds: string[]) =>
     shareOut(engine, await loadLightTemplates(petIds), (share) => engine.run("rerankCandidates", templates, share));
   return runCascade({
     shortlist: shortlistOf(probe, search),
     rank: rankWith(),
+    rankBatches: rankBatchesWith(),
     compareLightly: compareLightlyWith(probe),
     // The turned pass (decision 0029): each probe image's quarter-turned views, made at once over the pool.
     turned: async () => {
@@ -183,7 +189,7 @@ export async function identifyInGallery(
       const views = await Promise.all(probe.map((template, p) => (probeImages[p]?.length ? engine.run("turnProbeImage", template, probeImages[p]) : [])));
       const flat = views.flat();
       if (flat.length === 0) return null;
-      return { shortlist: shortlistOf(flat), rank: rankWith(views), compareLightly: compareLightlyWith(flat) };
+      return { shortlist: shortlistOf(flat), rank: rankWith(views), rankBatches: rankBatchesWith(views), compareLightly: compareLightlyWith(flat) };
     },
     observe,
   });
