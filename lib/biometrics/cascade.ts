@@ -136,8 +136,12 @@ async function deepPass(
     rankings.push(ranking);
     return !rerankNeeded(ranking.candidates.length);
   };
-  const likely = () => promoteByLightScore(light.filter((score) => score.raw >= DEEP_EARLY_LIGHT && !matched.has(score.petId)));
-  if (likely().length > 0 && (await matchFully(likely()))) return outcome();
+  /** Matches in full the lightly compared pets not matched yet that reach DEEP_EARLY_LIGHT (none: false); whether one was accepted. */
+  const matchLikely = async () => {
+    const likely = promoteByLightScore(light.filter((score) => score.raw >= DEEP_EARLY_LIGHT && !matched.has(score.petId)));
+    return likely.length > 0 && matchFully(likely);
+  };
+  if (await matchLikely()) return outcome();
   observe("deep", "first stage");
   const seen = new Set(fast.shortlisted.petIds);
   const rest = (await stages.shortlist(RERANK_CANDIDATES, DESCRIPTOR_SETS)).petIds.filter((petId) => !seen.has(petId));
@@ -147,7 +151,7 @@ async function deepPass(
   light.push(...first);
   reranked = first.length;
   if (rest.length > DEEP_LIGHT_FIRST) {
-    if (likely().length > 0 && (await matchFully(likely()))) return outcome();
+    if (await matchLikely()) return outcome();
     observe("deep", "light");
     const others = await compareLightly(stages, rest.slice(DEEP_LIGHT_FIRST));
     light.push(...others);

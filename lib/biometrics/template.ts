@@ -126,10 +126,10 @@ function frameCountOf(view: DataView): number {
   return sets;
 }
 
-/** Decode and validate stored bytes; a template from another engine version is refused, not misread. */
 /** Float32Array views read the platform's byte order; templates store little-endian floats. */
 const littleEndian = new Uint8Array(new Float32Array([1]).buffer)[3] === 0x3f;
 
+/** Decode and validate stored bytes; a template from another engine version is refused, not misread. */
 export function deserializeTemplate(bytes: Uint8Array): NoseTemplate {
   const version = templateVersionOf(bytes);
   if (version !== TEMPLATE_VERSION) {
