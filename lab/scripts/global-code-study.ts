@@ -12,7 +12,8 @@
  * each size it prints how often the true pet ranks within each depth by the code and by the first stage (all five
  * frames, as the deep pass ranks). 4,096 float values an image are no compact code (100,000 pets' would take 8 GB): this
  * measures the ranking such a code can give at most; `--dims N` projects it on N random axes, a compact code's size
- * without a learned compression. Prints figures only.
+ * without a learned compression; `--whiten N` (with `--cache`) PCA-whitens it to N values, learned on the other subjects'
+ * captures 5–7 (images of neither the enrolled pets nor the distractors). Prints figures only.
  */
 import os from "node:os";
 import path from "node:path";
@@ -25,6 +26,7 @@ import { DESCRIPTOR_DIMS, DESCRIPTOR_SETS, MATCHED_SETS, VOCABULARY_COARSE } fro
 import { deserializeTemplate, descriptorSet, descriptorSetCount, searchKeyOfTemplate, type NoseTemplate } from "@/lib/biometrics/template";
 import { vocabulary } from "@/lib/biometrics/visual-words";
 import { readSubjectCache } from "../evaluation/subject-cache";
+import { symmetricEigen } from "../evaluation/symmetric-eigen";
 
 const { values } = parseScriptArgs({
   name: "eval:global-code",
@@ -36,6 +38,8 @@ const { values } = parseScriptArgs({
     cache: { type: "string" },
     // A compact code: the VLAD code projected on this many random orthonormal-ish (Gaussian) axes and normalised again.
     dims: { type: "string" },
+    // A learned compact code (with --cache): PCA-whitening to this many values, trained on the other subjects' captures 5–7.
+    whiten: { type: "string" },
   },
 });
 const DEPTHS = [16, 384, 1000, 5000];
@@ -84,9 +88,50 @@ const projection = values.dims
     })()
   : null;
 
-/** The code as compared: the VLAD code, or its projection (normalised). */
+/**
+ * PCA-whitening learned from training codes: the mean, and the `dims` leading principal axes each divided by the square
+ * root of its variance (by the Gram matrix of the centred codes, as there are fewer codes than values).
+ */
+function learnWhitening(codes: readonly Float32Array[], dims: number): { mean: Float32Array; axes: Float32Array } {
+  const n = codes.length;
+  const mean = new Float32Array(CODE);
+  for (const c of codes) for (let i = 0; i < CODE; i++) mean[i] += c[i] / n;
+  const centred = codes.map((c) => Float32Array.from(c, (x, i) => x - mean[i]));
+  const gram = new Float64Array(n * n);
+  for (let i = 0; i < n; i++) for (let j = i; j < n; j++) gram[i * n + j] = gram[j * n + i] = dot(centred[i], centred[j]);
+  const { values: eigenvalues, vectors } = symmetricEigen(gram, n);
+  const order = [...eigenvalues.keys()].slice(0, Math.min(dims, n - 1));
+  const axes = new Float32Array(order.length * CODE);
+  order.forEach((e, d) => {
+    // The axis X^T u / sqrt(λ) has unit length; whitened, it is divided by sqrt(λ / n) again.
+    const scale = 1 / Math.sqrt(Math.max(eigenvalues[e], 1e-12)) / Math.sqrt(Math.max(eigenvalues[e] / n, 1e-12));
+    for (let i = 0; i < n; i++) {
+      const u = vectors[i * n + e] * scale;
+      for (let k = 0; k < CODE; k++) axes[d * CODE + k] += u * centred[i][k];
+    }
+  });
+  return { mean, axes };
+}
+
+let whitening: { mean: Float32Array; axes: Float32Array } | null = null;
+
+/** The code as compared: the VLAD code, its projection or its whitening (normalised). */
 function code(descriptors: Int8Array): Float32Array {
   const full = vlad(descriptors);
+  if (whitening) {
+    const dims = whitening.axes.length / CODE;
+    const out = new Float32Array(dims);
+    let norm = 0;
+    for (let d = 0; d < dims; d++) {
+      let sum = 0;
+      for (let i = 0; i < CODE; i++) sum += whitening.axes[d * CODE + i] * (full[i] - whitening.mean[i]);
+      out[d] = sum;
+      norm += sum * sum;
+    }
+    norm = Math.sqrt(norm) || 1;
+    for (let d = 0; d < dims; d++) out[d] /= norm;
+    return out;
+  }
   if (!projection) return full;
   const dims = projection.length / CODE;
   const out = new Float32Array(dims);
@@ -122,6 +167,8 @@ interface StudySet {
   name: string;
   subjects: { enrol: Uint8Array[]; probe: Uint8Array[] }[];
   pool: Uint8Array[];
+  /** Images of neither the enrolled subjects nor the pool: what a learned compression is trained on. */
+  training: Uint8Array[];
 }
 
 /** A bench:search cache: the first `genuine` subjects enrolled and probed, the others' enrolments the pool. */
@@ -132,7 +179,8 @@ function cacheSet(file: string, genuine: number): StudySet {
     .slice(0, genuine)
     .map((captures) => ({ enrol: usable(captures.slice(0, 5)), probe: usable(captures.slice(5)) }))
     .filter((subject) => subject.enrol.length >= 2 && subject.probe.length >= 2);
-  return { name: path.basename(file), subjects, pool: bytes.slice(genuine).flatMap((captures) => usable(captures.slice(0, 5))) };
+  const others = bytes.slice(genuine);
+  return { name: path.basename(file), subjects, pool: others.flatMap((captures) => usable(captures.slice(0, 5))), training: others.flatMap((captures) => usable(captures.slice(5))) };
 }
 
 async function benchSet(setting: ProbeSetting, genuine: number): Promise<StudySet> {
@@ -145,14 +193,19 @@ async function benchSet(setting: ProbeSetting, genuine: number): Promise<StudySe
     cacheDir: path.join(os.tmpdir(), "rhinarium-bench-cache"),
     log: () => {},
   });
-  return { name: setting, subjects: subjects.slice(0, genuine), pool };
+  return { name: setting, subjects: subjects.slice(0, genuine), pool, training: [] };
 }
 
 const sizes = values.sizes.split(",").map(Number);
 const sets: StudySet[] = [];
 if (values.cache) sets.push(cacheSet(values.cache, Number(values.genuine)));
 else for (const setting of values.settings.split(",") as ProbeSetting[]) sets.push(await benchSet(setting, Number(values.genuine)));
-for (const { name, subjects, pool } of sets) {
+for (const { name, subjects, pool, training } of sets) {
+  if (values.whiten) {
+    if (training.length === 0) throw new Error("--whiten needs --cache: its other subjects' captures 5-7 are the training images");
+    whitening = null;
+    whitening = learnWhitening(training.map((bytes) => vlad(descriptorSet(deserializeTemplate(bytes), 0))), Number(values.whiten));
+  }
   const started = performance.now();
   const poolCodes = pool.map((bytes) => code(descriptorSet(deserializeTemplate(bytes), 0)));
   const enrolCodes = subjects.map((subject) => subject.enrol.map((bytes) => code(descriptorSet(deserializeTemplate(bytes), 0))));
@@ -162,7 +215,7 @@ for (const { name, subjects, pool } of sets) {
   const poolScores = probes.map((images) => images.map((frames) => Float64Array.from(poolCodes, (code) => imageScore(frames, code))));
   const petScore = (s: number, imageScores: (p: number) => number[]) => meanOfTwoBest(probes[s].map((_, p) => meanOfTwoBest(imageScores(p))));
   const realScores = subjects.map((_, s) => enrolCodes.map((codes) => petScore(s, (p) => codes.map((code) => imageScore(probes[s][p], code)))));
-  console.log(`\n${name}${projection ? `, the code projected to ${values.dims} values` : ""}: ${subjects.length} probes (3 images), a pool of ${pool.length} distractor images; a code ${codeMs.toFixed(1)} ms`);
+  console.log(`\n${name}${projection ? `, the code projected to ${values.dims} values` : ""}${whitening ? `, the code PCA-whitened to ${whitening.axes.length / CODE} values (trained on ${training.length} other images)` : ""}: ${subjects.length} probes (3 images), a pool of ${pool.length} distractor images; a code ${codeMs.toFixed(1)} ms`);
   console.log("| pets | true pet within 16 / 384 / 1,000 / 5,000 by the code | within 16 / 384 / 1,000 by the first stage (all frames) ");
   console.log("| --- | --- | --- |");
   for (const size of sizes) {
