@@ -79,12 +79,17 @@ function vlad(descriptors: Int8Array): Float32Array {
   return code;
 }
 
-/** With `--dims`: the random Gaussian projection (dims x CODE, seeded) every code is projected by. */
-const projection = values.dims
+/** A compression of the code: each value is the code (less `mean`, if any) on one of the axes (values x CODE, row-major). */
+interface Compression {
+  axes: Float32Array;
+  mean: Float32Array | null;
+}
+
+/** With `--dims`: random Gaussian axes (seeded); with `--whiten`: learned for each set (`learnWhitening`). */
+let compression: Compression | null = values.dims
   ? (() => {
       const rng = new Rng(4242);
-      const gauss = () => Math.sqrt(-2 * Math.log(1 - rng.next())) * Math.cos(2 * Math.PI * rng.next());
-      return Float32Array.from({ length: Number(values.dims) * CODE }, gauss);
+      return { axes: Float32Array.from({ length: Number(values.dims) * CODE }, () => rng.normal()), mean: null };
     })()
   : null;
 
@@ -92,7 +97,7 @@ const projection = values.dims
  * PCA-whitening learned from training codes: the mean, and the `dims` leading principal axes each divided by the square
  * root of its variance (by the Gram matrix of the centred codes, as there are fewer codes than values).
  */
-function learnWhitening(codes: readonly Float32Array[], dims: number): { mean: Float32Array; axes: Float32Array } {
+function learnWhitening(codes: readonly Float32Array[], dims: number): Compression {
   const n = codes.length;
   const mean = new Float32Array(CODE);
   for (const c of codes) for (let i = 0; i < CODE; i++) mean[i] += c[i] / n;
@@ -113,38 +118,16 @@ function learnWhitening(codes: readonly Float32Array[], dims: number): { mean: F
   return { mean, axes };
 }
 
-let whitening: { mean: Float32Array; axes: Float32Array } | null = null;
-
-/** The code as compared: the VLAD code, its projection or its whitening (normalised). */
+/** The code as compared: the VLAD code, or its compression (normalised again). */
 function code(descriptors: Int8Array): Float32Array {
   const full = vlad(descriptors);
-  if (whitening) {
-    const dims = whitening.axes.length / CODE;
-    const out = new Float32Array(dims);
-    let norm = 0;
-    for (let d = 0; d < dims; d++) {
-      let sum = 0;
-      for (let i = 0; i < CODE; i++) sum += whitening.axes[d * CODE + i] * (full[i] - whitening.mean[i]);
-      out[d] = sum;
-      norm += sum * sum;
-    }
-    norm = Math.sqrt(norm) || 1;
-    for (let d = 0; d < dims; d++) out[d] /= norm;
-    return out;
-  }
-  if (!projection) return full;
-  const dims = projection.length / CODE;
-  const out = new Float32Array(dims);
-  let norm = 0;
-  for (let d = 0; d < dims; d++) {
-    let sum = 0;
-    for (let i = 0; i < CODE; i++) sum += projection[d * CODE + i] * full[i];
-    out[d] = sum;
-    norm += sum * sum;
-  }
-  norm = Math.sqrt(norm) || 1;
-  for (let d = 0; d < dims; d++) out[d] /= norm;
-  return out;
+  if (!compression) return full;
+  const { axes, mean } = compression;
+  const centred = mean ? Float32Array.from(full, (x, i) => x - mean[i]) : full;
+  const out = new Float32Array(axes.length / CODE);
+  for (let d = 0; d < out.length; d++) out[d] = dot(axes.subarray(d * CODE, (d + 1) * CODE), centred);
+  const norm = Math.sqrt(dot(out, out)) || 1;
+  return out.map((x) => x / norm);
 }
 
 const dot = (a: Float32Array, b: Float32Array) => {
@@ -203,8 +186,7 @@ else for (const setting of values.settings.split(",") as ProbeSetting[]) sets.pu
 for (const { name, subjects, pool, training } of sets) {
   if (values.whiten) {
     if (training.length === 0) throw new Error("--whiten needs --cache: its other subjects' captures 5-7 are the training images");
-    whitening = null;
-    whitening = learnWhitening(training.map((bytes) => vlad(descriptorSet(deserializeTemplate(bytes), 0))), Number(values.whiten));
+    compression = learnWhitening(training.map((bytes) => vlad(descriptorSet(deserializeTemplate(bytes), 0))), Number(values.whiten));
   }
   const started = performance.now();
   const poolCodes = pool.map((bytes) => code(descriptorSet(deserializeTemplate(bytes), 0)));
@@ -215,8 +197,9 @@ for (const { name, subjects, pool, training } of sets) {
   const poolScores = probes.map((images) => images.map((frames) => Float64Array.from(poolCodes, (code) => imageScore(frames, code))));
   const petScore = (s: number, imageScores: (p: number) => number[]) => meanOfTwoBest(probes[s].map((_, p) => meanOfTwoBest(imageScores(p))));
   const realScores = subjects.map((_, s) => enrolCodes.map((codes) => petScore(s, (p) => codes.map((code) => imageScore(probes[s][p], code)))));
-  console.log(`\n${name}${projection ? `, the code projected to ${values.dims} values` : ""}${whitening ? `, the code PCA-whitened to ${whitening.axes.length / CODE} values (trained on ${training.length} other images)` : ""}: ${subjects.length} probes (3 images), a pool of ${pool.length} distractor images; a code ${codeMs.toFixed(1)} ms`);
-  console.log("| pets | true pet within 16 / 384 / 1,000 / 5,000 by the code | within 16 / 384 / 1,000 by the first stage (all frames) ");
+  const compressed = !compression ? "" : values.whiten ? `, the code PCA-whitened to ${compression.axes.length / CODE} values (trained on ${training.length} other images)` : `, the code projected to ${values.dims} values`;
+  console.log(`\n${name}${compressed}: ${subjects.length} probes, a pool of ${pool.length} distractor images; a code ${codeMs.toFixed(1)} ms`);
+  console.log("| pets | true pet within 16 / 384 / 1,000 / 5,000 by the code | within 16 / 384 / 1,000 by the first stage (all frames) |");
   console.log("| --- | --- | --- |");
   for (const size of sizes) {
     const rng = new Rng(size);
