@@ -1,3 +1,4 @@
+import fs from "node:fs";
 import { GalleryNotLoadedError } from "./gallery-not-loaded";
 import type { GalleryShortlist } from "./gallery-shortlist";
 import { InvertedIndex } from "./inverted-index";
@@ -6,6 +7,7 @@ import { keypointBurstWeights } from "./pair-matcher";
 import { computeProbeLookups, type ProbeLookups, type SearchKey } from "./search-key";
 import type { PackedPets } from "./packed-pets";
 import { DESCRIPTOR_SETS } from "./parameters";
+import { FileSink, FileSource } from "./snapshot-stream";
 import { descriptorSetCount, deserializeTemplate, keypointCount, type NoseTemplate } from "./template";
 
 /**
@@ -39,6 +41,28 @@ export class Gallery {
 
   remove(petId: string): boolean {
     return this.index.remove(petId);
+  }
+
+  /** Writes the gallery to a new file at `path` (InvertedIndex.writeSnapshot); flushing it to disk is the caller's. */
+  save(path: string): void {
+    const fd = fs.openSync(path, "wx", 0o600);
+    try {
+      const sink = new FileSink(fd);
+      this.index.writeSnapshot(sink);
+      sink.flush();
+    } finally {
+      fs.closeSync(fd);
+    }
+  }
+
+  /** Replaces the gallery by the one saved at `path`; throws (the gallery empty) when the file is not a whole snapshot. */
+  restore(path: string): void {
+    const fd = fs.openSync(path, "r");
+    try {
+      this.index.readSnapshot(new FileSource(fd));
+    } finally {
+      fs.closeSync(fd);
+    }
   }
 
   /** Returns the index's memory to the thread's kernel heap; the gallery is empty afterwards. */
@@ -103,6 +127,28 @@ export function galleryUpsertPets(key: string, pets: PackedPets): void {
   let gallery = galleries.get(key);
   if (!gallery) galleries.set(key, (gallery = new Gallery()));
   gallery.upsertMany(pets);
+}
+
+/** Saves this thread's shard of the gallery to `path` (Gallery.save); resolves its pets and bytes. */
+export function gallerySave(key: string, path: string): { pets: number; bytes: number } {
+  const gallery = galleries.get(key);
+  if (!gallery) throw new GalleryNotLoadedError(key);
+  gallery.save(path);
+  return { pets: gallery.size, bytes: gallery.bytes };
+}
+
+/** Replaces this thread's shard of the gallery by the one saved at `path`; when that fails, the shard is dropped and the error thrown. */
+export function galleryRestore(key: string, path: string): { pets: number; bytes: number } {
+  galleryDrop(key);
+  const gallery = new Gallery();
+  try {
+    gallery.restore(path);
+  } catch (error) {
+    gallery.dispose();
+    throw error;
+  }
+  galleries.set(key, gallery);
+  return { pets: gallery.size, bytes: gallery.bytes };
 }
 
 export function galleryRemovePet(key: string, petId: string): boolean {

@@ -107,6 +107,36 @@ export async function galleryDrop(galleryKey: string): Promise<void> {
 }
 
 /**
+ * Saves every shard of a gallery to a file, shard `slot` (the thread's) to `paths[slot]`: as many paths as engine threads.
+ * Each shard is written by its thread (InvertedIndex.writeSnapshot) to a new file; flushing the files to disk and
+ * publishing them is the caller's (lib/galleries/gallery-snapshots.ts). Resolves the pets and bytes saved.
+ */
+export async function gallerySave(galleryKey: string, paths: string[]): Promise<{ pets: number; bytes: number }> {
+  const engine = enginePool();
+  if (paths.length !== engine.size) throw new Error(`a gallery is saved as ${engine.size} shards, not ${paths.length}`);
+  const shards = await Promise.all(paths.map((path, slot) => engine.runOnSlot(slot, "gallerySave", galleryKey, path)));
+  return { pets: shards.reduce((sum, s) => sum + s.pets, 0), bytes: shards.reduce((sum, s) => sum + s.bytes, 0) };
+}
+
+/**
+ * Replaces a gallery by the shards `gallerySave` wrote (`paths[slot]` for each thread, written by a pool of the same
+ * size: pets are dealt to shards by the pool's size). When any shard cannot be read, the whole gallery is dropped and
+ * the error thrown. Resolves the pets and bytes restored.
+ */
+export async function galleryRestore(galleryKey: string, paths: string[]): Promise<{ pets: number; bytes: number }> {
+  const engine = enginePool();
+  if (paths.length !== engine.size) throw new Error(`this pool holds a gallery as ${engine.size} shards, not ${paths.length}`);
+  const shards = await Promise.allSettled(paths.map((path, slot) => engine.runOnSlot(slot, "galleryRestore", galleryKey, path)));
+  const failed = shards.find((shard) => shard.status === "rejected");
+  if (failed) {
+    await galleryDrop(galleryKey);
+    throw failed.reason;
+  }
+  const restored = shards.map((shard) => (shard as PromiseFulfilledResult<{ pets: number; bytes: number }>).value);
+  return { pets: restored.reduce((sum, s) => sum + s.pets, 0), bytes: restored.reduce((sum, s) => sum + s.bytes, 0) };
+}
+
+/**
  * Every gallery the pool holds, in one task per thread: how many (each is sharded over every thread), their pets and
  * bytes. Galleries being loaded count with the shards they have.
  */

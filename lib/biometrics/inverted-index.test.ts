@@ -5,6 +5,10 @@ import { kernelHeap } from "./simd/posting-kernel";
 import { ANGLE_BINS, HAMMING_SIGMA, HAMMING_THRESHOLD, INDEXED_POSTINGS, QUERY_WORDS, VOCABULARY_WORDS } from "./parameters";
 import { deserializeSearchKey, isSearchKey, serializeSearchKey, type ProbeLookups, type SearchKey } from "./search-key";
 import { packPets, type PackedPets } from "./packed-pets";
+import { FileSink, FileSource, SnapshotCorruptError } from "./snapshot-stream";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 
 // Synthetic keys: each "pet" has its own words and signatures, so the index's bookkeeping (votes,
 // removal, compaction, renumbering) is tested apart from image features.
@@ -369,6 +373,83 @@ describe("inverted index memory", () => {
     expect(kernelHeap.reservedBytes).toBe(reserved);
     expect(second.search([probeOf(randomKey(520, INDEXED_POSTINGS))], 1)[0].petId).toBe("pet-20");
     second.dispose();
+  });
+});
+
+describe("inverted index snapshots", () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "index-snapshot-"));
+  const save = (index: InvertedIndex, file: string) => {
+    const fd = fs.openSync(file, "w");
+    const sink = new FileSink(fd);
+    index.writeSnapshot(sink);
+    sink.flush();
+    fs.closeSync(fd);
+  };
+  const restore = (index: InvertedIndex, file: string) => {
+    const fd = fs.openSync(file, "r");
+    try {
+      index.readSnapshot(new FileSource(fd));
+    } finally {
+      fs.closeSync(fd);
+    }
+  };
+  const keys = (p: number, v = 0) => [randomKey(p * 10 + 1 + v, 120), randomKey(p * 10 + 2 + v, 120), randomKey(p * 10 + 3 + v, 120)];
+
+  /** 300 pets in two batches, some replaced and some removed (dead postings, not yet compacted). */
+  function built(): InvertedIndex {
+    const index = new InvertedIndex();
+    const pets = Array.from({ length: 300 }, (_, p) => ({ petId: `pet-${p}`, keys: keys(p) }));
+    index.upsertMany(packed(pets.slice(0, 200)));
+    index.upsertMany(packed(pets.slice(200)));
+    index.upsertMany(packed([{ petId: "pet-3", keys: keys(3, 5) }, { petId: "pet-4", keys: [] }]));
+    for (let p = 10; p < 40; p++) index.remove(`pet-${p}`);
+    return index;
+  }
+  const probes = [keys(3, 5)[1], keys(4)[0], keys(25)[0], keys(120)[2], keys(299)[1], keys(77)[0]].map((key, i) => probeOf(key, 10 * i));
+
+  it("rebuilds the index it saved: the same pets, bytes and scores, bit for bit, and the same index after further changes", () => {
+    const original = built();
+    const file = path.join(dir, "whole.snapshot");
+    save(original, file);
+    const restored = new InvertedIndex();
+    restore(restored, file);
+    expect(restored.size).toBe(original.size);
+    expect(restored.bytes).toBe(original.bytes);
+    expect(restored.has("pet-4")).toBe(false);
+    expect(restored.has("pet-3")).toBe(true);
+    for (const probe of probes) expect(restored.search([probe], 20)).toEqual(original.search([probe], 20));
+    expect(restored.search(probes.slice(0, 3), 50)).toEqual(original.search(probes.slice(0, 3), 50));
+    // Lists go on growing from the restored tails; removals cross the compaction point on both alike.
+    for (const index of [original, restored]) {
+      index.upsertMany(packed([{ petId: "pet-new", keys: keys(900) }, { petId: "pet-120", keys: keys(120, 7) }]));
+      for (let p = 40; p < 120; p++) index.remove(`pet-${p}`);
+    }
+    expect(restored.size).toBe(original.size);
+    for (const probe of [...probes, probeOf(keys(900)[1], 40), probeOf(keys(120, 7)[0])]) expect(restored.search([probe], 20)).toEqual(original.search([probe], 20));
+    original.dispose();
+    restored.dispose();
+  });
+
+  it("refuses a file that is cut short, altered in a block or not a snapshot, and is left empty", () => {
+    const original = built();
+    const file = path.join(dir, "damaged.snapshot");
+    save(original, file);
+    const bytes = fs.readFileSync(file);
+    const damaged = [
+      bytes.subarray(0, bytes.byteLength - 100),
+      bytes.subarray(0, 50),
+      Buffer.from(bytes).fill(7, bytes.byteLength - 5000, bytes.byteLength - 4000),
+      Buffer.from("not a snapshot at all, just text"),
+    ];
+    for (const content of damaged) {
+      fs.writeFileSync(file, content);
+      const index = built();
+      expect(() => restore(index, file)).toThrow(SnapshotCorruptError);
+      expect(index.size).toBe(0);
+      expect(index.search([probes[2]], 5)).toEqual([]);
+      index.dispose();
+    }
+    original.dispose();
   });
 });
 

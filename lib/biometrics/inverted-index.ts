@@ -2,6 +2,7 @@ import { appendPostingRecords, countKeyWords, finishProbeImage, kernelHeap, kern
 import { keyOffsets, packPets, type PackedPets } from "./packed-pets";
 import { ANGLE_BINS, HAMMING_SIGMA, KEPT_SEARCHES, HAMMING_THRESHOLD, STOP_WORD_FACTOR, STOP_WORD_MIN_POSTINGS, VOCABULARY_WORDS } from "./parameters";
 import { serializeSearchKey, type ProbeLookups, type SearchKey } from "./search-key";
+import { SnapshotCorruptError, type SnapshotSink, type SnapshotSource } from "./snapshot-stream";
 
 /**
  * Posting blocks: a list's first block holds FIRST_BLOCK postings, each next one twice as many up to
@@ -25,6 +26,20 @@ const signatureAt = (block: number, j: number) => (block + BLOCK_HEADER + 8 * j)
 const rowAt = (block: number, capacity: number, j: number) => ((block + BLOCK_HEADER + 8 * capacity) >>> 2) + j;
 /** Byte address of posting j's orientation. */
 const angleAt = (block: number, capacity: number, j: number) => block + BLOCK_HEADER + 12 * capacity + j;
+
+/** The capacity of each block of a list of `length` postings, in order: every block full but the last. */
+function blockCapacities(length: number): number[] {
+  const capacities: number[] = [];
+  for (let held = 0, capacity = FIRST_BLOCK; held < length; held += capacity) {
+    if (capacities.length > 0) capacity = Math.min(LAST_BLOCK, capacity * 2);
+    capacities.push(capacity);
+  }
+  return capacities;
+}
+
+/** A shard snapshot's first and last four bytes ("RHIX"), and its layout's version (writeSnapshot). */
+const SNAPSHOT_MAGIC = 0x58494852;
+const SNAPSHOT_FORMAT = 1;
 
 /** Vote weight by Hamming distance (0 beyond the threshold), as f32 values. */
 const HAMMING_WEIGHT = Float32Array.from({ length: 65 }, (_, h) => (h <= HAMMING_THRESHOLD ? Math.exp(-(h * h) / (HAMMING_SIGMA * HAMMING_SIGMA)) : 0));
@@ -74,6 +89,17 @@ interface KeptVotes {
   held: boolean;
   used: number;
   images: KeptImage[];
+}
+
+/** A snapshot's header (InvertedIndex.writeSnapshot). */
+interface SnapshotHeader {
+  vocabularyWords: number;
+  rowCount: number;
+  rowCapacity: number;
+  livePets: number;
+  livePostings: number;
+  deadPostings: number;
+  petIds: string[];
 }
 
 export interface PetScore {
@@ -340,6 +366,114 @@ export class InvertedIndex {
     this.petRows.length = 0;
     this.rowCount = 0;
     this.livePets = this.livePostings = this.deadPostings = 0;
+  }
+
+  /**
+   * Writes the whole index (every list's blocks as they are in kernel memory, the rows, the pets) so that `readSnapshot`
+   * rebuilds it without indexing a key again: the same postings in the same order, the same scores, bit for bit.
+   * Layout, little-endian: magic, format, the header's length and the header (JSON: counts and pet ids), each pet's
+   * row count (-1: removed) and rows, every word's list length, each row's pet and postings, every list's blocks in word
+   * order (their capacities follow from the length: `blockCapacities`), magic.
+   */
+  writeSnapshot(sink: SnapshotSink): void {
+    const header: SnapshotHeader = {
+      vocabularyWords: VOCABULARY_WORDS,
+      rowCount: this.rowCount,
+      rowCapacity: this.rowPostings.length,
+      livePets: this.livePets,
+      livePostings: this.livePostings,
+      deadPostings: this.deadPostings,
+      petIds: this.petIds,
+    };
+    const json = Buffer.from(JSON.stringify(header));
+    const padded = Buffer.alloc((json.byteLength + 3) & ~3, 0x20);
+    json.copy(padded);
+    const int32 = (values: ArrayLike<number>) => new Uint8Array(Int32Array.from(values).buffer);
+    sink.write(int32([SNAPSHOT_MAGIC, SNAPSHOT_FORMAT, padded.byteLength]));
+    sink.write(padded);
+    sink.write(int32(this.petRows.map((rows) => (rows === null ? -1 : rows.length))));
+    sink.write(int32(this.petRows.flatMap((rows) => rows ?? [])));
+    sink.write(int32(this.lengths));
+    const rowPet = this.rowPet.address >>> 2;
+    sink.write(int32(kernelViews().i32.subarray(rowPet, rowPet + this.rowCount)));
+    sink.write(int32(this.rowPostings.subarray(0, this.rowCount)));
+    // Nothing is allocated while writing: the views stay valid.
+    const views = kernelViews();
+    for (let word = 0; word < VOCABULARY_WORDS; word++) {
+      for (let block = this.heads[word]; block !== 0; block = nextOf(views, block)) sink.write(views.u8.subarray(block, block + blockBytes(capacityOf(views, block))));
+    }
+    sink.write(int32([SNAPSHOT_MAGIC]));
+  }
+
+  /**
+   * Replaces this index by the one `writeSnapshot` wrote. Throws SnapshotCorruptError (and leaves the index empty) when
+   * the bytes are not such a snapshot, or one of another vocabulary, or do not add up.
+   */
+  readSnapshot(source: SnapshotSource): void {
+    this.dispose();
+    try {
+      this.readSnapshotInto(source);
+    } catch (error) {
+      this.dispose();
+      throw error instanceof SyntaxError ? new SnapshotCorruptError(`its header: ${error.message}`) : error;
+    }
+  }
+
+  private readSnapshotInto(source: SnapshotSource): void {
+    const int32 = (count: number) => {
+      const copy = new Uint8Array(count * 4);
+      copy.set(source.read(count * 4));
+      return new Int32Array(copy.buffer);
+    };
+    const corrupt = (what: string) => new SnapshotCorruptError(`not a gallery shard snapshot of this engine: ${what}`);
+    const [magic, format, headerBytes] = int32(3);
+    if (magic !== SNAPSHOT_MAGIC || format !== SNAPSHOT_FORMAT) throw corrupt("magic or format");
+    const header = JSON.parse(Buffer.from(source.read(headerBytes)).toString()) as SnapshotHeader;
+    if (header.vocabularyWords !== VOCABULARY_WORDS) throw corrupt("vocabulary");
+    const counts = [header.rowCount, header.rowCapacity, header.livePets, header.livePostings, header.deadPostings];
+    if (!counts.every((n) => Number.isSafeInteger(n) && n >= 0) || !Array.isArray(header.petIds)) throw corrupt("its header");
+    const petRowCounts = int32(header.petIds.length);
+    const petRows = int32(petRowCounts.reduce((sum, n) => sum + Math.max(0, n), 0));
+    const lengths = int32(VOCABULARY_WORDS);
+    const rowPets = int32(header.rowCount);
+    const rowPostings = int32(header.rowCount);
+    if (lengths.reduce((sum, n) => sum + n, 0) !== header.livePostings + header.deadPostings) throw corrupt("posting counts");
+    let at = 0;
+    header.petIds.forEach((petId, pet) => {
+      const count = petRowCounts[pet];
+      this.petIds.push(petId);
+      this.petIndex.set(petId, pet);
+      this.petRows.push(count < 0 ? null : Array.from(petRows.subarray(at, (at += count))));
+    });
+    this.rowCount = header.rowCount;
+    this.rowPostings = new Int32Array(Math.max(header.rowCapacity, header.rowCount));
+    this.rowPostings.set(rowPostings);
+    this.rowPet.ensure(this.rowPostings.length, false);
+    kernelViews().i32.set(rowPets, this.rowPet.address >>> 2);
+    this.livePets = header.livePets;
+    this.livePostings = header.livePostings;
+    this.deadPostings = header.deadPostings;
+    // The lists' memory in one growth, not an eighth at a time.
+    kernelHeap.prepare(lengths.reduce((sum, length) => sum + blockCapacities(length).reduce((bytes, capacity) => bytes + blockBytes(capacity), 0), 0));
+    for (let word = 0; word < VOCABULARY_WORDS; word++) {
+      let left = lengths[word];
+      for (const capacity of blockCapacities(left)) {
+        const bytes = blockBytes(capacity);
+        const block = kernelHeap.alloc(bytes);
+        this.blockBytes += bytes;
+        const views = kernelViews();
+        views.u8.set(source.read(bytes), block);
+        if (capacityOf(views, block) !== capacity || countOf(views, block) !== Math.min(capacity, left)) throw corrupt(`word ${word}'s blocks`);
+        views.i32[block >>> 2] = 0;
+        if (this.tails[word] === 0) this.heads[word] = block;
+        else views.i32[this.tails[word] >>> 2] = block;
+        this.tails[word] = block;
+        left -= capacity;
+      }
+      this.lengths[word] = lengths[word];
+    }
+    if (int32(1)[0] !== SNAPSHOT_MAGIC) throw corrupt("its end");
+    this.version++;
   }
 
   /**

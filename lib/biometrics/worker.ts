@@ -16,6 +16,8 @@ export const WORKER_OPERATIONS = {
   galleryUpsertPets: gallery.galleryUpsertPets,
   galleryRemovePet: gallery.galleryRemovePet,
   galleryDrop: gallery.galleryDrop,
+  gallerySave: gallery.gallerySave,
+  galleryRestore: gallery.galleryRestore,
   galleryStats: gallery.galleryStats,
   galleryTotals: gallery.galleryTotals,
   galleryShortlist: gallery.galleryShortlist,

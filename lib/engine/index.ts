@@ -27,6 +27,8 @@ export const {
   galleryUpsertPet,
   galleryRemovePet,
   galleryDrop,
+  gallerySave,
+  galleryRestore,
   galleryTotals,
   galleryStats,
   identifyInGallery,

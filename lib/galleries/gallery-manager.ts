@@ -1,13 +1,15 @@
 import type { Db } from "@/lib/db/connect";
 import * as engineDoor from "@/lib/engine";
-import { packPets, type Engine, type IdentificationOutcome } from "@/lib/engine";
+import { ENGINE_VERSION, packPets, type Engine, type IdentificationOutcome } from "@/lib/engine";
+import { readEnv } from "@/lib/env";
 import { enrolledLightTemplatesByPet, enrolledSearchKeysByPet, enrolledTemplatesByPet } from "@/lib/jobs/templates";
 import { logError, logInfo } from "@/lib/log";
-import { galleryBatchAfter, type GalleryScope } from "./gallery-rows";
+import { galleryBatchAfter, galleryPetCount, type GalleryScope } from "./gallery-rows";
+import { GallerySnapshots, gallerySnapshotDir } from "./gallery-snapshots";
 import { processWide } from "@/lib/process-state";
 
 /** The engine's gallery calls (lib/engine): galleries live in its worker threads. */
-export type GalleryEngine = Pick<Engine, "galleryUpsertPets" | "galleryDrop" | "galleryStats" | "identifyInGallery">;
+export type GalleryEngine = Pick<Engine, "galleryUpsertPets" | "galleryDrop" | "galleryStats" | "identifyInGallery" | "gallerySave" | "galleryRestore" | "engineThreads">;
 
 export type { GalleryScope };
 
@@ -19,6 +21,25 @@ export function galleryKey(scope: GalleryScope): string {
 const LOAD_BATCH_PETS = 1000;
 /** Gallery changes older than this are deleted; a process that has not synced for half of it reloads. */
 const CHANGE_RETENTION_MS = 7 * 24 * 3600_000;
+/**
+ * A snapshot is restored only while every change recorded after it is surely kept: saved less than this long ago.
+ * One to which changes were applied is saved again after a day, so a gallery in use always has a usable one.
+ */
+const SNAPSHOT_USABLE_MS = CHANGE_RETENTION_MS - 24 * 3600_000;
+const SNAPSHOT_REFRESH_MS = 24 * 3600_000;
+/** A gallery is saved again once this many of its pets changed (or this fraction of it): what a restart applies at most. */
+const SNAPSHOT_AFTER_CHANGED_PETS = 1000;
+const SNAPSHOT_AFTER_CHANGED_FRACTION = 0.05;
+
+/** What this process knows of a gallery's snapshot on disk. */
+interface SnapshotState {
+  savedAt: number;
+  /** Pets the snapshot holds. */
+  pets: number;
+  /** Pets changed (applied to the gallery) since that snapshot. */
+  changed: number;
+  saving: boolean;
+}
 
 interface AccountGalleries {
   /** Id of the last GalleryChange applied to every gallery of the account in this process. */
@@ -38,10 +59,14 @@ export class GalleryManager {
   private readonly accounts = new Map<string, AccountGalleries>();
   /** One sync or load at a time per account; identifications themselves run concurrently. */
   private readonly accountLocks = new Map<string, Promise<unknown>>();
+  private readonly snapshotStates = new Map<string, SnapshotState>();
+  private readonly saving = new Set<Promise<void>>();
 
+  /** With `snapshots`, galleries are saved to disk as they load and change, and restored from there (decision 0041). */
   constructor(
     private readonly db: Db,
     private readonly engine: GalleryEngine = engineDoor,
+    private readonly snapshots: GallerySnapshots | null = null,
   ) {}
 
   /** 1:N in the scope's gallery; with the probe images' JPEGs (`probeImages[p]` for `probe[p]`), turned probes are found too. */
@@ -187,9 +212,10 @@ export class GalleryManager {
     }
     const key = galleryKey(scope);
     if (!account.scopes.has(key)) {
-      await this.load(scope);
+      await this.load(scope, account);
       account.scopes.set(key, scope);
     }
+    this.saveWhenDue(scope, account);
   }
 
   /**
@@ -208,7 +234,21 @@ export class GalleryManager {
     return latest?.id ?? 0n;
   }
 
-  private async load(scope: GalleryScope): Promise<void> {
+  /** Loads the scope's gallery: from its snapshot when there is a usable one, else from the database (then saved). */
+  private async load(scope: GalleryScope, account: AccountGalleries): Promise<void> {
+    if (this.snapshots) {
+      const restored = await this.restore(scope, account, this.snapshots).catch((error: unknown) => {
+        logError("gallery-snapshot-unusable", error, { gallery: galleryKey(scope) });
+        return false;
+      });
+      if (restored) return;
+    }
+    await this.loadFromDatabase(scope);
+    // Saved at the next sync (saveWhenDue): a gallery never saved is due.
+    this.snapshotStates.delete(galleryKey(scope));
+  }
+
+  private async loadFromDatabase(scope: GalleryScope): Promise<void> {
     const started = Date.now();
     const engine = this.engine;
     const key = galleryKey(scope);
@@ -240,14 +280,25 @@ export class GalleryManager {
 
   /** Each changed pet is put in, updated in, or taken out of every gallery of the account it (no longer) belongs to. */
   private async applyChanges(accountId: string, account: AccountGalleries): Promise<void> {
+    account.cursor = await this.applyChangeRange(accountId, [...account.scopes.values()], account.cursor);
+    account.syncedAt = Date.now();
+  }
+
+  /**
+   * Applies the account's changes after id `after` (up to `upTo`, if given) to the galleries of `scopes`, in batches;
+   * resolves the id of the last change applied (`after` when none). Applying a change again is harmless: a pet is put
+   * in with its images as the database holds them now, or taken out.
+   */
+  private async applyChangeRange(accountId: string, scopes: GalleryScope[], after: bigint, upTo?: bigint): Promise<bigint> {
+    let cursor = after;
     for (;;) {
       const changes = await this.db.galleryChange.findMany({
-        where: { accountId, id: { gt: account.cursor } },
+        where: { accountId, id: { gt: cursor, ...(upTo === undefined ? {} : { lte: upTo }) } },
         orderBy: { id: "asc" },
         select: { id: true, petId: true },
         take: 5000,
       });
-      if (changes.length === 0) break;
+      if (changes.length === 0) return cursor;
       const petIds = [...new Set(changes.map((c) => c.petId))];
       const [pets, templates] = await Promise.all([
         this.db.pet.findMany({ where: { accountId, id: { in: petIds } }, select: { id: true, species: true, poolId: true } }),
@@ -255,9 +306,9 @@ export class GalleryManager {
       ]);
       const petById = new Map(pets.map((p) => [p.id, p]));
       const engine = this.engine;
-      const updates = [...account.scopes].map(([key, scope]) =>
+      const updates = scopes.map((scope) =>
         engine.galleryUpsertPets(
-          key,
+          galleryKey(scope),
           // A pet that no longer belongs gets no images, which takes it out.
           packPets(
             petIds.map((petId) => {
@@ -270,13 +321,119 @@ export class GalleryManager {
         ),
       );
       await Promise.all(updates);
-      account.cursor = changes[changes.length - 1].id;
+      for (const scope of scopes) {
+        const state = this.snapshotStates.get(galleryKey(scope));
+        if (state) state.changed += petIds.length;
+      }
+      cursor = changes[changes.length - 1].id;
     }
-    account.syncedAt = Date.now();
+  }
+
+  /**
+   * The scope's gallery from its snapshot on disk, when that is one of this engine (version, threads), recent enough
+   * that every later change is still recorded, and of this database: then the changes after its cursor are applied, and
+   * the gallery must hold as many pets as the database says. Resolves false (the gallery dropped) when it is not usable.
+   */
+  private async restore(scope: GalleryScope, account: AccountGalleries, snapshots: GallerySnapshots): Promise<boolean> {
+    const started = Date.now();
+    const key = galleryKey(scope);
+    const manifest = await snapshots.manifest(key);
+    if (!manifest) return false;
+    const reject = (reason: string) => {
+      logInfo("gallery-snapshot-skipped", { gallery: key, reason });
+      return false;
+    };
+    if (manifest.engineVersion !== ENGINE_VERSION) return reject("engine version");
+    if (manifest.shards !== (await this.engine.engineThreads())) return reject("engine threads");
+    const savedAt = Date.parse(manifest.savedAt);
+    if (!(Date.now() - savedAt < SNAPSHOT_USABLE_MS)) return reject("age");
+    const cursor = BigInt(manifest.cursor);
+    // A database restored from an earlier backup (or another one) has no such change, or not of that time.
+    if (cursor > account.cursor) {
+      if (cursor > (await this.latestChangeId(scope.accountId))) return reject("database behind the snapshot");
+    }
+    if (cursor > 0n) {
+      const change = await this.db.galleryChange.findUnique({ where: { id: cursor }, select: { createdAt: true, accountId: true } });
+      if (change && (change.accountId !== scope.accountId || change.createdAt.toISOString() !== manifest.cursorAt)) return reject("another database");
+    }
+    const engine = this.engine;
+    await engine.galleryRestore(key, snapshots.shardPaths(key, manifest.generation, manifest.shards));
+    // The changes between the snapshot and this account's cursor (later ones are applied to every gallery of the account).
+    if (cursor < account.cursor) await this.applyChangeRange(scope.accountId, [scope], cursor, account.cursor);
+    const [held, expected] = await Promise.all([engine.galleryStats(key), galleryPetCount(this.db, scope)]);
+    if (held.pets !== expected) {
+      await engine.galleryDrop(key);
+      return reject(`holds ${held.pets} pets, the database ${expected}`);
+    }
+    this.snapshotStates.set(key, { savedAt, pets: held.pets, changed: 0, saving: false });
+    logInfo("gallery-restored", { gallery: key, pets: held.pets, ms: Date.now() - started });
+    return true;
+  }
+
+  /**
+   * Saves the scope's gallery in the background when it has no snapshot yet, when many of its pets changed since the
+   * last one, or when changes were applied to a snapshot a day old. Saved with this account's cursor: every change
+   * up to it is in the gallery (shards may hold later ones too, which a restore applies again).
+   */
+  private saveWhenDue(scope: GalleryScope, account: AccountGalleries): void {
+    const snapshots = this.snapshots;
+    if (!snapshots) return;
+    const key = galleryKey(scope);
+    const state = this.snapshotStates.get(key) ?? { savedAt: 0, pets: 0, changed: 0, saving: false };
+    this.snapshotStates.set(key, state);
+    const due =
+      state.savedAt === 0 ||
+      state.changed >= Math.max(SNAPSHOT_AFTER_CHANGED_PETS, SNAPSHOT_AFTER_CHANGED_FRACTION * state.pets) ||
+      (state.changed > 0 && Date.now() - state.savedAt > SNAPSHOT_REFRESH_MS);
+    if (!due || state.saving) return;
+    state.saving = true;
+    const saving = this.save(scope, account.cursor, snapshots, state)
+      .catch((error: unknown) => logError("gallery-snapshot-failed", error, { gallery: key }))
+      .finally(() => {
+        state.saving = false;
+        this.saving.delete(saving);
+      });
+    this.saving.add(saving);
+  }
+
+  /** Resolves once the snapshots being saved now are written (or failed). */
+  async snapshotsSaved(): Promise<void> {
+    await Promise.all([...this.saving]);
+  }
+
+  private async save(scope: GalleryScope, cursor: bigint, snapshots: GallerySnapshots, state: SnapshotState): Promise<void> {
+    const started = Date.now();
+    const key = galleryKey(scope);
+    const engine = this.engine;
+    const changedBefore = state.changed;
+    const change = cursor > 0n ? await this.db.galleryChange.findUnique({ where: { id: cursor }, select: { createdAt: true } }) : null;
+    const shards = await engine.engineThreads();
+    const { generation, paths } = await snapshots.prepare(key, shards);
+    try {
+      const saved = await engine.gallerySave(key, paths);
+      await snapshots.publish({
+        gallery: key,
+        engineVersion: ENGINE_VERSION,
+        shards,
+        generation,
+        cursor: cursor.toString(),
+        cursorAt: change?.createdAt.toISOString() ?? null,
+        savedAt: new Date(started).toISOString(),
+        pets: saved.pets,
+        bytes: saved.bytes,
+      });
+      state.savedAt = started;
+      state.pets = saved.pets;
+      state.changed -= changedBefore;
+      logInfo("gallery-saved", { gallery: key, pets: saved.pets, bytes: saved.bytes, ms: Date.now() - started });
+    } catch (error) {
+      await snapshots.discard(paths);
+      throw error;
+    }
   }
 }
 
 // One manager per process (the web process in the embedded mode, each `npm run worker`).
 export function getGalleryManager(db: Db): GalleryManager {
-  return processWide("galleries", () => new GalleryManager(db));
+  return processWide("galleries", () => new GalleryManager(db, engineDoor, new GallerySnapshots(gallerySnapshotDir(readEnv().dataDir))));
 }

@@ -1,4 +1,5 @@
 import type { Db } from "@/lib/db/connect";
+import { Prisma } from "@/lib/generated/prisma/client";
 import type { Species } from "@/lib/generated/prisma/enums";
 import { ENGINE_VERSION, PackedPetsWriter, type PackedPets } from "@/lib/engine";
 import { enrolledSearchKeysByPet } from "@/lib/jobs/templates";
@@ -25,6 +26,19 @@ interface PackedRow {
   stale: bigint | number;
 }
 
+/** The condition on `p` ("Pet") for a pet of the scope's gallery: of its account, species and pool, with a usable image. */
+function inGallery(scope: GalleryScope): Prisma.Sql {
+  return Prisma.sql`p."accountId" = ${scope.accountId} AND p.species = ${scope.species}::"Species"
+        AND (${scope.poolId}::text IS NULL OR p."poolId" = ${scope.poolId}::text)
+        AND EXISTS (SELECT 1 FROM "FingerprintImage" e WHERE e."accountId" = p."accountId" AND e."petId" = p.id AND e.usable)`;
+}
+
+/** How many pets the scope's gallery holds in the database (what a loaded gallery must hold once its changes are applied). */
+export async function galleryPetCount(db: Db, scope: GalleryScope): Promise<number> {
+  const [row] = await db.$queryRaw<{ pets: bigint }[]>`SELECT count(*) AS pets FROM "Pet" p WHERE ${inGallery(scope)}`;
+  return Number(row.pets);
+}
+
 /**
  * The next `limit` pets of a gallery after pet id `after` (by id), each with the search keys of its enrolled, usable
  * images, packed for the engine (`galleryUpsertPets`): one plain SQL query a batch, one row a pet (its keys packed by
@@ -36,10 +50,7 @@ export async function galleryBatchAfter(db: Db, scope: GalleryScope, after: stri
   const rows = await db.$queryRaw<PackedRow[]>`
     WITH batch AS (
       SELECT p.id FROM "Pet" p
-      WHERE p."accountId" = ${scope.accountId} AND p.species = ${scope.species}::"Species"
-        AND (${scope.poolId}::text IS NULL OR p."poolId" = ${scope.poolId}::text)
-        AND p.id > ${after}
-        AND EXISTS (SELECT 1 FROM "FingerprintImage" e WHERE e."accountId" = p."accountId" AND e."petId" = p.id AND e.usable)
+      WHERE ${inGallery(scope)} AND p.id > ${after}
       ORDER BY p.id
       LIMIT ${limit}
     )

@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { openOwnedDatabase } from "@/lib/db";
 import { readEnv } from "@/lib/env";
 import { restoreBackup, writeBackup } from "./backup";
+import { gallerySnapshotDir } from "@/lib/galleries/gallery-snapshots";
 import { OpsUsageError } from "./errors";
 
 // ops backup / restore of the embedded default, here in-process (the CLI path). Through a running
@@ -38,7 +39,12 @@ describe("embedded backup and restore", () => {
     expect((fs.statSync(path.join(target, "db.tar.gz")).mode & 0o777).toString(8)).toBe("600");
 
     const restoredEnv = envOf(tempDir());
+    // Gallery snapshots left from a database moved away would describe another database: the restore removes them.
+    const snapshot = path.join(gallerySnapshotDir(restoredEnv.dataDir), "gallery.json");
+    fs.mkdirSync(path.dirname(snapshot), { recursive: true });
+    fs.writeFileSync(snapshot, "{}");
     const restored = await restoreBackup(restoredEnv, target);
+    expect(fs.existsSync(snapshot)).toBe(false);
     expect(restored).toMatchObject({ accounts: 1, pets: 1, images: 1 });
     expect(fs.readFileSync(path.join(restoredEnv.dataDir, "images", account.id, "session-1", "nose.jpg"))).toEqual(fs.readFileSync(image));
     const reopened = await openOwnedDatabase(restoredEnv, "cli");

@@ -6,6 +6,7 @@ import { pgliteDir } from "@/lib/db/connect";
 import { acquireOwnerLock, releaseOwnerLock } from "@/lib/db/owner-lock";
 import type { Env } from "@/lib/env";
 import { makeDataDirPrivate } from "@/lib/private-files";
+import { gallerySnapshotDir } from "@/lib/galleries/gallery-snapshots";
 import { OpsUsageError } from "./errors";
 
 // `ops backup DIR` and `ops restore DIR` for the embedded default (PGlite in DATA_DIR/db, images in
@@ -71,6 +72,8 @@ export async function restoreBackup(env: Env, source: string): Promise<Record<st
     await pglite.close();
     const images = path.join(source, IMAGES);
     if (fs.existsSync(images)) fs.cpSync(images, path.join(env.dataDir, IMAGES), { recursive: true, force: false, errorOnExist: false });
+    // Snapshots of the galleries of the database that was moved away: galleries load from the restored one.
+    fs.rmSync(gallerySnapshotDir(env.dataDir), { recursive: true, force: true });
   } finally {
     releaseOwnerLock(env);
   }

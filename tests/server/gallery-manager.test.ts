@@ -12,7 +12,11 @@ import { Prisma } from "@/lib/generated/prisma/client";
 import { currentTemplates, enrolledLightTemplatesByPet, enrolledTemplatesByPet, extractionFor, imageRows } from "@/lib/jobs/templates";
 import { DESCRIPTOR_SETS, MATCHED_SETS } from "@/lib/biometrics/parameters";
 import { descriptorSetCount, deserializeTemplate } from "@/lib/biometrics/template";
-import { GalleryManager, type GalleryScope } from "@/lib/galleries/gallery-manager";
+import { GalleryManager, galleryKey, type GalleryEngine, type GalleryScope } from "@/lib/galleries/gallery-manager";
+import { galleryPetCount } from "@/lib/galleries/gallery-rows";
+import { GallerySnapshots } from "@/lib/galleries/gallery-snapshots";
+import os from "node:os";
+import path from "node:path";
 
 // This test process holds galleries (as a worker does) while another process, the real server, enrols,
 // deletes and moves pets through its API and the ops CLI: the next identification here must see each
@@ -174,6 +178,77 @@ describe("gallery manager, with another process changing pets", () => {
     const job = await client.waitForIdentification((await client.identifyPet(identification)).jobId);
     expect(job.status).toBe("SUCCESS");
     expect(job.pets?.[0]?.id).toBe(pet);
+  });
+
+  it("restores a gallery from its snapshot after a restart, with the changes made since; loads from the database when the snapshot is unusable", async () => {
+    const all: GalleryScope = { accountId, poolId: null, species: "DOG" };
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "gallery-snapshots-"));
+    const snapshots = new GallerySnapshots(dir);
+    /** The engine, counting the shards restored and the pets indexed from keys. */
+    const counting = () => {
+      const counts = { restores: 0, indexed: 0 };
+      const counted: GalleryEngine = {
+        ...engine,
+        galleryRestore: (key, paths) => (counts.restores++, engine.galleryRestore(key, paths)),
+        galleryUpsertPets: (key, pets) => ((counts.indexed += pets.petIds.length), engine.galleryUpsertPets(key, pets)),
+      };
+      return { counts, counted };
+    };
+    /** The gallery's snapshot once one other than `previous` is published (saves run in the background). */
+    const published = async (previous?: string) => {
+      const deadline = Date.now() + 60_000;
+      for (;;) {
+        const manifest = await snapshots.manifest(galleryKey(all));
+        if (manifest && manifest.generation !== previous) return manifest;
+        if (Date.now() > deadline) throw new Error("no snapshot saved");
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    };
+    const gone = await registerPet(client, 511);
+    const kept = await registerPet(client, 512);
+    const first = counting();
+    const before = new GalleryManager(db.prisma, first.counted, snapshots);
+    expect(await found(before, all, 512)).toEqual([kept]);
+    expect(first.counts.restores).toBe(0);
+    const manifest = await published();
+    expect(manifest).toMatchObject({ engineVersion: engine.ENGINE_VERSION, shards: engine.engineThreads(), pets: await galleryPetCount(db.prisma, all) });
+    await before.dropAll();
+
+    // Changed by the server after the snapshot: one pet enrolled, one deleted.
+    const late = await registerPet(client, 513);
+    await client.deletePet(gone);
+    const second = counting();
+    const after = new GalleryManager(db.prisma, second.counted, snapshots);
+    expect(await found(after, all, 513)).toEqual([late]);
+    expect(await found(after, all, 511)).toEqual([]);
+    expect(await found(after, all, 512)).toEqual([kept]);
+    expect(second.counts.restores).toBe(1);
+    // Only the two changed pets were indexed from their keys (the deleted one as a removal).
+    expect(second.counts.indexed).toBe(2);
+    expect((await after.stats(all)).pets).toBe(await galleryPetCount(db.prisma, all));
+    await after.dropAll();
+
+    // Shards cut short: the gallery is loaded from the database instead, with the same answers.
+    for (const shard of snapshots.shardPaths(galleryKey(all), manifest.generation, manifest.shards)) fs.truncateSync(shard, 1000);
+    const third = counting();
+    const damaged = new GalleryManager(db.prisma, third.counted, snapshots);
+    expect(await found(damaged, all, 513)).toEqual([late]);
+    expect(third.counts.restores).toBe(1);
+    expect(third.counts.indexed).toBe(await galleryPetCount(db.prisma, all));
+    // Saved again, and the damaged shards removed.
+    const fresh = await published(manifest.generation);
+    expect(fs.readdirSync(dir).filter((name) => name.endsWith(".shard"))).toHaveLength(fresh.shards);
+    await damaged.dropAll();
+
+    // A snapshot newer than the database (restored from an earlier backup) is not restored.
+    const manifestFile = path.join(dir, `${Buffer.from(galleryKey(all)).toString("base64url")}.json`);
+    fs.writeFileSync(manifestFile, JSON.stringify({ ...fresh, cursor: "999999999999" }));
+    const fourth = counting();
+    const behind = new GalleryManager(db.prisma, fourth.counted, snapshots);
+    expect(await found(behind, all, 512)).toEqual([kept]);
+    expect(fourth.counts.restores).toBe(0);
+    await behind.dropAll();
+    fs.rmSync(dir, { recursive: true, force: true });
   });
 
   it("moves a pet between search pools' galleries when the ops CLI moves it", async () => {

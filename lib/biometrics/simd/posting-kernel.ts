@@ -98,6 +98,11 @@ class KernelHeap {
     return address;
   }
 
+  /** Grows the memory at once so that `bytes` more can be handed out without growing it again. */
+  prepare(bytes: number): void {
+    this.reserve(this.top + align8(bytes));
+  }
+
   free(address: number, bytes: number): void {
     const size = align8(bytes);
     let list = this.freed.get(size);
