@@ -1,4 +1,8 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { recordGalleryChanges } from "@/lib/galleries/gallery-changes";
+import { GallerySnapshots } from "@/lib/galleries/gallery-snapshots";
 import { GalleryManager, type GalleryScope } from "@/lib/galleries/gallery-manager";
 import { galleryBatchAfter } from "@/lib/galleries/gallery-rows";
 import { ENGINE_VERSION, galleryTotals, lightTemplateOf, searchKeyOfTemplate } from "@/lib/engine";
@@ -26,6 +30,13 @@ export interface GalleryLoadResult {
    */
   loadCpuMs: number;
   loadPostgresCpuMs: number;
+  /**
+   * A restarted process's preload from the galleries' snapshots on disk (decision 0041), saved by the first preload:
+   * ms, and CPU of this process and PostgreSQL's, as for the first.
+   */
+  restartMs: number;
+  restartCpuMs: number;
+  restartPostgresCpuMs: number;
   /** Reading every pet's gallery data from the database alone (galleryBatchAfter, batches of LOAD_BATCH_PETS), no engine. */
   readMs: number;
   p50: number;
@@ -95,17 +106,26 @@ export async function benchGalleryLoad(mode: "postgres" | "pglite", pets: number
     // A process starting with these pets enrolled: its galleries preloaded (what start-up does in the background). The
     // engine threads are started first: their start-up is a fixed cost (loading the engine), not a cost a pet.
     await galleryTotals();
-    const manager = new GalleryManager(db);
+    const snapshots = new GallerySnapshots(fs.mkdtempSync(path.join(os.tmpdir(), "bench-galleries-")));
     const postgres = mode === "postgres" ? postgresPids() : [];
     const postgresCpu = () => postgres.reduce((sum, pid) => sum + processCpuMicros(pid), 0) / 1000;
-    const postgresBefore = postgresCpu();
-    const cpu = process.cpuUsage();
-    t0 = performance.now();
-    await manager.preload();
-    const loadMs = performance.now() - t0;
-    const loadCpuMs = cpuMsSince(cpu);
-    const loadPostgresCpuMs = postgresCpu() - postgresBefore;
-    if ((await manager.stats(scope)).pets !== pets) throw new Error("the preloaded gallery does not hold every pet");
+    const timedPreload = async (manager: GalleryManager) => {
+      const postgresBefore = postgresCpu();
+      const cpu = process.cpuUsage();
+      const started = performance.now();
+      await manager.preload();
+      const ms = performance.now() - started;
+      const cpuMs = cpuMsSince(cpu);
+      if ((await manager.stats(scope)).pets !== pets) throw new Error("the preloaded gallery does not hold every pet");
+      return { ms, cpuMs, postgresCpuMs: postgresCpu() - postgresBefore };
+    };
+    const first = new GalleryManager(db, undefined, snapshots);
+    const { ms: loadMs, cpuMs: loadCpuMs, postgresCpuMs: loadPostgresCpuMs } = await timedPreload(first);
+    // The snapshot the first load saved; then a process starting anew with it.
+    await first.snapshotsSaved();
+    await first.dropAll();
+    const manager = new GalleryManager(db, undefined, snapshots);
+    const { ms: restartMs, cpuMs: restartCpuMs, postgresCpuMs: restartPostgresCpuMs } = await timedPreload(manager);
     const latencies: number[] = [];
     let rank1 = 0;
     for (let s = 0; s < subjects.length; s++) {
@@ -154,7 +174,9 @@ export async function benchGalleryLoad(mode: "postgres" | "pglite", pets: number
     await manager.identify(scope, subjects[1].probe);
     const afterChangeMs = performance.now() - t0;
     await manager.dropAll();
-    return { mode, pets, templateRows, templateBytes, searchKeyBytes, loadMs, loadCpuMs, loadPostgresCpuMs, readMs, p50: quantile(latencies, 0.5), p95: quantile(latencies, 0.95), rank1: rank1 / subjects.length, unknownP50: quantile(unknown, 0.5), unknownP95: quantile(unknown, 0.95), nobody: nobody / Math.max(1, strangers.length), lightReadMs: quantile(lightReads, 0.5), lightReadAgainMs: quantile(lightReadsAgain, 0.5), afterChangeMs };
+    await manager.snapshotsSaved();
+    fs.rmSync(snapshots.dir, { recursive: true, force: true });
+    return { mode, pets, templateRows, templateBytes, searchKeyBytes, loadMs, loadCpuMs, loadPostgresCpuMs, restartMs, restartCpuMs, restartPostgresCpuMs, readMs, p50: quantile(latencies, 0.5), p95: quantile(latencies, 0.95), rank1: rank1 / subjects.length, unknownP50: quantile(unknown, 0.5), unknownP95: quantile(unknown, 0.95), nobody: nobody / Math.max(1, strangers.length), lightReadMs: quantile(lightReads, 0.5), lightReadAgainMs: quantile(lightReadsAgain, 0.5), afterChangeMs };
   } finally {
     await database.close();
   }

@@ -99,6 +99,9 @@ export interface GallerySizeResult {
   galleryBytes: number;
   rssBytes: number;
   upsertPerSecond: number;
+  /** The gallery saved to disk and restored from there (a restarted process's load, decision 0041): pets a second each. */
+  savePerSecond: number;
+  restorePerSecond: number;
 }
 
 interface Subject {
@@ -280,6 +283,28 @@ async function prepareProbeSet(setting: ProbeSetting, options: Omit<Identificati
   };
 }
 
+/**
+ * Saves the gallery's shards to files and restores them into a second gallery (as a restarted process does, from the
+ * page cache: the files were just written), which must hold the same pets; the copy is dropped and the files removed.
+ */
+async function saveAndRestore(key: string, pets: number): Promise<{ savePerSecond: number; restorePerSecond: number }> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-snapshot-"));
+  const paths = Array.from({ length: engine.engineThreads() }, (_, slot) => path.join(dir, `${slot}.shard`));
+  try {
+    let started = performance.now();
+    await engine.gallerySave(key, paths);
+    const savePerSecond = pets / ((performance.now() - started) / 1000);
+    started = performance.now();
+    const restored = await engine.galleryRestore(`${key}/restored`, paths);
+    const restorePerSecond = pets / ((performance.now() - started) / 1000);
+    if (restored.pets !== pets) throw new Error(`the restored gallery holds ${restored.pets} pets, not ${pets}`);
+    return { savePerSecond, restorePerSecond };
+  } finally {
+    await engine.galleryDrop(`${key}/restored`);
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 /** Grows one gallery through the sizes (each gallery holds the previous one) and searches it at each. */
 export async function benchIdentification(options: IdentificationBenchOptions): Promise<{ results: GallerySizeResult[]; poolTemplates: number; sets: { setting: ProbeSetting; enrolled: number; strangers: number }[] }> {
   const pool = await preparePool(options);
@@ -388,6 +413,7 @@ export async function benchIdentification(options: IdentificationBenchOptions): 
     const upsertPerSecond = (pets - added) / ((performance.now() - started) / 1000);
     const stats = await engine.galleryStats(key);
     const rssBytes = process.memoryUsage().rss - rssBefore;
+    const { savePerSecond, restorePerSecond } = await saveAndRestore(key, stats.pets);
 
     const rows: ProbeRow[] = [];
     const progress = startProgress(`searching ${size.toLocaleString("en")} pets`, sets.reduce((sum, set) => sum + set.enrolled.length + set.strangers.length, 0));
@@ -413,7 +439,7 @@ export async function benchIdentification(options: IdentificationBenchOptions): 
       rows.push(row(set.setting, "unknown", unknown, nobody, nobody));
     }
     progress.stop();
-    const result: GallerySizeResult = { pets: stats.pets, rows, galleryBytes: stats.bytes, rssBytes, upsertPerSecond };
+    const result: GallerySizeResult = { pets: stats.pets, rows, galleryBytes: stats.bytes, rssBytes, upsertPerSecond, savePerSecond, restorePerSecond };
     options.log(`identification: ${JSON.stringify(result)}`);
     results.push(result);
   }

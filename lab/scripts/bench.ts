@@ -186,6 +186,7 @@ function identificationSection(results: GallerySizeResult[], poolTemplates: numb
     `${(r.galleryBytes / r.pets).toFixed(0)} B (${mib(r.galleryBytes)})`,
     `${(r.rssBytes / r.pets / 1024).toFixed(1)} KiB (${mib(r.rssBytes)})`,
     `${num(r.upsertPerSecond)} pets/s`,
+    `${num(r.savePerSecond)} / ${num(r.restorePerSecond)} pets/s`,
   ]);
   // Where a search's CPU goes, step by step (mean a search; a step a search did not reach counts 0).
   const step = (r: ProbeRow, pass: string, steps: string[]) =>
@@ -213,7 +214,7 @@ function identificationSection(results: GallerySizeResult[], poolTemplates: numb
     "",
     table(["enrolled pets", "probes", "fast: first stage / light / full", "deep: first stage / light / full", "turned: views / first stage / light / full", "sum"], steps),
     "",
-    table(["enrolled pets", "gallery bytes per pet", "RSS growth per pet", "gallery load (search keys into the engine)"], memory),
+    table(["enrolled pets", "gallery bytes per pet", "RSS growth per pet", "gallery load (search keys into the engine)", "snapshot to disk: save / restore (restart)"], memory),
   ].join("\n");
 }
 
@@ -223,8 +224,8 @@ function galleryLoadSection(results: GalleryLoadResult[]): string {
     `### 1:N end to end on PostgreSQL and PGlite (the gallery manager of a worker; the first probe setting's enrolled pets and probes, distractors as above; rows as a registration writes them)`,
     "",
     table(
-      ["database", "enrolled pets", "image rows: templates / search keys", "start-up preload from the database (search keys)", "preload CPU a pet: this process / PostgreSQL (pets/s two cores would load)", "reading the gallery rows alone (no engine)", "identify p50 / p95 (shortlist's templates read from the database)", "rank-1", "unknown animals: p50 / p95", "matching nobody", "one deep pass's light templates (368 pets) read from the database / again (kept in memory)", "identify right after another process enrolled a pet"],
-      results.map((g) => [g.mode === "postgres" ? "PostgreSQL" : "PGlite", num(g.pets), `${num(g.templateRows)}: ${mib(g.templateBytes)} / ${mib(g.searchKeyBytes)}`, rate(g.pets, g.loadMs), `${((g.loadCpuMs / g.pets) * 1000).toFixed(0)} µs / ${((g.loadPostgresCpuMs / g.pets) * 1000).toFixed(0)} µs (${num((2 * g.pets * 1000) / (g.loadCpuMs + g.loadPostgresCpuMs))})`, rate(g.pets, g.readMs), `${ms(g.p50)} / ${ms(g.p95)}`, pct(g.rank1), `${ms(g.unknownP50)} / ${ms(g.unknownP95)}`, pct(g.nobody), `${ms(g.lightReadMs)} / ${ms(g.lightReadAgainMs)}`, ms(g.afterChangeMs)]),
+      ["database", "enrolled pets", "image rows: templates / search keys", "start-up preload from the database (search keys)", "preload CPU a pet: this process / PostgreSQL (pets/s two cores would load)", "restarted process: preload from the snapshot on disk (CPU a pet: this process / PostgreSQL)", "reading the gallery rows alone (no engine)", "identify p50 / p95 (shortlist's templates read from the database)", "rank-1", "unknown animals: p50 / p95", "matching nobody", "one deep pass's light templates (368 pets) read from the database / again (kept in memory)", "identify right after another process enrolled a pet"],
+      results.map((g) => [g.mode === "postgres" ? "PostgreSQL" : "PGlite", num(g.pets), `${num(g.templateRows)}: ${mib(g.templateBytes)} / ${mib(g.searchKeyBytes)}`, rate(g.pets, g.loadMs), `${((g.loadCpuMs / g.pets) * 1000).toFixed(0)} µs / ${((g.loadPostgresCpuMs / g.pets) * 1000).toFixed(0)} µs (${num((2 * g.pets * 1000) / (g.loadCpuMs + g.loadPostgresCpuMs))})`, `${rate(g.pets, g.restartMs)} (${((g.restartCpuMs / g.pets) * 1000).toFixed(0)} µs / ${((g.restartPostgresCpuMs / g.pets) * 1000).toFixed(0)} µs)`, rate(g.pets, g.readMs), `${ms(g.p50)} / ${ms(g.p95)}`, pct(g.rank1), `${ms(g.unknownP50)} / ${ms(g.unknownP95)}`, pct(g.nobody), `${ms(g.lightReadMs)} / ${ms(g.lightReadAgainMs)}`, ms(g.afterChangeMs)]),
     ),
   ].join("\n");
 }
