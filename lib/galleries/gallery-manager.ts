@@ -236,16 +236,18 @@ export class GalleryManager {
 
   /** Loads the scope's gallery: from its snapshot when there is a usable one, else from the database (then saved). */
   private async load(scope: GalleryScope, account: AccountGalleries): Promise<void> {
-    if (this.snapshots) {
-      const restored = await this.restore(scope, account, this.snapshots).catch((error: unknown) => {
+    const restored =
+      this.snapshots !== null &&
+      (await this.restore(scope, account, this.snapshots).catch((error: unknown) => {
         logError("gallery-snapshot-unusable", error, { gallery: galleryKey(scope) });
         return false;
-      });
-      if (restored) return;
+      }));
+    if (!restored) {
+      await this.loadFromDatabase(scope);
+      // Saved at the next sync (saveWhenDue): a gallery never saved is due.
+      this.snapshotStates.delete(galleryKey(scope));
     }
-    await this.loadFromDatabase(scope);
-    // Saved at the next sync (saveWhenDue): a gallery never saved is due.
-    this.snapshotStates.delete(galleryKey(scope));
+    await this.db.galleryChange.deleteMany({ where: { createdAt: { lt: new Date(Date.now() - CHANGE_RETENTION_MS) } } });
   }
 
   private async loadFromDatabase(scope: GalleryScope): Promise<void> {
@@ -274,7 +276,6 @@ export class GalleryManager {
     await adding;
     // A gallery with no pets yet is a loaded one (every shard created), not one loaded again at each search.
     if (pets === 0) await engine.galleryUpsertPets(key, packPets([]));
-    await this.db.galleryChange.deleteMany({ where: { createdAt: { lt: new Date(Date.now() - CHANGE_RETENTION_MS) } } });
     logInfo("gallery-loaded", { gallery: key, pets, ms: Date.now() - started });
   }
 
