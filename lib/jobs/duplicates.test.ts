@@ -1,3 +1,6 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { OpenDatabase } from "@/lib/db/connect";
 import { jobNoseMatches, petNoseMatches } from "@/lib/dashboard/duplicate-noses";
@@ -15,6 +18,8 @@ let close: () => Promise<void>;
 let accountId: string;
 
 beforeAll(async () => {
+  // The process's gallery manager keeps its galleries' snapshots under DATA_DIR: a folder of this test's own.
+  process.env.DATA_DIR = fs.mkdtempSync(path.join(os.tmpdir(), "duplicates-data-"));
   ({ open, close } = await openTestDatabase("pglite", "duplicates"));
   accountId = (await open.prisma.account.create({ data: { name: "Duplicates clinic" } })).id;
 }, 120_000);
@@ -22,6 +27,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await shutdownEngine();
   await close?.();
+  fs.rmSync(process.env.DATA_DIR!, { recursive: true, force: true });
 });
 
 /** A new pet and a registration job for it of synthetic dog `seed`'s `captures`, run to its end. */
