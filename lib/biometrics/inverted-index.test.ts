@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { prng } from "@/lab/test-support/nose-images";
 import { InvertedIndex } from "./inverted-index";
-import { kernelHeap } from "./simd/posting-kernel";
+import { kernelHeap, kernelViews } from "./simd/posting-kernel";
 import { ANGLE_BINS, HAMMING_SIGMA, HAMMING_THRESHOLD, INDEXED_POSTINGS, QUERY_WORDS, VOCABULARY_WORDS } from "./parameters";
 import { deserializeSearchKey, isSearchKey, serializeSearchKey, type ProbeLookups, type SearchKey } from "./search-key";
 import { packPets, type PackedPets } from "./packed-pets";
@@ -426,6 +426,12 @@ describe("inverted index snapshots", () => {
     }
     expect(restored.size).toBe(original.size);
     for (const probe of [...probes, probeOf(keys(900)[1], 40), probeOf(keys(120, 7)[0])]) expect(restored.search([probe], 20)).toEqual(original.search([probe], 20));
+    // Restored again in place of itself, the index takes the blocks it freed: the memory does not grow.
+    save(restored, file);
+    const memory = kernelViews().u8.byteLength;
+    restore(restored, file);
+    expect(kernelViews().u8.byteLength).toBe(memory);
+    expect(restored.search([probes[1]], 20)).toEqual(original.search([probes[1]], 20));
     original.dispose();
     restored.dispose();
   });

@@ -98,9 +98,18 @@ class KernelHeap {
     return address;
   }
 
-  /** Grows the memory at once so that `bytes` more can be handed out without growing it again. */
+  /**
+   * Grows the memory at once so that `bytes` more can be handed out without growing it again, counting the freed
+   * regions as room (a gallery restored in place of one dropped reuses its blocks, which are of the same sizes).
+   */
   prepare(bytes: number): void {
-    this.reserve(this.top + align8(bytes));
+    this.reserve(this.top + Math.max(0, align8(bytes) - this.freedBytes));
+  }
+
+  private get freedBytes(): number {
+    let bytes = 0;
+    for (const [size, list] of this.freed) bytes += size * list.length;
+    return bytes;
   }
 
   free(address: number, bytes: number): void {
