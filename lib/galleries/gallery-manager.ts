@@ -30,6 +30,8 @@ const SNAPSHOT_REFRESH_MS = 24 * 3600_000;
 /** A gallery is saved again once this many of its pets changed (or this fraction of it): what a restart applies at most. */
 const SNAPSHOT_AFTER_CHANGED_PETS = 1000;
 const SNAPSHOT_AFTER_CHANGED_FRACTION = 0.05;
+/** After a save failed (a full disk, a folder it cannot write), the next is tried no sooner than this. */
+const SNAPSHOT_RETRY_MS = 15 * 60_000;
 
 /** What this process knows of a gallery's snapshot on disk. */
 interface SnapshotState {
@@ -39,6 +41,8 @@ interface SnapshotState {
   /** Pets changed (applied to the gallery) since that snapshot. */
   changed: number;
   saving: boolean;
+  /** When the last save failed (0: it did not). */
+  failedAt: number;
 }
 
 interface AccountGalleries {
@@ -50,10 +54,11 @@ interface AccountGalleries {
 
 /**
  * The per-process set of 1:N galleries (one per account, search pool and species), held by the
- * engine's worker threads. A gallery is loaded from the database the first time it is searched,
- * streamed in batches; before every identification the account's GalleryChange rows after this
- * process's cursor are applied, so a pet enrolled, deleted or moved by any process (another worker,
- * the web process, the ops CLI) is searched, or not, by the next identification everywhere.
+ * engine's worker threads. A gallery is loaded the first time it is searched (or at start-up: `preload`): restored
+ * from its snapshot on disk when it has a usable one, else streamed from the database in batches, then saved. Before
+ * every identification the account's GalleryChange rows after this process's cursor are applied, so a pet enrolled,
+ * deleted or moved by any process (another worker, the web process, the ops CLI) is searched, or not, by the next
+ * identification everywhere.
  */
 export class GalleryManager {
   private readonly accounts = new Map<string, AccountGalleries>();
@@ -366,7 +371,7 @@ export class GalleryManager {
       await engine.galleryDrop(key);
       return reject(`holds ${held.pets} pets, the database ${expected}`);
     }
-    this.snapshotStates.set(key, { savedAt, pets: held.pets, changed: 0, saving: false });
+    this.snapshotStates.set(key, { savedAt, pets: held.pets, changed: 0, saving: false, failedAt: 0 });
     logInfo("gallery-restored", { gallery: key, pets: held.pets, ms: Date.now() - started });
     return true;
   }
@@ -380,16 +385,19 @@ export class GalleryManager {
     const snapshots = this.snapshots;
     if (!snapshots) return;
     const key = galleryKey(scope);
-    const state = this.snapshotStates.get(key) ?? { savedAt: 0, pets: 0, changed: 0, saving: false };
+    const state = this.snapshotStates.get(key) ?? { savedAt: 0, pets: 0, changed: 0, saving: false, failedAt: 0 };
     this.snapshotStates.set(key, state);
     const due =
       state.savedAt === 0 ||
       state.changed >= Math.max(SNAPSHOT_AFTER_CHANGED_PETS, SNAPSHOT_AFTER_CHANGED_FRACTION * state.pets) ||
       (state.changed > 0 && Date.now() - state.savedAt > SNAPSHOT_REFRESH_MS);
-    if (!due || state.saving) return;
+    if (!due || state.saving || Date.now() - state.failedAt < SNAPSHOT_RETRY_MS) return;
     state.saving = true;
     const saving = this.save(scope, account.cursor, snapshots, state)
-      .catch((error: unknown) => logError("gallery-snapshot-failed", error, { gallery: key }))
+      .catch((error: unknown) => {
+        state.failedAt = Date.now();
+        logError("gallery-snapshot-failed", error, { gallery: key });
+      })
       .finally(() => {
         state.saving = false;
         this.saving.delete(saving);

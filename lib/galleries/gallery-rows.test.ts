@@ -7,7 +7,11 @@ import { enrolledSearchKeysByPet, extractionFor } from "@/lib/jobs/templates";
 import { noseCapture } from "@/lab/test-support/nose-images";
 import { openTestDatabase } from "@/lab/test-support/database";
 import { registerByJob } from "@/lab/test-support/registration";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { GalleryManager } from "./gallery-manager";
+import { GallerySnapshots } from "./gallery-snapshots";
 import { galleryBatchAfter, type GalleryScope } from "./gallery-rows";
 
 // A gallery is loaded by one SQL query a batch (galleryBatchAfter): it must read exactly what the per-image reader
@@ -86,5 +90,26 @@ describe("gallery rows", () => {
     expect((await manager.stats(scope)).pets).toBe(3);
     expect((await manager.identify(scope, probe)).candidates[0]?.petId).toBe(dogs[1]);
     await manager.dropAll();
+
+    // A snapshot folder that cannot be written (here under a file): the gallery loads from the database and serves,
+    // and the failed save is not tried again at every search.
+    class CountedSnapshots extends GallerySnapshots {
+      attempts = 0;
+      override prepare(gallery: string, shards: number) {
+        this.attempts++;
+        return super.prepare(gallery, shards);
+      }
+    }
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "gallery-rows-")), "a-file");
+    fs.writeFileSync(file, "");
+    const unwritable = new CountedSnapshots(path.join(file, "galleries"));
+    const failing = new GalleryManager(db, engine, unwritable);
+    expect((await failing.stats(scope)).pets).toBe(3);
+    await failing.snapshotsSaved();
+    expect(unwritable.attempts).toBe(1);
+    expect((await failing.identify(scope, probe)).candidates[0]?.petId).toBe(dogs[1]);
+    await failing.snapshotsSaved();
+    expect(unwritable.attempts).toBe(1);
+    await failing.dropAll();
   }, 300_000);
 });
