@@ -102,6 +102,8 @@ export interface GallerySizeResult {
   /** The gallery saved to disk and restored from there (a restarted process's load, decision 0041): pets a second each. */
   savePerSecond: number;
   restorePerSecond: number;
+  /** The longest another task on the gallery's threads waited while the gallery was saved. */
+  saveStallMs: number;
 }
 
 interface Subject {
@@ -287,18 +289,30 @@ async function prepareProbeSet(setting: ProbeSetting, options: Omit<Identificati
  * Saves the gallery's shards to files and restores them into a second gallery (as a restarted process does, from the
  * page cache: the files were just written), which must hold the same pets; the copy is dropped and the files removed.
  */
-async function saveAndRestore(key: string, pets: number): Promise<{ savePerSecond: number; restorePerSecond: number }> {
+async function saveAndRestore(key: string, pets: number): Promise<{ savePerSecond: number; restorePerSecond: number; saveStallMs: number }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-snapshot-"));
   const paths = Array.from({ length: engine.engineThreads() }, (_, slot) => path.join(dir, `${slot}.shard`));
   try {
+    // Meanwhile a small task on every shard's thread, again and again: how long one waits behind the save's slices.
+    let saving = true;
+    const waits: number[] = [];
+    const meanwhile = (async () => {
+      while (saving) {
+        const asked = performance.now();
+        await engine.galleryStats(key);
+        waits.push(performance.now() - asked);
+      }
+    })();
     let started = performance.now();
     await engine.gallerySave(key, paths);
     const savePerSecond = pets / ((performance.now() - started) / 1000);
+    saving = false;
+    await meanwhile;
     started = performance.now();
     const restored = await engine.galleryRestore(`${key}/restored`, paths);
     const restorePerSecond = pets / ((performance.now() - started) / 1000);
     if (restored.pets !== pets) throw new Error(`the restored gallery holds ${restored.pets} pets, not ${pets}`);
-    return { savePerSecond, restorePerSecond };
+    return { savePerSecond, restorePerSecond, saveStallMs: Math.max(0, ...waits) };
   } finally {
     await engine.galleryDrop(`${key}/restored`);
     fs.rmSync(dir, { recursive: true, force: true });
@@ -413,7 +427,7 @@ export async function benchIdentification(options: IdentificationBenchOptions): 
     const upsertPerSecond = (pets - added) / ((performance.now() - started) / 1000);
     const stats = await engine.galleryStats(key);
     const rssBytes = process.memoryUsage().rss - rssBefore;
-    const { savePerSecond, restorePerSecond } = await saveAndRestore(key, stats.pets);
+    const { savePerSecond, restorePerSecond, saveStallMs } = await saveAndRestore(key, stats.pets);
 
     const rows: ProbeRow[] = [];
     const progress = startProgress(`searching ${size.toLocaleString("en")} pets`, sets.reduce((sum, set) => sum + set.enrolled.length + set.strangers.length, 0));
@@ -439,7 +453,7 @@ export async function benchIdentification(options: IdentificationBenchOptions): 
       rows.push(row(set.setting, "unknown", unknown, nobody, nobody));
     }
     progress.stop();
-    const result: GallerySizeResult = { pets: stats.pets, rows, galleryBytes: stats.bytes, rssBytes, upsertPerSecond, savePerSecond, restorePerSecond };
+    const result: GallerySizeResult = { pets: stats.pets, rows, galleryBytes: stats.bytes, rssBytes, upsertPerSecond, savePerSecond, restorePerSecond, saveStallMs };
     options.log(`identification: ${JSON.stringify(result)}`);
     results.push(result);
   }

@@ -186,7 +186,7 @@ function identificationSection(results: GallerySizeResult[], poolTemplates: numb
     `${(r.galleryBytes / r.pets).toFixed(0)} B (${mib(r.galleryBytes)})`,
     `${(r.rssBytes / r.pets / 1024).toFixed(1)} KiB (${mib(r.rssBytes)})`,
     `${num(r.upsertPerSecond)} pets/s`,
-    `${num(r.savePerSecond)} / ${num(r.restorePerSecond)} pets/s`,
+    `${num(r.savePerSecond)} / ${num(r.restorePerSecond)} pets/s; another task waits ≤ ${ms(r.saveStallMs)}`,
   ]);
   // Where a search's CPU goes, step by step (mean a search; a step a search did not reach counts 0).
   const step = (r: ProbeRow, pass: string, steps: string[]) =>
@@ -214,7 +214,7 @@ function identificationSection(results: GallerySizeResult[], poolTemplates: numb
     "",
     table(["enrolled pets", "probes", "fast: first stage / light / full", "deep: first stage / light / full", "turned: views / first stage / light / full", "sum"], steps),
     "",
-    table(["enrolled pets", "gallery bytes per pet", "RSS growth per pet", "gallery load (search keys into the engine)", "snapshot to disk: save / restore (restart)"], memory),
+    table(["enrolled pets", "gallery bytes per pet", "RSS growth per pet", "gallery load (search keys into the engine)", "snapshot to disk: save / restore (restart); longest wait of another task during the save"], memory),
   ].join("\n");
 }
 

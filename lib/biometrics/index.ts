@@ -106,16 +106,33 @@ export async function galleryDrop(galleryKey: string): Promise<void> {
   await Promise.all(everySlot(engine).map((slot) => engine.runOnSlot(slot, "galleryDrop", galleryKey)));
 }
 
+/** Waits for every shard's task: throws the first failure once all have ended, else sums their pets and bytes. */
+async function everyShard(tasks: Promise<{ pets: number; bytes: number }>[]): Promise<{ pets: number; bytes: number }> {
+  const settled = await Promise.allSettled(tasks);
+  const failed = settled.find((shard) => shard.status === "rejected");
+  if (failed) throw failed.reason;
+  const shards = settled.map((shard) => (shard as PromiseFulfilledResult<{ pets: number; bytes: number }>).value);
+  return { pets: shards.reduce((sum, s) => sum + s.pets, 0), bytes: shards.reduce((sum, s) => sum + s.bytes, 0) };
+}
+
 /**
  * Saves every shard of a gallery to a file, shard `slot` (the thread's) to `paths[slot]`: as many paths as engine threads.
- * Each shard is written by its thread (InvertedIndex.writeSnapshot) to a new file; flushing the files to disk and
- * publishing them is the caller's (lib/galleries/gallery-snapshots.ts). Resolves the pets and bytes saved.
+ * Each shard is written by its thread to a new file (InvertedIndex.snapshotWriter), a slice a task, so that the
+ * thread's other tasks (searches of every gallery it holds) wait for a slice at most, not for the whole shard. Flushing
+ * the files to disk and publishing them is the caller's (lib/galleries/gallery-snapshots.ts). Resolves the pets and
+ * bytes saved; rejects with an EngineTaskError naming SnapshotChangedError when the gallery changed while it was saved.
  */
 export async function gallerySave(galleryKey: string, paths: string[]): Promise<{ pets: number; bytes: number }> {
   const engine = enginePool();
   if (paths.length !== engine.size) throw new Error(`a gallery is saved as ${engine.size} shards, not ${paths.length}`);
-  const shards = await Promise.all(paths.map((path, slot) => engine.runOnSlot(slot, "gallerySave", galleryKey, path)));
-  return { pets: shards.reduce((sum, s) => sum + s.pets, 0), bytes: shards.reduce((sum, s) => sum + s.bytes, 0) };
+  const saveShard = async (path: string, slot: number) => {
+    for (;;) {
+      const slice = await engine.runOnSlot(slot, "gallerySaveSlice", galleryKey, path);
+      if (slice.done) return slice;
+    }
+  };
+  // Every shard's task ends (its file closed) before a failure is reported, so the caller may remove the files.
+  return everyShard(paths.map(saveShard));
 }
 
 /**
@@ -126,14 +143,12 @@ export async function gallerySave(galleryKey: string, paths: string[]): Promise<
 export async function galleryRestore(galleryKey: string, paths: string[]): Promise<{ pets: number; bytes: number }> {
   const engine = enginePool();
   if (paths.length !== engine.size) throw new Error(`this pool holds a gallery as ${engine.size} shards, not ${paths.length}`);
-  const shards = await Promise.allSettled(paths.map((path, slot) => engine.runOnSlot(slot, "galleryRestore", galleryKey, path)));
-  const failed = shards.find((shard) => shard.status === "rejected");
-  if (failed) {
+  try {
+    return await everyShard(paths.map((path, slot) => engine.runOnSlot(slot, "galleryRestore", galleryKey, path)));
+  } catch (error) {
     await galleryDrop(galleryKey);
-    throw failed.reason;
+    throw error;
   }
-  const restored = shards.map((shard) => (shard as PromiseFulfilledResult<{ pets: number; bytes: number }>).value);
-  return { pets: restored.reduce((sum, s) => sum + s.pets, 0), bytes: restored.reduce((sum, s) => sum + s.bytes, 0) };
 }
 
 /**

@@ -5,7 +5,7 @@ import { kernelHeap, kernelViews } from "./simd/posting-kernel";
 import { ANGLE_BINS, HAMMING_SIGMA, HAMMING_THRESHOLD, INDEXED_POSTINGS, QUERY_WORDS, VOCABULARY_WORDS } from "./parameters";
 import { deserializeSearchKey, isSearchKey, serializeSearchKey, type ProbeLookups, type SearchKey } from "./search-key";
 import { packPets, type PackedPets } from "./packed-pets";
-import { FileSink, FileSource, SnapshotCorruptError } from "./snapshot-stream";
+import { FileSink, FileSource, SnapshotChangedError, SnapshotCorruptError } from "./snapshot-stream";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -434,6 +434,27 @@ describe("inverted index snapshots", () => {
     expect(restored.search([probes[1]], 20)).toEqual(original.search([probes[1]], 20));
     original.dispose();
     restored.dispose();
+  });
+
+  it("writes the same bytes a slice at a time as at once, and stops when the index changes between slices", () => {
+    const index = built();
+    const whole = path.join(dir, "whole-at-once.snapshot");
+    save(index, whole);
+    /** Keeps what it is given (a slice's views are of kernel memory). */
+    const kept: Buffer[] = [];
+    const writer = index.snapshotWriter({ write: (bytes) => kept.push(Buffer.from(bytes)) });
+    let slices = 1;
+    while (!writer.write(16 * 1024)) slices++;
+    expect(slices).toBeGreaterThan(10);
+    expect(Buffer.concat(kept).equals(fs.readFileSync(whole))).toBe(true);
+    // A search between slices changes nothing; a pet added does.
+    const again = index.snapshotWriter({ write: () => undefined });
+    expect(again.write(16 * 1024)).toBe(false);
+    index.search([probes[0]], 5);
+    expect(again.write(16 * 1024)).toBe(false);
+    index.upsertMany(packed([{ petId: "pet-late", keys: keys(950) }]));
+    expect(() => again.write(16 * 1024)).toThrow(SnapshotChangedError);
+    index.dispose();
   });
 
   it("refuses a file that is cut short, altered in a block or not a snapshot, and is left empty", () => {

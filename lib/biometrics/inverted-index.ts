@@ -2,7 +2,7 @@ import { appendPostingRecords, countKeyWords, finishProbeImage, kernelHeap, kern
 import { keyOffsets, packPets, type PackedPets } from "./packed-pets";
 import { ANGLE_BINS, HAMMING_SIGMA, KEPT_SEARCHES, HAMMING_THRESHOLD, STOP_WORD_FACTOR, STOP_WORD_MIN_POSTINGS, VOCABULARY_WORDS } from "./parameters";
 import { serializeSearchKey, type ProbeLookups, type SearchKey } from "./search-key";
-import { SnapshotCorruptError, type SnapshotSink, type SnapshotSource } from "./snapshot-stream";
+import { SnapshotChangedError, SnapshotCorruptError, type SnapshotSink, type SnapshotSource } from "./snapshot-stream";
 
 /**
  * Posting blocks: a list's first block holds FIRST_BLOCK postings, each next one twice as many up to
@@ -376,6 +376,43 @@ export class InvertedIndex {
    * order (their capacities follow from the length: `blockCapacities`), magic.
    */
   writeSnapshot(sink: SnapshotSink): void {
+    const writer = this.snapshotWriter(sink);
+    while (!writer.write(Infinity));
+  }
+
+  /**
+   * `writeSnapshot`'s bytes a slice at a time, so that other work of the thread (searches) can run between slices: each
+   * `write(budget)` writes about `budget` bytes of lists (the head with the first) and says whether the snapshot is
+   * whole. Throws SnapshotChangedError when the index changed since the first slice (a pet added or removed).
+   */
+  snapshotWriter(sink: SnapshotSink): { write(budget: number): boolean } {
+    const version = this.version;
+    const int32 = (values: ArrayLike<number>) => new Uint8Array(Int32Array.from(values).buffer);
+    let word = -1;
+    return {
+      write: (budget) => {
+        if (this.version !== version) throw new SnapshotChangedError("the gallery changed while it was saved");
+        if (word < 0) {
+          this.writeSnapshotHead(sink, int32);
+          word = 0;
+        }
+        // Nothing is allocated while writing: the views stay valid.
+        const views = kernelViews();
+        for (let written = 0; word < VOCABULARY_WORDS && written < budget; word++) {
+          for (let block = this.heads[word]; block !== 0; block = nextOf(views, block)) {
+            const bytes = blockBytes(capacityOf(views, block));
+            sink.write(views.u8.subarray(block, block + bytes));
+            written += bytes;
+          }
+        }
+        if (word < VOCABULARY_WORDS) return false;
+        sink.write(int32([SNAPSHOT_MAGIC]));
+        return true;
+      },
+    };
+  }
+
+  private writeSnapshotHead(sink: SnapshotSink, int32: (values: ArrayLike<number>) => Uint8Array): void {
     const header: SnapshotHeader = {
       vocabularyWords: VOCABULARY_WORDS,
       rowCount: this.rowCount,
@@ -388,7 +425,6 @@ export class InvertedIndex {
     const json = Buffer.from(JSON.stringify(header));
     const padded = Buffer.alloc((json.byteLength + 3) & ~3, 0x20);
     json.copy(padded);
-    const int32 = (values: ArrayLike<number>) => new Uint8Array(Int32Array.from(values).buffer);
     sink.write(int32([SNAPSHOT_MAGIC, SNAPSHOT_FORMAT, padded.byteLength]));
     sink.write(padded);
     sink.write(int32(this.petRows.map((rows) => (rows === null ? -1 : rows.length))));
@@ -397,12 +433,6 @@ export class InvertedIndex {
     const rowPet = this.rowPet.address >>> 2;
     sink.write(int32(kernelViews().i32.subarray(rowPet, rowPet + this.rowCount)));
     sink.write(int32(this.rowPostings.subarray(0, this.rowCount)));
-    // Nothing is allocated while writing: the views stay valid.
-    const views = kernelViews();
-    for (let word = 0; word < VOCABULARY_WORDS; word++) {
-      for (let block = this.heads[word]; block !== 0; block = nextOf(views, block)) sink.write(views.u8.subarray(block, block + blockBytes(capacityOf(views, block))));
-    }
-    sink.write(int32([SNAPSHOT_MAGIC]));
   }
 
   /**

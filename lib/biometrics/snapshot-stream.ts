@@ -20,6 +20,11 @@ export class SnapshotCorruptError extends Error {
   override name = "SnapshotCorruptError";
 }
 
+/** A snapshot written a slice at a time whose index changed (or was replaced) between two slices: written no further. */
+export class SnapshotChangedError extends Error {
+  override name = "SnapshotChangedError";
+}
+
 /** Writes to a file descriptor through one chunk-sized buffer. */
 export class FileSink implements SnapshotSink {
   private readonly buffer = Buffer.allocUnsafeSlow(CHUNK_BYTES);

@@ -16,7 +16,7 @@ export const WORKER_OPERATIONS = {
   galleryUpsertPets: gallery.galleryUpsertPets,
   galleryRemovePet: gallery.galleryRemovePet,
   galleryDrop: gallery.galleryDrop,
-  gallerySave: gallery.gallerySave,
+  gallerySaveSlice: gallery.gallerySaveSlice,
   galleryRestore: gallery.galleryRestore,
   galleryStats: gallery.galleryStats,
   galleryTotals: gallery.galleryTotals,

@@ -30,8 +30,12 @@ const SNAPSHOT_REFRESH_MS = 24 * 3600_000;
 /** A gallery is saved again once this many of its pets changed (or this fraction of it): what a restart applies at most. */
 const SNAPSHOT_AFTER_CHANGED_PETS = 1000;
 const SNAPSHOT_AFTER_CHANGED_FRACTION = 0.05;
-/** After a save failed (a full disk, a folder it cannot write), the next is tried no sooner than this. */
+/**
+ * After a save failed (a full disk, a folder it cannot write), or after a gallery changed during this many saves in a
+ * row (each is tried again at the next search), the next save is tried no sooner than this.
+ */
 const SNAPSHOT_RETRY_MS = 15 * 60_000;
+const SNAPSHOT_CHANGED_TRIES = 3;
 
 /** What this process knows of a gallery's snapshot on disk. */
 interface SnapshotState {
@@ -41,8 +45,9 @@ interface SnapshotState {
   /** Pets changed (applied to the gallery) since that snapshot. */
   changed: number;
   saving: boolean;
-  /** When the last save failed (0: it did not). */
+  /** When the last save failed (0: it did not), and how many saves in a row the gallery changed during. */
   failedAt: number;
+  overtaken: number;
 }
 
 interface AccountGalleries {
@@ -371,7 +376,7 @@ export class GalleryManager {
       await engine.galleryDrop(key);
       return reject(`holds ${held.pets} pets, the database ${expected}`);
     }
-    this.snapshotStates.set(key, { savedAt, pets: held.pets, changed: 0, saving: false, failedAt: 0 });
+    this.snapshotStates.set(key, { savedAt, pets: held.pets, changed: 0, saving: false, failedAt: 0, overtaken: 0 });
     logInfo("gallery-restored", { gallery: key, pets: held.pets, ms: Date.now() - started });
     return true;
   }
@@ -385,7 +390,7 @@ export class GalleryManager {
     const snapshots = this.snapshots;
     if (!snapshots) return;
     const key = galleryKey(scope);
-    const state = this.snapshotStates.get(key) ?? { savedAt: 0, pets: 0, changed: 0, saving: false, failedAt: 0 };
+    const state = this.snapshotStates.get(key) ?? { savedAt: 0, pets: 0, changed: 0, saving: false, failedAt: 0, overtaken: 0 };
     this.snapshotStates.set(key, state);
     const due =
       state.savedAt === 0 ||
@@ -395,8 +400,12 @@ export class GalleryManager {
     state.saving = true;
     const saving = this.save(scope, account.cursor, snapshots, state)
       .catch((error: unknown) => {
-        state.failedAt = Date.now();
-        logError("gallery-snapshot-failed", error, { gallery: key });
+        // A gallery that changed while it was saved is saved again at the next search, a few times in a row.
+        const overtaken = error instanceof Error && error.message.startsWith("SnapshotChangedError");
+        state.overtaken = overtaken ? state.overtaken + 1 : 0;
+        if (!overtaken || state.overtaken >= SNAPSHOT_CHANGED_TRIES) state.failedAt = Date.now();
+        if (overtaken) logInfo("gallery-snapshot-overtaken", { gallery: key, tries: state.overtaken });
+        else logError("gallery-snapshot-failed", error, { gallery: key });
       })
       .finally(() => {
         state.saving = false;
@@ -432,6 +441,7 @@ export class GalleryManager {
         bytes: saved.bytes,
       });
       state.savedAt = started;
+      state.overtaken = 0;
       state.pets = saved.pets;
       state.changed -= changedBefore;
       logInfo("gallery-saved", { gallery: key, pets: saved.pets, bytes: saved.bytes, ms: Date.now() - started });
