@@ -10,7 +10,7 @@ import { registerByJob } from "@/lab/test-support/registration";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { GalleryManager } from "./gallery-manager";
+import { GalleryManager, type GalleryEngine } from "./gallery-manager";
 import { GallerySnapshots } from "./gallery-snapshots";
 import { galleryBatchAfter, type GalleryScope } from "./gallery-rows";
 
@@ -111,5 +111,37 @@ describe("gallery rows", () => {
     await failing.snapshotsSaved();
     expect(unwritable.attempts).toBe(1);
     await failing.dropAll();
+
+    // A save overtaken by a change to the gallery (as the engine reports it) is tried again at the next search; after
+    // three in a row the next waits.
+    const overtaking = (overtakes: number) => {
+      const counts = { attempts: 0 };
+      const counted: GalleryEngine = {
+        ...engine,
+        gallerySave: (key, paths) => {
+          counts.attempts++;
+          if (overtakes-- > 0) return Promise.reject(new Error("SnapshotChangedError: the gallery changed while it was saved"));
+          return engine.gallerySave(key, paths);
+        },
+      };
+      return { counts, counted };
+    };
+    const snapshots = new GallerySnapshots(fs.mkdtempSync(path.join(os.tmpdir(), "gallery-rows-snapshots-")));
+    const search = async (manager: GalleryManager) => {
+      expect((await manager.identify(scope, probe)).candidates[0]?.petId).toBe(dogs[1]);
+      await manager.snapshotsSaved();
+    };
+    const twice = overtaking(2);
+    const retrying = new GalleryManager(db, twice.counted, snapshots);
+    for (let i = 0; i < 4; i++) await search(retrying);
+    expect(twice.counts.attempts).toBe(3);
+    expect(await snapshots.manifest(`${accountId}/*/DOG`)).toMatchObject({ pets: 3 });
+    await retrying.dropAll();
+    fs.rmSync(snapshots.dir, { recursive: true, force: true });
+    const always = overtaking(Infinity);
+    const waiting = new GalleryManager(db, always.counted, snapshots);
+    for (let i = 0; i < 5; i++) await search(waiting);
+    expect(always.counts.attempts).toBe(3);
+    await waiting.dropAll();
   }, 300_000);
 });
