@@ -7,7 +7,7 @@ import { keypointBurstWeights } from "./pair-matcher";
 import { computeProbeLookups, type ProbeLookups, type SearchKey } from "./search-key";
 import type { PackedPets } from "./packed-pets";
 import { DESCRIPTOR_SETS } from "./parameters";
-import { FileSink, FileSource, SnapshotChangedError, type SnapshotSink } from "./snapshot-stream";
+import { FileSink, FileSource, SnapshotChangedError, type SnapshotSink, type SnapshotWriter } from "./snapshot-stream";
 import { descriptorSetCount, deserializeTemplate, keypointCount, type NoseTemplate } from "./template";
 
 /**
@@ -44,7 +44,7 @@ export class Gallery {
   }
 
   /** The gallery's snapshot, a slice at a time (InvertedIndex.snapshotWriter). */
-  snapshotWriter(sink: SnapshotSink): { write(budget: number): boolean } {
+  snapshotWriter(sink: SnapshotSink): SnapshotWriter {
     return this.index.snapshotWriter(sink);
   }
 
@@ -129,7 +129,7 @@ export function galleryUpsertPets(key: string, pets: PackedPets): void {
 const SAVE_SLICE_BYTES = 16 * 1024 * 1024;
 
 /** Saves in progress in this thread, by file. */
-const saves = new Map<string, { gallery: Gallery; fd: number; sink: FileSink; writer: { write(budget: number): boolean } }>();
+const saves = new Map<string, { gallery: Gallery; fd: number; sink: FileSink; writer: SnapshotWriter }>();
 
 /**
  * Writes the next slice of this thread's shard of the gallery to a new file at `path` (the first call creates it), so

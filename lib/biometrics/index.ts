@@ -8,6 +8,7 @@ import { joinRankings, rankInTurn, runCascade, type CascadeStages } from "./casc
 import { GalleryNotLoadedError } from "./gallery-not-loaded";
 import type { ExtractionOptions } from "./extract";
 import { packPets, splitPackedPets, type PackedPets } from "./packed-pets";
+import { SnapshotChangedError } from "./snapshot-stream";
 import type { GalleryPet, IdentificationOutcome, ImageAnalysis, VerificationOutcome } from "./operations";
 
 export { isJpeg } from "./decode";
@@ -26,6 +27,7 @@ export {
 export { explainQualityFailure, type FailureExplanation } from "./failure-advice";
 export { DECISION_THRESHOLD, scoreToFmr } from "./scoring";
 export { GalleryNotLoadedError } from "./gallery-not-loaded";
+export { SnapshotChangedError } from "./snapshot-stream";
 export { packedKeys, packPets, PackedPetsWriter, type PackedPets } from "./packed-pets";
 export { lightTemplateOf, searchKeyOfTemplate, templateVersionOf } from "./template";
 
@@ -120,14 +122,17 @@ async function everyShard(tasks: Promise<{ pets: number; bytes: number }>[]): Pr
  * Each shard is written by its thread to a new file (InvertedIndex.snapshotWriter), a slice a task, so that the
  * thread's other tasks (searches of every gallery it holds) wait for a slice at most, not for the whole shard. Flushing
  * the files to disk and publishing them is the caller's (lib/galleries/gallery-snapshots.ts). Resolves the pets and
- * bytes saved; rejects with an EngineTaskError naming SnapshotChangedError when the gallery changed while it was saved.
+ * bytes saved; rejects with SnapshotChangedError when the gallery changed while it was saved.
  */
 export async function gallerySave(galleryKey: string, paths: string[]): Promise<{ pets: number; bytes: number }> {
   const engine = enginePool();
   if (paths.length !== engine.size) throw new Error(`a gallery is saved as ${engine.size} shards, not ${paths.length}`);
   const saveShard = async (path: string, slot: number) => {
     for (;;) {
-      const slice = await engine.runOnSlot(slot, "gallerySaveSlice", galleryKey, path);
+      const slice = await engine.runOnSlot(slot, "gallerySaveSlice", galleryKey, path).catch((error: unknown) => {
+        if (error instanceof EngineTaskError && error.message.startsWith(SnapshotChangedError.errorName)) throw new SnapshotChangedError(error.message);
+        throw error;
+      });
       if (slice.done) return slice;
     }
   };

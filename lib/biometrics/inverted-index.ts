@@ -2,7 +2,7 @@ import { appendPostingRecords, countKeyWords, finishProbeImage, kernelHeap, kern
 import { keyOffsets, packPets, type PackedPets } from "./packed-pets";
 import { ANGLE_BINS, HAMMING_SIGMA, KEPT_SEARCHES, HAMMING_THRESHOLD, STOP_WORD_FACTOR, STOP_WORD_MIN_POSTINGS, VOCABULARY_WORDS } from "./parameters";
 import { serializeSearchKey, type ProbeLookups, type SearchKey } from "./search-key";
-import { SnapshotChangedError, SnapshotCorruptError, type SnapshotSink, type SnapshotSource } from "./snapshot-stream";
+import { SnapshotChangedError, SnapshotCorruptError, type SnapshotSink, type SnapshotSource, type SnapshotWriter } from "./snapshot-stream";
 
 /**
  * Posting blocks: a list's first block holds FIRST_BLOCK postings, each next one twice as many up to
@@ -40,6 +40,8 @@ function blockCapacities(length: number): number[] {
 /** A shard snapshot's first and last four bytes ("RHIX"), and its layout's version (writeSnapshot). */
 const SNAPSHOT_MAGIC = 0x58494852;
 const SNAPSHOT_FORMAT = 1;
+/** Values as a snapshot holds them: 32-bit integers, little-endian (the platform's). */
+const int32Bytes = (values: ArrayLike<number>) => new Uint8Array(Int32Array.from(values).buffer);
 
 /** Vote weight by Hamming distance (0 beyond the threshold), as f32 values. */
 const HAMMING_WEIGHT = Float32Array.from({ length: 65 }, (_, h) => (h <= HAMMING_THRESHOLD ? Math.exp(-(h * h) / (HAMMING_SIGMA * HAMMING_SIGMA)) : 0));
@@ -385,15 +387,14 @@ export class InvertedIndex {
    * `write(budget)` writes about `budget` bytes of lists (the head with the first) and says whether the snapshot is
    * whole. Throws SnapshotChangedError when the index changed since the first slice (a pet added or removed).
    */
-  snapshotWriter(sink: SnapshotSink): { write(budget: number): boolean } {
+  snapshotWriter(sink: SnapshotSink): SnapshotWriter {
     const version = this.version;
-    const int32 = (values: ArrayLike<number>) => new Uint8Array(Int32Array.from(values).buffer);
     let word = -1;
     return {
       write: (budget) => {
         if (this.version !== version) throw new SnapshotChangedError("the gallery changed while it was saved");
         if (word < 0) {
-          this.writeSnapshotHead(sink, int32);
+          this.writeSnapshotHead(sink);
           word = 0;
         }
         // Nothing is allocated while writing: the views stay valid.
@@ -406,13 +407,13 @@ export class InvertedIndex {
           }
         }
         if (word < VOCABULARY_WORDS) return false;
-        sink.write(int32([SNAPSHOT_MAGIC]));
+        sink.write(int32Bytes([SNAPSHOT_MAGIC]));
         return true;
       },
     };
   }
 
-  private writeSnapshotHead(sink: SnapshotSink, int32: (values: ArrayLike<number>) => Uint8Array): void {
+  private writeSnapshotHead(sink: SnapshotSink): void {
     const header: SnapshotHeader = {
       vocabularyWords: VOCABULARY_WORDS,
       rowCount: this.rowCount,
@@ -425,14 +426,14 @@ export class InvertedIndex {
     const json = Buffer.from(JSON.stringify(header));
     const padded = Buffer.alloc((json.byteLength + 3) & ~3, 0x20);
     json.copy(padded);
-    sink.write(int32([SNAPSHOT_MAGIC, SNAPSHOT_FORMAT, padded.byteLength]));
+    sink.write(int32Bytes([SNAPSHOT_MAGIC, SNAPSHOT_FORMAT, padded.byteLength]));
     sink.write(padded);
-    sink.write(int32(this.petRows.map((rows) => (rows === null ? -1 : rows.length))));
-    sink.write(int32(this.petRows.flatMap((rows) => rows ?? [])));
-    sink.write(int32(this.lengths));
+    sink.write(int32Bytes(this.petRows.map((rows) => (rows === null ? -1 : rows.length))));
+    sink.write(int32Bytes(this.petRows.flatMap((rows) => rows ?? [])));
+    sink.write(int32Bytes(this.lengths));
     const rowPet = this.rowPet.address >>> 2;
-    sink.write(int32(kernelViews().i32.subarray(rowPet, rowPet + this.rowCount)));
-    sink.write(int32(this.rowPostings.subarray(0, this.rowCount)));
+    sink.write(int32Bytes(kernelViews().i32.subarray(rowPet, rowPet + this.rowCount)));
+    sink.write(int32Bytes(this.rowPostings.subarray(0, this.rowCount)));
   }
 
   /**

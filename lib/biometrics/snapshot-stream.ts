@@ -8,6 +8,11 @@ export interface SnapshotSink {
   write(bytes: Uint8Array): void;
 }
 
+/** A snapshot written a slice at a time: each `write(budget)` writes about `budget` bytes and says whether it is whole. */
+export interface SnapshotWriter {
+  write(budget: number): boolean;
+}
+
 export interface SnapshotSource {
   /** The next `length` bytes; the view is valid until the next read. Throws when the stream ends first. */
   read(length: number): Uint8Array;
@@ -20,21 +25,23 @@ export class SnapshotCorruptError extends Error {
   override name = "SnapshotCorruptError";
 }
 
-/** A snapshot written a slice at a time whose index changed (or was replaced) between two slices: written no further. */
+/**
+ * A snapshot written a slice at a time whose index changed (or was replaced) between two slices: written no further.
+ * Thrown in the worker and thrown again, as the same class, by the facade (`gallerySave`).
+ */
 export class SnapshotChangedError extends Error {
-  override name = "SnapshotChangedError";
+  static readonly errorName = "SnapshotChangedError";
+  override name = SnapshotChangedError.errorName;
 }
 
 /** Writes to a file descriptor through one chunk-sized buffer. */
 export class FileSink implements SnapshotSink {
   private readonly buffer = Buffer.allocUnsafeSlow(CHUNK_BYTES);
   private used = 0;
-  written = 0;
 
   constructor(private readonly fd: number) {}
 
   write(bytes: Uint8Array): void {
-    this.written += bytes.byteLength;
     if (bytes.byteLength > CHUNK_BYTES - this.used) this.flush();
     if (bytes.byteLength > CHUNK_BYTES) {
       fs.writeSync(this.fd, bytes);

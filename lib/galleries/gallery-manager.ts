@@ -1,6 +1,6 @@
 import type { Db } from "@/lib/db/connect";
 import * as engineDoor from "@/lib/engine";
-import { ENGINE_VERSION, packPets, type Engine, type IdentificationOutcome } from "@/lib/engine";
+import { ENGINE_VERSION, packPets, SnapshotChangedError, type Engine, type IdentificationOutcome } from "@/lib/engine";
 import { readEnv } from "@/lib/env";
 import { enrolledLightTemplatesByPet, enrolledSearchKeysByPet, enrolledTemplatesByPet } from "@/lib/jobs/templates";
 import { logError, logInfo } from "@/lib/log";
@@ -48,6 +48,10 @@ interface SnapshotState {
   /** When the last save failed (0: it did not), and how many saves in a row the gallery changed during. */
   failedAt: number;
   overtaken: number;
+}
+
+function snapshotState(savedAt = 0, pets = 0): SnapshotState {
+  return { savedAt, pets, changed: 0, saving: false, failedAt: 0, overtaken: 0 };
 }
 
 interface AccountGalleries {
@@ -254,7 +258,7 @@ export class GalleryManager {
       }));
     if (!restored) {
       await this.loadFromDatabase(scope);
-      // Saved at the next sync (saveWhenDue): a gallery never saved is due.
+      // Saved in the background right after (saveWhenDue): a gallery without a snapshot state is due.
       this.snapshotStates.delete(galleryKey(scope));
     }
     await this.db.galleryChange.deleteMany({ where: { createdAt: { lt: new Date(Date.now() - CHANGE_RETENTION_MS) } } });
@@ -360,9 +364,7 @@ export class GalleryManager {
     if (!(Date.now() - savedAt < SNAPSHOT_USABLE_MS)) return reject("age");
     const cursor = BigInt(manifest.cursor);
     // A database restored from an earlier backup (or another one) has no such change, or not of that time.
-    if (cursor > account.cursor) {
-      if (cursor > (await this.latestChangeId(scope.accountId))) return reject("database behind the snapshot");
-    }
+    if (cursor > account.cursor && cursor > (await this.latestChangeId(scope.accountId))) return reject("database behind the snapshot");
     if (cursor > 0n) {
       const change = await this.db.galleryChange.findUnique({ where: { id: cursor }, select: { createdAt: true, accountId: true } });
       if (change && (change.accountId !== scope.accountId || change.createdAt.toISOString() !== manifest.cursorAt)) return reject("another database");
@@ -376,7 +378,7 @@ export class GalleryManager {
       await engine.galleryDrop(key);
       return reject(`holds ${held.pets} pets, the database ${expected}`);
     }
-    this.snapshotStates.set(key, { savedAt, pets: held.pets, changed: 0, saving: false, failedAt: 0, overtaken: 0 });
+    this.snapshotStates.set(key, snapshotState(savedAt, held.pets));
     logInfo("gallery-restored", { gallery: key, pets: held.pets, ms: Date.now() - started });
     return true;
   }
@@ -390,7 +392,7 @@ export class GalleryManager {
     const snapshots = this.snapshots;
     if (!snapshots) return;
     const key = galleryKey(scope);
-    const state = this.snapshotStates.get(key) ?? { savedAt: 0, pets: 0, changed: 0, saving: false, failedAt: 0, overtaken: 0 };
+    const state = this.snapshotStates.get(key) ?? snapshotState();
     this.snapshotStates.set(key, state);
     const due =
       state.savedAt === 0 ||
@@ -401,7 +403,8 @@ export class GalleryManager {
     const saving = this.save(scope, account.cursor, snapshots, state)
       .catch((error: unknown) => {
         // A gallery that changed while it was saved is saved again at the next search, a few times in a row.
-        const overtaken = error instanceof Error && error.message.startsWith("SnapshotChangedError");
+        // By name: the engine door may be another bundle's copy (lib/engine), as for GalleryNotLoadedError.
+        const overtaken = error instanceof Error && error.name === SnapshotChangedError.errorName;
         state.overtaken = overtaken ? state.overtaken + 1 : 0;
         if (!overtaken || state.overtaken >= SNAPSHOT_CHANGED_TRIES) state.failedAt = Date.now();
         if (overtaken) logInfo("gallery-snapshot-overtaken", { gallery: key, tries: state.overtaken });

@@ -120,7 +120,7 @@ describe("gallery rows", () => {
         ...engine,
         gallerySave: (key, paths) => {
           counts.attempts++;
-          if (overtakes-- > 0) return Promise.reject(new Error("SnapshotChangedError: the gallery changed while it was saved"));
+          if (overtakes-- > 0) return Promise.reject(new engine.SnapshotChangedError("the gallery changed while it was saved"));
           return engine.gallerySave(key, paths);
         },
       };
