@@ -4,7 +4,7 @@ import path from "node:path";
 import sharp from "sharp";
 import { startProgress } from "@/lib/progress";
 import * as engine from "@/lib/engine";
-import { ENGINE_VERSION } from "@/lib/engine";
+import { ENGINE_VERSION, type ProbeTurns } from "@/lib/engine";
 import { captureFileName, generateDataset, MANIFEST_FILE, subjectDirName } from "@/lab/synth/dataset";
 import type { DifficultyName } from "@/lab/synth/parameters";
 import type { Roll } from "@/lab/synth/capture";
@@ -109,8 +109,8 @@ export interface GallerySizeResult {
 interface Subject {
   enrol: Uint8Array[];
   probe: Uint8Array[];
-  /** The probe templates' JPEGs, in their order: a search whose upright passes accept nobody turns them (decision 0029). */
-  probeImages?: Uint8Array[];
+  /** The probe images' quarter-turned views, as their upload made them, in their order: a search whose upright passes accept nobody compares them (decisions 0029, 0042). */
+  probeTurns?: ProbeTurns[];
 }
 
 async function dataset(dir: string, subjects: number, captures: number, seed: number, generator: { difficulty: DifficultyName; roll?: Roll }): Promise<void> {
@@ -121,12 +121,19 @@ async function dataset(dir: string, subjects: number, captures: number, seed: nu
 
 /**
  * Engine templates of the given JPEG files, cached per engine version (extraction is the slow part); the files that
- * `isProbe` picks are extracted as 1:N probes are, with the outer frames.
+ * `isProbe` picks are extracted as a 1:N probe's upload extracts them (`extractionFor`): with the outer frames, and
+ * with the quarter-turned views its turned pass reads (`turnedViews`, beside the templates; decision 0042).
  */
-async function templatesOf(cacheFile: string, jpegs: () => Promise<Buffer>[], isProbe: (index: number) => boolean): Promise<(Uint8Array | null)[]> {
-  if (fs.existsSync(cacheFile)) return readTemplateCache(cacheFile);
+async function templatesOf(
+  cacheFile: string,
+  jpegs: () => Promise<Buffer>[],
+  isProbe: (index: number) => boolean,
+): Promise<{ templates: (Uint8Array | null)[]; turnedViews: (Uint8Array | null)[] }> {
+  const viewsFile = cacheFile.replace(/\.bin$/, "-turned-views.bin");
+  if (fs.existsSync(cacheFile) && fs.existsSync(viewsFile)) return { templates: readTemplateCache(cacheFile), turnedViews: readTemplateCache(viewsFile) };
   const sources = jpegs();
   const out: (Uint8Array | null)[] = new Array(sources.length).fill(null);
+  const views: (Uint8Array | null)[] = new Array(sources.length).fill(null);
   const progress = startProgress(`extracting ${path.basename(cacheFile)}`, sources.length);
   let next = 0;
   // A few in flight keep every engine thread busy.
@@ -134,15 +141,17 @@ async function templatesOf(cacheFile: string, jpegs: () => Promise<Buffer>[], is
     Array.from({ length: os.availableParallelism() * 2 }, async () => {
       while (next < sources.length) {
         const i = next++;
-        const analysis = await engine.analyseImage(await sources[i], { outerFrames: isProbe(i) });
+        const analysis = await engine.analyseImage(await sources[i], { outerFrames: isProbe(i), turnedViews: isProbe(i) });
         out[i] = analysis.ok && analysis.quality.usable && analysis.template ? analysis.template : null;
+        views[i] = out[i] && analysis.ok ? analysis.turnedViews : null;
         progress.tick();
       }
     }),
   );
   progress.stop();
   writeTemplateCache(cacheFile, out);
-  return out;
+  writeTemplateCache(viewsFile, views);
+  return { templates: out, turnedViews: views };
 }
 
 /** No template (an unusable image): a length no template has. */
@@ -203,7 +212,7 @@ export async function distractorPoolFiles(options: Omit<IdentificationBenchOptio
 /** The templates distractor pets are mixed from: one capture of each distractor subject, and its mirror image. */
 async function preparePool(options: Omit<IdentificationBenchOptions, "sizes">): Promise<Uint8Array[]> {
   const { poolDir, poolFiles } = await distractorPoolFiles(options);
-  const pool = await templatesOf(path.join(options.cacheDir, `${path.basename(poolDir)}-v${ENGINE_VERSION}.bin`), () => [
+  const { templates: pool } = await templatesOf(path.join(options.cacheDir, `${path.basename(poolDir)}-v${ENGINE_VERSION}.bin`), () => [
     ...poolFiles.map((f) => fs.promises.readFile(f)),
     ...poolFiles.map((f) => sharp(f).flop().jpeg({ quality: 92 }).toBuffer()),
   ], () => false);
@@ -230,8 +239,8 @@ interface ProbeSet {
   enrolled: Subject[];
   /** Never enrolled: probes only. */
   strangers: Uint8Array[][];
-  /** Each unknown animal's probe JPEGs, in its probe templates' order. */
-  strangerImages: Uint8Array[][];
+  /** Each unknown animal's probe images' quarter-turned views, as their upload made them, in its probe templates' order. */
+  strangerTurns: ProbeTurns[][];
 }
 
 /**
@@ -267,21 +276,21 @@ export async function probeSetFiles(setting: ProbeSetting, options: Omit<Identif
 async function prepareProbeSet(setting: ProbeSetting, options: Omit<IdentificationBenchOptions, "sizes">): Promise<ProbeSet> {
   const { dir, files: bySubject } = await probeSetFiles(setting, options);
   const files = bySubject.flat();
-  const templates = await templatesOf(
+  const { templates, turnedViews } = await templatesOf(
     path.join(options.cacheDir, `${path.basename(dir)}-v${ENGINE_VERSION}.bin`),
     () => files.map((f) => fs.promises.readFile(f)),
     (i) => PROBE_CAPTURES.includes(i % 8),
   );
   const of = (s: number, captures: number[]) => captures.map((c) => templates[s * 8 + c]).filter((t): t is Uint8Array => t !== null);
-  const imagesOf = (s: number, captures: number[]) => captures.filter((c) => templates[s * 8 + c] !== null).map((c) => fs.readFileSync(files[s * 8 + c]));
-  const enrolled = Array.from({ length: options.genuine }, (_, s) => ({ enrol: of(s, ENROL_CAPTURES), probe: of(s, PROBE_CAPTURES), probeImages: imagesOf(s, PROBE_CAPTURES) }));
-  const strangers = Array.from({ length: options.strangers }, (_, i) => ({ probe: of(options.genuine + i, PROBE_CAPTURES), probeImages: imagesOf(options.genuine + i, PROBE_CAPTURES) }));
+  const turnsOf = (s: number, captures: number[]) => captures.filter((c) => templates[s * 8 + c] !== null).map((c) => ({ views: turnedViews[s * 8 + c] }));
+  const enrolled = Array.from({ length: options.genuine }, (_, s) => ({ enrol: of(s, ENROL_CAPTURES), probe: of(s, PROBE_CAPTURES), probeTurns: turnsOf(s, PROBE_CAPTURES) }));
+  const strangers = Array.from({ length: options.strangers }, (_, i) => ({ probe: of(options.genuine + i, PROBE_CAPTURES), probeTurns: turnsOf(options.genuine + i, PROBE_CAPTURES) }));
   const probing = strangers.filter((stranger) => stranger.probe.length >= 2);
   return {
     setting,
     enrolled: enrolled.filter((s) => s.enrol.length >= 3 && s.probe.length >= 2),
     strangers: probing.map((stranger) => stranger.probe),
-    strangerImages: probing.map((stranger) => stranger.probeImages),
+    strangerTurns: probing.map((stranger) => stranger.probeTurns),
   };
 }
 
@@ -363,12 +372,12 @@ export async function benchIdentification(options: IdentificationBenchOptions): 
   await engine.galleryRemovePet(key, "warm");
   const rssBefore = process.memoryUsage().rss;
 
-  const search = async (probe: Uint8Array[], probeImages?: Uint8Array[]) => {
+  const search = async (probe: Uint8Array[], probeTurns?: ProbeTurns[]) => {
     lightLoads = [];
     const steps: { step: string; cpu: NodeJS.CpuUsage }[] = [];
     const cpu = process.cpuUsage();
     const t0 = performance.now();
-    const outcome = await engine.identifyInGallery(key, probe, loadTemplates, loadLightTemplates, probeImages, (pass, step) => {
+    const outcome = await engine.identifyInGallery(key, probe, loadTemplates, loadLightTemplates, probeTurns, (pass, step) => {
       steps.push({ step: `${pass} ${step}`, cpu: process.cpuUsage() });
     });
     const total = performance.now() - t0;
@@ -437,7 +446,7 @@ export async function benchIdentification(options: IdentificationBenchOptions): 
       const found: boolean[] = [];
       for (let s = 0; s < set.enrolled.length; s++) {
         const petId = `${set.setting}-g${s}`;
-        const done = await search(set.enrolled[s].probe, set.enrolled[s].probeImages);
+        const done = await search(set.enrolled[s].probe, set.enrolled[s].probeTurns);
         progress.tick();
         searches.push(done);
         right.push(done.outcome.candidates[0]?.petId === petId);
@@ -446,7 +455,7 @@ export async function benchIdentification(options: IdentificationBenchOptions): 
       rows.push(row(set.setting, "enrolled", searches, right, found));
       const unknown: Awaited<ReturnType<typeof search>>[] = [];
       for (const [i, probe] of set.strangers.entries()) {
-        unknown.push(await search(probe, set.strangerImages[i]));
+        unknown.push(await search(probe, set.strangerTurns[i]));
         progress.tick();
       }
       const nobody = unknown.map((s) => s.outcome.candidates.length === 0);

@@ -114,7 +114,12 @@ async function extractOnEveryCore(jpegs: readonly Buffer[]): Promise<{ msPerImag
 
 async function main(): Promise<void> {
   console.log(`machine: ${os.cpus().length} x ${os.cpus()[0]?.model}, node ${process.version}; single thread unless stated`);
-  for (const [what, options] of [["", {}], [" as a 1:N probe (with the outer frames)", { outerFrames: true }]] as const) {
+  const extractions = [
+    ["", {}],
+    [" as a 1:N probe (with the outer frames)", { outerFrames: true }],
+    [" as a 1:N probe's upload (outer frames and quarter-turned views)", { outerFrames: true, turnedViews: true }],
+  ] as const;
+  for (const [what, options] of extractions) {
     const extraction = await timeExtraction(options);
     console.log(`extraction, 640 px image${what}: median ${ms(extraction.median)}, p95 ${ms(extraction.p95)}, CPU ${ms(extraction.cpuPerImage)} an image (${extraction.images} images x 3)`);
   }

@@ -7,9 +7,10 @@ import { DESCRIPTOR_SETS, MATCHED_SETS, TEMPLATE_VERSION } from "./parameters";
 import { computeSearchKey } from "./search-key";
 import { assessQuality, measureImageFigures, type QualityReport } from "./quality";
 import { KEYPOINT_FIELDS, type NoseTemplate } from "./template";
+import { allQuarterTurns, TurnableImage } from "./turns";
 
 export type ImageExtraction =
-  | { ok: true; quality: QualityReport; template: NoseTemplate | null; timings: Record<string, number> }
+  | { ok: true; quality: QualityReport; template: NoseTemplate | null; turnedViews: NoseTemplate[] | null; timings: Record<string, number> }
   | { ok: false; rejection: { code: ImageRejectionCode; message: string } };
 
 export interface ExtractionOptions {
@@ -27,13 +28,22 @@ export interface ExtractionOptions {
    * it: they count and compare usable images only, and ask the clinic to capture again.
    */
   describeUnusable?: boolean;
+  /**
+   * Also make the template's quarter-turned views (turns.ts, `quarterTurnViews`), from the scale space the extraction
+   * built: what a 1:N search's turned pass compares (decision 0042). A 1:N probe's upload makes them, so that a search
+   * whose upright passes accept nobody (every unknown animal) does not decode the JPEG and describe them then.
+   */
+  turnedViews?: boolean;
 }
 
 /**
  * The extraction pipeline, read top to bottom: decode → measure → normalise → keypoints/descriptors →
  * quality verdict → template. An unusable image still gets its quality report (support needs it).
  */
-export async function extractNoseImage(jpeg: Uint8Array, { outerFrames = false, describeUnusable = false }: ExtractionOptions = {}): Promise<ImageExtraction> {
+export async function extractNoseImage(
+  jpeg: Uint8Array,
+  { outerFrames = false, describeUnusable = false, turnedViews = false }: ExtractionOptions = {},
+): Promise<ImageExtraction> {
   const t0 = performance.now();
   let decoded;
   try {
@@ -46,7 +56,7 @@ export async function extractNoseImage(jpeg: Uint8Array, { outerFrames = false, 
   const { image, originalWidth, originalHeight } = decoded;
   const measured = measureImageFigures(image, Math.min(originalWidth, originalHeight));
   const normalised = normaliseContrast(image);
-  const { keypoints, descriptors } = extractLocalFeatures(normalised, image, outerFrames ? DESCRIPTOR_SETS : MATCHED_SETS);
+  const { keypoints, descriptors, levels } = extractLocalFeatures(normalised, image, outerFrames ? DESCRIPTOR_SETS : MATCHED_SETS);
   const quality = assessQuality({ ...measured, keypoints: keypoints.length });
   const t2 = performance.now();
   const packed = new Float32Array(keypoints.length * KEYPOINT_FIELDS);
@@ -64,5 +74,7 @@ export async function extractNoseImage(jpeg: Uint8Array, { outerFrames = false, 
         searchKey: computeSearchKey(keypoints.length, descriptors),
       }
     : null;
-  return { ok: true, quality, template, timings: { decodeMs: t1 - t0, featuresMs: t2 - t1 } };
+  const t3 = performance.now();
+  const views = turnedViews && template ? allQuarterTurns(TurnableImage.fromExtraction(template, levels)) : null;
+  return { ok: true, quality, template, turnedViews: views, timings: { decodeMs: t1 - t0, featuresMs: t2 - t1, turnedViewsMs: performance.now() - t3 } };
 }

@@ -41,6 +41,8 @@ export interface LocalFeatures {
    * MATCHED_SETS frames, or all DESCRIPTOR_SETS (`describeKeypoints`).
    */
   descriptors: Int8Array;
+  /** The scale space the keypoints were found and described in (`keypoint.level` indexes it). */
+  levels: ScaleLevel[];
 }
 
 /** Scale-normalised determinant of the Hessian: positive at bright and dark blobs (beads, groove pits). */
@@ -208,11 +210,11 @@ export function extractLocalFeatures(
 ): LocalFeatures {
   if (refillRounds === 0) {
     const { keypoints, levels } = detectKeypoints(normalised, grey);
-    return { keypoints, descriptors: describeKeypoints(levels, keypoints, sets) };
+    return { keypoints, descriptors: describeKeypoints(levels, keypoints, sets), levels };
   }
   const { candidates, levels } = detectAllCandidates(normalised, grey);
   const { keypoints, upright } = withoutRepeatedPattern(candidates, levels, normalised.width, normalised.height, refillRounds);
-  return { keypoints, descriptors: describeKeypoints(levels, keypoints, sets, descriptorNet(), { upright }) };
+  return { keypoints, descriptors: describeKeypoints(levels, keypoints, sets, descriptorNet(), { upright }), levels };
 }
 
 /**

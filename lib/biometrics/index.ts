@@ -9,13 +9,16 @@ import { GalleryNotLoadedError } from "./gallery-not-loaded";
 import type { ExtractionOptions } from "./extract";
 import { packPets, splitPackedPets, type PackedPets } from "./packed-pets";
 import { SnapshotChangedError } from "./snapshot-stream";
-import type { GalleryPet, IdentificationOutcome, ImageAnalysis, VerificationOutcome } from "./operations";
+import type { GalleryPet, IdentificationOutcome, ImageAnalysis, ProbeTurns, VerificationOutcome } from "./operations";
+import { TEMPLATE_VERSION } from "./parameters";
+import { splitTemplates, TemplateFormatError, templateVersionOf } from "./template";
+import { QUARTER_TURNS } from "./turns";
 
 export { isJpeg } from "./decode";
 export type { ImageRejectionCode } from "./image-rejection";
 export type { ExtractionOptions } from "./extract";
 export type { QualityReport, QualityFigures, QualityReason } from "./quality";
-export type { GalleryPet, IdentificationOutcome, IdentificationCandidate, ImageAnalysis, VerificationOutcome } from "./operations";
+export type { GalleryPet, IdentificationOutcome, IdentificationCandidate, ImageAnalysis, ProbeTurns, VerificationOutcome } from "./operations";
 export {
   TEMPLATE_VERSION as ENGINE_VERSION,
   MIN_ENROL_IMAGES,
@@ -29,7 +32,7 @@ export { DECISION_THRESHOLD, scoreToFmr } from "./scoring";
 export { GalleryNotLoadedError } from "./gallery-not-loaded";
 export { SnapshotChangedError } from "./snapshot-stream";
 export { packedKeys, packPets, PackedPetsWriter, type PackedPets } from "./packed-pets";
-export { lightTemplateOf, searchKeyOfTemplate, templateVersionOf } from "./template";
+export { lightTemplateOf, searchKeyOfTemplate, splitTemplates, templateVersionOf } from "./template";
 
 let pool: EnginePool | null = null;
 
@@ -186,15 +189,16 @@ let searches = 0;
  * matching's templates (the promoted pets' only) come from `loadTemplates`, the light comparison's (every shortlisted
  * pet's) from `loadLightTemplates` (`lightTemplateOf`
  * each: a fifth of the bytes; by default the whole templates, which it cuts the same way). Pets that a loader leaves
- * out (deleted meanwhile) are skipped. With the probe images' JPEGs (`probeImages[p]` for `probe[p]`), a search whose
- * upright passes accepted nobody runs a third pass on the probe's quarter-turned views (`runCascade`, decision 0029).
+ * out (deleted meanwhile) are skipped. With a way to turn the probe images (`probeTurns[p]` for `probe[p]`: the views
+ * its upload made, or its JPEG), a search whose upright passes accepted nobody runs a third pass on the probe's
+ * quarter-turned views (`runCascade`, decisions 0029 and 0042).
  */
 export async function identifyInGallery(
   galleryKey: string,
   probe: Uint8Array[],
   loadTemplates: (petIds: string[]) => Promise<GalleryPet[]>,
   loadLightTemplates: (petIds: string[]) => Promise<GalleryPet[]> = loadTemplates,
-  probeImages?: Uint8Array[],
+  probeTurns?: ProbeTurns[],
   observe?: CascadeStages["observe"],
 ): Promise<IdentificationOutcome> {
   const engine = enginePool();
@@ -233,16 +237,33 @@ export async function identifyInGallery(
     rank: rankWith(),
     rankBatches: rankBatchesWith(),
     compareLightly: compareLightlyWith(probe),
-    // The turned pass (decision 0029): each probe image's quarter-turned views, made at once over the pool.
+    // The turned pass (decision 0029): each probe image's quarter-turned views, as its upload made them (decision 0042)
+    // or made now from its JPEG, at once over the pool.
     turned: async () => {
-      if (!probeImages) return null;
-      const views = await Promise.all(probe.map((template, p) => (probeImages[p]?.length ? engine.run("turnProbeImage", template, probeImages[p]) : [])));
+      if (!probeTurns) return null;
+      const views = await Promise.all(probe.map((template, p) => turnedViewsOf(engine, template, probeTurns[p])));
       const flat = views.flat();
       if (flat.length === 0) return null;
       return { shortlist: shortlistOf(flat), rank: rankWith(views), rankBatches: rankBatchesWith(views), compareLightly: compareLightlyWith(flat) };
     },
     observe,
   });
+}
+
+/**
+ * Probe image's quarter-turned views: those its upload stored (`views`, joined) when they are whole and of this engine's
+ * template version, else made from its `jpeg` (none without one: the image is searched upright only).
+ */
+async function turnedViewsOf(engine: EnginePool, template: Uint8Array, turns: ProbeTurns | undefined): Promise<Uint8Array[]> {
+  if (turns?.views?.length) {
+    try {
+      const views = splitTemplates(turns.views);
+      if (views.length === QUARTER_TURNS.length && views.every((view) => templateVersionOf(view) === TEMPLATE_VERSION)) return views;
+    } catch (error) {
+      if (!(error instanceof TemplateFormatError)) throw error;
+    }
+  }
+  return turns?.jpeg?.length ? engine.run("turnProbeImage", template, turns.jpeg) : [];
 }
 
 /** Runs `task` on shares of `pets` dealt round-robin over the pool's workers, and joins the results. */

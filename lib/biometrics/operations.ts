@@ -7,7 +7,7 @@ import { RERANK_KEYPOINTS } from "./parameters";
 import { DECISION_THRESHOLD, pairScore, sessionScore } from "./scoring";
 import { compareSessions, withQuarterTurns, type SessionComparison, type TurnableProbe } from "./session-matcher";
 import { QUARTER_TURNS, quarterTurnViews, TurnableImage, turnableFromViews } from "./turns";
-import { deserializeTemplate, serializeTemplate, strongestKeypoints, type NoseTemplate } from "./template";
+import { deserializeTemplate, joinTemplates, serializeTemplate, strongestKeypoints, type NoseTemplate } from "./template";
 import type { ImageRejectionCode } from "./image-rejection";
 import type { QualityReport } from "./quality";
 
@@ -16,7 +16,14 @@ import type { QualityReport } from "./quality";
  * plain data (bytes, numbers), so they cross thread boundaries without copying objects.
  */
 export type ImageAnalysis =
-  | { ok: true; quality: QualityReport; template: Uint8Array | null; extractionMs: number }
+  | {
+      ok: true;
+      quality: QualityReport;
+      template: Uint8Array | null;
+      /** With `turnedViews` asked (ExtractionOptions): the template's quarter-turned views, joined (`joinTemplates`); else null. */
+      turnedViews: Uint8Array | null;
+      extractionMs: number;
+    }
   | { ok: false; rejection: { code: ImageRejectionCode; message: string } };
 
 export interface VerificationOutcome {
@@ -39,6 +46,15 @@ export interface IdentificationOutcome {
   details: { searched: number; shortlisted: number; reranked: number; compared: number; bestRaw: number };
 }
 
+/**
+ * How a 1:N probe image is turned for the cascade's turned pass: the quarter-turned views its upload made (`views`,
+ * `analyseImage` with `turnedViews`, decision 0042), or its JPEG to make them from (an image uploaded before).
+ */
+export interface ProbeTurns {
+  views?: Uint8Array | null;
+  jpeg?: Uint8Array;
+}
+
 export interface GalleryPet {
   petId: string;
   templates: Uint8Array[];
@@ -51,7 +67,8 @@ export async function analyseImage(jpeg: Uint8Array, options: ExtractionOptions 
     ok: true,
     quality: result.quality,
     template: result.template ? serializeTemplate(result.template) : null,
-    extractionMs: result.timings.decodeMs + result.timings.featuresMs,
+    turnedViews: result.turnedViews ? joinTemplates(result.turnedViews.map(serializeTemplate)) : null,
+    extractionMs: result.timings.decodeMs + result.timings.featuresMs + result.timings.turnedViewsMs,
   };
 }
 

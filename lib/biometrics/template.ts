@@ -163,6 +163,42 @@ export function deserializeTemplate(bytes: Uint8Array): NoseTemplate {
   return { version, width, height, quality: view.getUint8(14), keypoints, descriptors, genericness, searchKey };
 }
 
+/** Byte length of the serialised template that starts `bytes`, as its header and its search key's say. */
+function serializedLengthAt(bytes: Uint8Array): number {
+  templateVersionOf(bytes);
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const keyStart = featuresByteLength(view.getUint16(10, true), frameCountOf(view));
+  if (bytes.length < keyStart) throw new TemplateFormatError("template is shorter than its header says");
+  try {
+    return keyStart + searchKeyLengthAt(bytes.subarray(keyStart));
+  } catch (error) {
+    throw new TemplateFormatError(`template's search key is damaged: ${(error as Error).message}`);
+  }
+}
+
+/** Serialised templates stored as one value (a 1:N probe image's quarter-turned views): back to back, each self-delimiting. */
+export function joinTemplates(templates: readonly Uint8Array[]): Uint8Array {
+  const joined = new Uint8Array(templates.reduce((sum, t) => sum + t.byteLength, 0));
+  let at = 0;
+  for (const t of templates) {
+    joined.set(t, at);
+    at += t.byteLength;
+  }
+  return joined;
+}
+
+/** The templates `joinTemplates` joined, as views of its bytes; a value that does not split into whole templates throws TemplateFormatError. */
+export function splitTemplates(joined: Uint8Array): Uint8Array[] {
+  const templates: Uint8Array[] = [];
+  for (let at = 0; at < joined.byteLength; ) {
+    const length = serializedLengthAt(joined.subarray(at));
+    if (at + length > joined.byteLength) throw new TemplateFormatError("joined templates end inside a template");
+    templates.push(joined.subarray(at, at + length));
+    at += length;
+  }
+  return templates;
+}
+
 /**
  * The search key inside stored template bytes, without decoding the rest: what a 1:N gallery holds of an
  * image (≈ 4 KB instead of ≈ 65 KB, ≈ 104 KB for a 1:N probe's image), so galleries can be loaded from a compact column.

@@ -5,10 +5,10 @@ import { burstLayout, captureSeed, subjectSeed } from "@/lab/synth/dataset";
 import { createNoseSubject } from "@/lab/synth/nose-surface";
 import { extractNoseImage } from "./extract";
 import { compareTemplates } from "./pair-matcher";
-import { analyseImage, compareImagePair, identifyAmong, scoreImagePair, verifyPet } from "./operations";
+import { analyseImage, compareImagePair, identifyAmong, scoreImagePair, turnProbeImage, verifyPet } from "./operations";
 import { galleryDrop, galleryUpsertPet, identifyInGallery, shutdownEngine } from "./index";
 import { DECISION_THRESHOLD } from "./scoring";
-import { deserializeTemplate, keypointCount, type NoseTemplate } from "./template";
+import { deserializeTemplate, keypointCount, splitTemplates, TemplateFormatError, type NoseTemplate } from "./template";
 import { QUARTER_TURNS, quarterTurnViews, TurnableImage } from "./turns";
 
 /** Eight captures of a normal-setting subject, as `npm run synth -- --seed 9001` renders them. */
@@ -71,6 +71,19 @@ describe("quarter-turned views of a template", () => {
     expect(keypointCount(turnable.view(90))).toBe(keypointCount(template));
     expect(await TurnableImage.of(await sharp(own[0]).resize(200).jpeg().toBuffer(), template)).toBeNull();
     expect(await TurnableImage.of(new Uint8Array(0), template)).toBeNull();
+  });
+
+  it("are made at extraction, when asked, byte for byte as from the JPEG later, and split back from their joined bytes", async () => {
+    const analysis = await analyseImage(own[5], { outerFrames: true, turnedViews: true });
+    if (!analysis.ok || !analysis.template || !analysis.turnedViews) throw new Error("no views made");
+    const fromJpeg = await turnProbeImage(analysis.template, own[5]);
+    expect(fromJpeg).toHaveLength(QUARTER_TURNS.length);
+    expect(splitTemplates(analysis.turnedViews)).toEqual(fromJpeg);
+    const plain = await analyseImage(own[5], { outerFrames: true });
+    expect(plain.ok && plain.turnedViews).toBeNull();
+    expect(plain.ok && plain.template).toEqual(analysis.template);
+    expect(() => splitTemplates(analysis.turnedViews!.subarray(0, analysis.turnedViews!.byteLength - 1))).toThrow(TemplateFormatError);
+    expect(() => splitTemplates(new Uint8Array(40))).toThrow(TemplateFormatError);
   });
 });
 
@@ -144,7 +157,7 @@ describe("1:N of a nose photographed turned by a quarter", () => {
     expect(unknown.candidates).toEqual([]);
   });
 
-  it("does the same in a gallery held by the engine's workers, from the probe images' JPEGs", async () => {
+  it("does the same in a gallery held by the engine's workers, from the probe images' JPEGs or the views their upload made", async () => {
     const key = "turns-test";
     const enrolled = { own: await serialised(own.slice(0, 5)), third: await serialised(third.slice(0, 5)) };
     for (const [petId, templates] of Object.entries(enrolled)) await galleryUpsertPet(key, petId, templates);
@@ -153,8 +166,17 @@ describe("1:N of a nose photographed turned by a quarter", () => {
     const probe = await serialised(turnedOwn);
     try {
       expect((await identifyInGallery(key, probe, load)).candidates).toEqual([]);
-      const outcome = await identifyInGallery(key, probe, load, load, turnedOwn);
+      const outcome = await identifyInGallery(key, probe, load, load, turnedOwn.map((jpeg) => ({ jpeg })));
       expect(outcome.candidates.map((c) => c.petId)).toEqual(["own"]);
+      // The views an upload made (decision 0042): the same search, no JPEG read.
+      const uploaded = await Promise.all(turnedOwn.map((jpeg) => analyseImage(jpeg, { turnedViews: true })));
+      const views = uploaded.map((analysis) => ({ views: analysis.ok ? analysis.turnedViews : null }));
+      expect(await identifyInGallery(key, probe, load, load, views)).toEqual(outcome);
+      // Stored views that do not split into whole templates of this engine are not read: the JPEG is turned instead,
+      // and without one the image is searched upright only.
+      const damaged = views.map(({ views: v }, p) => ({ views: v!.subarray(0, 100), jpeg: turnedOwn[p] }));
+      expect(await identifyInGallery(key, probe, load, load, damaged)).toEqual(outcome);
+      expect((await identifyInGallery(key, probe, load, load, damaged.map(({ views: v }) => ({ views: v })))).candidates).toEqual([]);
     } finally {
       await galleryDrop(key);
     }

@@ -43,6 +43,11 @@ export class TurnableImage {
     return new TurnableImage(template, buildScaleSpace(normaliseContrast(image), false));
   }
 
+  /** The image whose extraction just made `template` in `levels` (extract.ts): its scale space, not rebuilt. */
+  static fromExtraction(template: NoseTemplate, levels: ScaleLevel[]): TurnableImage {
+    return new TurnableImage(template, levels);
+  }
+
   /**
    * The template of the image turned by `turnDeg` (a multiple of 90), on its `limit` strongest keypoints: positions
    * turned about the image's centre, descriptors in the matched frames plus the turn, genericness measured again in
@@ -114,7 +119,12 @@ function turnedView(template: NoseTemplate, levels: ScaleLevel[], turnDeg: numbe
  */
 export async function quarterTurnViews(jpeg: Uint8Array, template: NoseTemplate): Promise<NoseTemplate[] | null> {
   const image = await TurnableImage.of(jpeg, template);
-  return image ? QUARTER_TURNS.map((turn) => image.view(turn)) : null;
+  return image ? allQuarterTurns(image) : null;
+}
+
+/** The image's full views at every QUARTER_TURNS turn, in that order. */
+export function allQuarterTurns(image: TurnableImage): NoseTemplate[] {
+  return QUARTER_TURNS.map((turn) => image.view(turn));
 }
 
 /**

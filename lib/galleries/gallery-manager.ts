@@ -1,6 +1,6 @@
 import type { Db } from "@/lib/db/connect";
 import * as engineDoor from "@/lib/engine";
-import { ENGINE_VERSION, packPets, SnapshotChangedError, type Engine, type IdentificationOutcome } from "@/lib/engine";
+import { ENGINE_VERSION, packPets, SnapshotChangedError, type Engine, type IdentificationOutcome, type ProbeTurns } from "@/lib/engine";
 import { readEnv } from "@/lib/env";
 import { enrolledLightTemplatesByPet, enrolledSearchKeysByPet, enrolledTemplatesByPet } from "@/lib/jobs/templates";
 import { logError, logInfo } from "@/lib/log";
@@ -83,14 +83,14 @@ export class GalleryManager {
     private readonly snapshots: GallerySnapshots | null = null,
   ) {}
 
-  /** 1:N in the scope's gallery; with the probe images' JPEGs (`probeImages[p]` for `probe[p]`), turned probes are found too. */
-  async identify(scope: GalleryScope, probe: Uint8Array[], probeImages?: Uint8Array[]): Promise<IdentificationOutcome> {
+  /** 1:N in the scope's gallery; with a way to turn each probe image (`probeTurns[p]` for `probe[p]`), turned probes are found too. */
+  async identify(scope: GalleryScope, probe: Uint8Array[], probeTurns?: ProbeTurns[]): Promise<IdentificationOutcome> {
     const engine = this.engine;
     const search = async () => {
       await this.prepare(scope);
       const loader = (read: typeof enrolledTemplatesByPet) => async (petIds: string[]) =>
         [...(await read(this.db, scope.accountId, petIds))].map(([petId, templates]) => ({ petId, templates }));
-      return engine.identifyInGallery(galleryKey(scope), probe, loader(enrolledTemplatesByPet), loader(enrolledLightTemplatesByPet), probeImages);
+      return engine.identifyInGallery(galleryKey(scope), probe, loader(enrolledTemplatesByPet), loader(enrolledLightTemplatesByPet), probeTurns);
     };
     const notLoaded = (error: unknown) => error instanceof Error && error.name === "GalleryNotLoadedError";
     try {

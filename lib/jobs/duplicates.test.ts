@@ -5,7 +5,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { OpenDatabase } from "@/lib/db/connect";
 import { jobNoseMatches, petNoseMatches } from "@/lib/dashboard/duplicate-noses";
 import { getGalleryManager } from "@/lib/galleries/gallery-manager";
-import { DECISION_THRESHOLD, galleryStats, galleryTotals, shutdownEngine } from "@/lib/engine";
+import sharp from "sharp";
+import { analyseImage, DECISION_THRESHOLD, ENGINE_VERSION, galleryStats, galleryTotals, shutdownEngine } from "@/lib/engine";
+import { runJob } from "@/lib/jobs/run-job";
+import { extractionFor, writeImageBytes } from "@/lib/jobs/templates";
+import { noseCapture } from "@/lab/test-support/nose-images";
 import { metrics } from "@/lib/metrics";
 import { openTestDatabase } from "@/lab/test-support/database";
 import { registerByJob } from "@/lab/test-support/registration";
@@ -82,6 +86,30 @@ describe("duplicates caught at registration", () => {
     // Each finished job is timed for /metrics by its kind and final status.
     expect(await timed()).toBe(timedBefore + 3);
   }, 300_000);
+
+  it("identifies a nose photographed upside down on the turned views its upload stored, and clears them when the job ends", async () => {
+    const session = await open.prisma.captureSession.create({
+      data: { accountId, species: "DOG", purpose: "PET_IDENTIFICATION", expiresAt: new Date(Date.now() + 3_600_000), usedAt: new Date() },
+    });
+    for (const capture of [10, 11, 12]) {
+      const jpeg = await sharp(await noseCapture(601, capture)).rotate(180).jpeg({ quality: 95 }).toBuffer();
+      const analysis = await analyseImage(jpeg, extractionFor("PET_IDENTIFICATION"));
+      if (!analysis.ok || !analysis.template || !analysis.turnedViews) throw new Error(`capture ${capture} gave no views`);
+      // No file is stored: the search can only turn the probe by its stored views.
+      const { id } = await open.prisma.fingerprintImage.create({
+        data: { accountId, sessionId: session.id, filePath: `images/${accountId}/${session.id}/missing-${capture}.jpg`, byteSize: 1, usable: analysis.quality.usable, engineVersion: ENGINE_VERSION },
+      });
+      await writeImageBytes(open.prisma, id, { template: analysis.template, turnedViews: analysis.turnedViews });
+    }
+    const job = await open.prisma.job.create({ data: { accountId, kind: "IDENTIFICATION", sessionId: session.id } });
+    await runJob(open.prisma, job.id);
+    const done = await open.prisma.job.findUniqueOrThrow({ where: { id: job.id } });
+    expect(done.status).toBe("SUCCESS");
+    const rex = (await open.prisma.pet.findFirstOrThrow({ where: { accountId }, orderBy: { createdAt: "asc" } })).id;
+    expect((done.result as { candidates: { petId: string }[] }).candidates[0]?.petId).toBe(rex);
+    expect(await open.prisma.fingerprintImage.count({ where: { sessionId: session.id } })).toBe(3);
+    expect(await open.prisma.fingerprintImage.count({ where: { sessionId: session.id, turnedViews: { not: null } } })).toBe(0);
+  }, 120_000);
 
   it("preloads the galleries searches will need, and fills light templates older enrolments lack", async () => {
     const manager = getGalleryManager(open.prisma);

@@ -9,7 +9,7 @@ import { logError } from "@/lib/log";
 import { metrics } from "@/lib/metrics";
 import { wakeWebhookDispatcher } from "@/lib/webhooks/dispatcher";
 import { recordJobEnd } from "@/lib/webhooks/events";
-import { currentTemplates, extractionFor, imageRows, usableImageFiles, usableTemplates, writeEnrolmentCuts, type ImageRow } from "./templates";
+import { currentTemplates, extractionFor, imageRows, usableImageFiles, usableProbeTurns, usableTemplates, writeEnrolmentCuts, type ImageRow } from "./templates";
 
 type Json = Prisma.InputJsonValue;
 
@@ -107,8 +107,8 @@ async function runIdentification(db: Db, job: JobRow): Promise<Outcome> {
     poolId = pool.id;
   }
   // The default pool is every pet of the account; a named pool only its members. Same species only.
-  const probeFiles = await probeImageFiles(job, probe);
-  const outcome = await getGalleryManager(db).identify({ accountId: job.accountId, poolId, species: job.session.species }, usableTemplates(probe), probeFiles);
+  const probeTurns = await usableProbeTurns(probe, (error, image) => logError("probe-image-unreadable", error, { jobId: job.id, imageId: image.id }));
+  const outcome = await getGalleryManager(db).identify({ accountId: job.accountId, poolId, species: job.session.species }, usableTemplates(probe), probeTurns);
   // Which pool was searched and how many registered pets of the species it held: a "no match" is
   // only as wide as the pool (the dashboard says so).
   const searchedPool = {
@@ -140,6 +140,11 @@ async function finishJob(db: Db, job: JobRow, outcome: Outcome): Promise<void> {
     });
     // The account's webhook endpoints are told of the end in this transaction: an ended job's deliveries exist.
     if (count === 1) deliveries = await recordJobEnd(tx, job);
+    // A 1:N probe's turned views serve its one search (a session starts one job): kept until the job ends, retries
+    // included, then cleared (decision 0042).
+    if (count === 1 && job.kind === "IDENTIFICATION") {
+      await tx.$executeRaw`UPDATE "FingerprintImage" SET "turnedViews" = NULL WHERE "sessionId" = ${job.sessionId} AND "turnedViews" IS NOT NULL`;
+    }
     if (count === 0 || job.kind !== "FINGERPRINT_ADDITION" || !job.petId) return;
     if (outcome.status === "SUCCESS") {
       const duplicates = (outcome.details as { duplicates?: { petId: string; score: number }[] } | undefined)?.duplicates ?? [];

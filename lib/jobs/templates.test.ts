@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { OpenDatabase } from "@/lib/db/connect";
 import { ENGINE_VERSION } from "@/lib/engine";
 import { openTestDatabase } from "@/lab/test-support/database";
-import { enrolledLightTemplatesByPet, enrolledTemplatesByPet } from "./templates";
+import { enrolledLightTemplatesByPet, enrolledTemplatesByPet, usableProbeTurns } from "./templates";
 
 // 1:N reads many pets' templates at once (a deep pass: 368 pets' light templates): every pet asked for, its images in
 // enrolment order (not id order), no other account's.
@@ -66,5 +66,27 @@ describe("templates read for 1:N", () => {
     // Another account's pets are not read, even by their ids.
     expect((await read(open.prisma, accountId, ["other-00", "other-01"])).size).toBe(0);
     expect(await read(open.prisma, accountId, [])).toEqual(new Map());
+  });
+});
+
+describe("a 1:N probe's turned views", () => {
+  it("are the views its upload stored, and the stored JPEG only for an image without them, in the usable images' order", async () => {
+    const row = (id: string, turnedViews: Uint8Array | null, usable = true) => ({
+      id,
+      filePath: `images/no-such-account/no-such-session/fingerprint-${id}.jpg`,
+      usable,
+      template: Buffer.from([1]),
+      engineVersion: ENGINE_VERSION,
+      quality: null,
+      turnedViews,
+    });
+    const unread: string[] = [];
+    const turns = await usableProbeTurns(
+      [row("a", Buffer.from([9, 1])), row("refused", Buffer.from([9, 2]), false), row("b", null), row("c", Buffer.from([9, 3]))],
+      (_, image) => unread.push(image.id),
+    );
+    // Only the image without views is read; its file is missing, so it is reported and searched upright only.
+    expect(unread).toEqual(["b"]);
+    expect(turns).toEqual([{ views: Buffer.from([9, 1]) }, { jpeg: new Uint8Array(0) }, { views: Buffer.from([9, 3]) }]);
   });
 });

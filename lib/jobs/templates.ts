@@ -3,7 +3,7 @@ import type { Db } from "@/lib/db/connect";
 import { Prisma } from "@/lib/generated/prisma/client";
 import { readImageFile } from "@/lib/storage/images";
 import type { SessionPurpose } from "@/lib/generated/prisma/client";
-import { analyseImage, ENGINE_VERSION, lightTemplateOf, searchKeyOfTemplate, type ExtractionOptions } from "@/lib/engine";
+import { analyseImage, ENGINE_VERSION, lightTemplateOf, searchKeyOfTemplate, type ExtractionOptions, type ProbeTurns } from "@/lib/engine";
 
 export interface ImageRow {
   id: string;
@@ -12,6 +12,8 @@ export interface ImageRow {
   template: Uint8Array | null;
   engineVersion: number | null;
   quality: unknown;
+  /** A 1:N probe image's quarter-turned views, made at its upload (joined; decision 0042); null for other images. */
+  turnedViews: Uint8Array | null;
 }
 
 /**
@@ -20,24 +22,27 @@ export interface ImageRow {
  * three templates, ~360 KB, took ~23 ms that way and ~2.4 ms in base64: lab/bench/pglite-bytes.ts), and text is decoded natively.
  */
 export async function imageRows(db: Db, where: Prisma.Sql): Promise<(ImageRow & { petId: string | null })[]> {
-  const rows = await db.$queryRaw<(Omit<ImageRow, "template"> & { petId: string | null; template: string | null })[]>`
-    SELECT id, "filePath", usable, "engineVersion", quality, "petId", encode(template, 'base64') AS template
+  const rows = await db.$queryRaw<(Omit<ImageRow, "template" | "turnedViews"> & { petId: string | null; template: string | null; turnedViews: string | null })[]>`
+    SELECT id, "filePath", usable, "engineVersion", quality, "petId", encode(template, 'base64') AS template, encode("turnedViews", 'base64') AS "turnedViews"
     FROM "FingerprintImage"
     WHERE ${where}
     ORDER BY "createdAt", id`;
-  return rows.map((row) => ({ ...row, template: row.template === null ? null : new Uint8Array(Buffer.from(row.template, "base64")) }));
+  const bytes = (base64: string | null) => (base64 === null ? null : new Uint8Array(Buffer.from(base64, "base64")));
+  return rows.map((row) => ({ ...row, template: bytes(row.template), turnedViews: bytes(row.turnedViews) }));
 }
 
 /**
  * How the nose images of a session of this purpose are extracted: a 1:N probe's with the outer frames that only its
- * first-stage lookups read, every other image without them (ExtractionOptions).
+ * first-stage lookups read and the quarter-turned views its turned pass compares (decision 0042), every other image
+ * without them (ExtractionOptions).
  */
 export function extractionFor(purpose: SessionPurpose): ExtractionOptions {
-  return { outerFrames: purpose === "PET_IDENTIFICATION" };
+  const probe = purpose === "PET_IDENTIFICATION";
+  return { outerFrames: probe, turnedViews: probe };
 }
 
-/** The stored bytes of an image row, beside its file: the template and the parts cut from it for 1:N. */
-const IMAGE_BYTE_COLUMNS = ["template", "searchKey", "lightTemplate"] as const;
+/** The stored bytes of an image row, beside its file: the template, the parts cut from it for 1:N, a 1:N probe's views. */
+const IMAGE_BYTE_COLUMNS = ["template", "searchKey", "lightTemplate", "turnedViews"] as const;
 type ImageBytes = Partial<Record<(typeof IMAGE_BYTE_COLUMNS)[number], Uint8Array | null>>;
 
 /**
@@ -73,9 +78,10 @@ export async function currentTemplates<T extends ImageRow>(db: Db, images: T[], 
     };
     // The parts cut from the old template (enrolledCutsByPet) go with it; the bytes first, so that a row whose update
     // stops between the two is still of the old version, and extracted again.
-    await writeImageBytes(db, image.id, { template, searchKey: null, lightTemplate: null });
+    const turnedViews = analysis.ok ? analysis.turnedViews : null;
+    await writeImageBytes(db, image.id, { template, searchKey: null, lightTemplate: null, turnedViews });
     await db.fingerprintImage.update({ where: { id: image.id }, data: refreshed });
-    out.push({ ...image, ...refreshed, template });
+    out.push({ ...image, ...refreshed, template, turnedViews });
   }
   return out;
 }
@@ -103,6 +109,18 @@ export async function usableImageFiles(images: ImageRow[], onError: (error: unkn
       }),
     ),
   );
+}
+
+/**
+ * How each image `usableTemplates` returns is turned for a 1:N search's turned pass, in its order: the views its upload
+ * stored, else its stored JPEG (an image uploaded before views were stored; `usableImageFiles`' rules when it cannot be
+ * read), read only for those.
+ */
+export async function usableProbeTurns(images: ImageRow[], onError: (error: unknown, image: ImageRow) => void): Promise<ProbeTurns[]> {
+  const usable = usableImages(images);
+  const files = await usableImageFiles(usable.filter((image) => !image.turnedViews), onError);
+  let next = 0;
+  return usable.map((image) => (image.turnedViews ? { views: image.turnedViews } : { jpeg: files[next++] }));
 }
 
 /**

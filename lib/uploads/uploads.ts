@@ -69,7 +69,8 @@ async function storeImage<T>(
 }
 
 /**
- * Stores a nose image with its quality report and template. The engine analyses it now, so a file
+ * Stores a nose image with its quality report and template (and a 1:N probe's quarter-turned views, `extractionFor`).
+ * The engine analyses it now, so a file
  * it cannot read at all is refused at once (10001); a readable but poor image is stored, counts
  * towards the session, and later fails the job with its quality figures recorded.
  */
@@ -94,8 +95,8 @@ export async function uploadFingerprint(db: Db, accountId: string, sessionId: st
       },
       select: { id: true },
     });
-    // In the same transaction: the row is never seen without its template.
-    await writeImageBytes(tx, id, { template: analysis.template });
+    // In the same transaction: the row is never seen without its template (nor a 1:N probe's without its views).
+    await writeImageBytes(tx, id, { template: analysis.template, turnedViews: analysis.turnedViews });
     return row;
   });
 }

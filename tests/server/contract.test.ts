@@ -423,9 +423,15 @@ function contractSuite(mode: "pglite" | "postgres") {
     expect(found.pets[0]).toMatchObject({ id: enrolledPet, metadata: '{"name":"Enrolled"}' });
     const scores = found.pets.map((p) => p.score);
     expect([...scores].sort((a, b) => b - a)).toEqual(scores);
-    // The same nose photographed upside down: found by the turned pass, from the probe images' files (decision 0029).
+    // The same nose photographed upside down: found by the turned pass (decision 0029), on the quarter-turned views
+    // the probe's uploads made (decision 0042): the search reads no probe file, so one lost meanwhile changes nothing.
     const upsideDown = await Promise.all(fx.probe[0].map((jpeg) => sharp(jpeg).rotate(180).jpeg({ quality: 95 }).toBuffer()));
-    const turned = await call("POST", "/v2/pets:identify", { json: { sessionId: await capturedSession({ species: "DOG", purpose: "PET_IDENTIFICATION" }, upsideDown) } });
+    const turnedSession = await capturedSession({ species: "DOG", purpose: "PET_IDENTIFICATION" }, upsideDown);
+    const sessionFolder = path.join(server.dataDir, "images", accountA, turnedSession);
+    const probeFiles = fs.readdirSync(sessionFolder).filter((name) => name.startsWith("fingerprint-"));
+    expect(probeFiles).toHaveLength(upsideDown.length);
+    for (const name of probeFiles) fs.rmSync(path.join(sessionFolder, name));
+    const turned = await call("POST", "/v2/pets:identify", { json: { sessionId: turnedSession } });
     const turnedFound = identificationDone.parse(await pollJob("identification-jobs", jobData.parse(turned.body).data.jobId)).data;
     expect(turnedFound.pets[0]?.id).toBe(enrolledPet);
 

@@ -153,12 +153,13 @@ describe("gallery manager, with another process changing pets", () => {
     // The rows as Prisma reads them, bytea and JSON included, in the order they were added.
     const byPrisma = await db.prisma.fingerprintImage.findMany({
       where: { petId: pet },
-      select: { id: true, filePath: true, usable: true, template: true, engineVersion: true, quality: true, petId: true },
+      select: { id: true, filePath: true, usable: true, template: true, engineVersion: true, quality: true, petId: true, turnedViews: true },
       orderBy: [{ createdAt: "asc" }, { id: "asc" }],
     });
     const bySql = await imagesOf({ petId: pet });
-    expect(bySql.map((row) => ({ ...row, template: Buffer.from(row.template!).toString("base64") }))).toEqual(
-      byPrisma.map((row) => ({ ...row, template: Buffer.from(row.template!).toString("base64") })),
+    const base64 = (bytes: Uint8Array | null) => (bytes ? Buffer.from(bytes).toString("base64") : null);
+    expect(bySql.map((row) => ({ ...row, template: base64(row.template), turnedViews: base64(row.turnedViews) }))).toEqual(
+      byPrisma.map((row) => ({ ...row, template: base64(row.template), turnedViews: base64(row.turnedViews) })),
     );
     expect(bySql[0].quality).toHaveProperty("score");
     const enrolled = frames(bySql);
@@ -170,11 +171,20 @@ describe("gallery manager, with another process changing pets", () => {
     const probes = await imagesOf({ sessionId: identification });
     expect(frames(probes).length).toBeGreaterThanOrEqual(2);
     expect(new Set(frames(probes))).toEqual(new Set([DESCRIPTOR_SETS]));
+    // Only the identification's usable images carry their quarter-turned views (decision 0042): three templates each.
+    const viewCounts = (rows: { usable: boolean; template: Uint8Array | null; turnedViews: Uint8Array | null }[]) =>
+      rows.filter((r) => r.usable && r.template).map((r) => (r.turnedViews ? engine.splitTemplates(r.turnedViews).length : 0));
+    expect(new Set(viewCounts(probes))).toEqual(new Set([3]));
+    expect(bySql.every((row) => row.turnedViews === null)).toBe(true);
 
     // An identification job re-extracts a stale probe image (an older engine version's) with them again.
     const stale = probes.map((row) => ({ ...row, engineVersion: engine.ENGINE_VERSION - 1 }));
-    expect(new Set(frames(await currentTemplates(db.prisma, stale, extractionFor("PET_IDENTIFICATION"))))).toEqual(new Set([DESCRIPTOR_SETS]));
-    expect(new Set(frames(await currentTemplates(db.prisma, stale, extractionFor("PET_VERIFICATION"))))).toEqual(new Set([MATCHED_SETS]));
+    const refreshed = await currentTemplates(db.prisma, stale, extractionFor("PET_IDENTIFICATION"));
+    expect(new Set(frames(refreshed))).toEqual(new Set([DESCRIPTOR_SETS]));
+    expect(new Set(viewCounts(refreshed))).toEqual(new Set([3]));
+    const asVerification = await currentTemplates(db.prisma, stale, extractionFor("PET_VERIFICATION"));
+    expect(new Set(frames(asVerification))).toEqual(new Set([MATCHED_SETS]));
+    expect(new Set(viewCounts(asVerification))).toEqual(new Set([0]));
     const job = await client.waitForIdentification((await client.identifyPet(identification)).jobId);
     expect(job.status).toBe("SUCCESS");
     expect(job.pets?.[0]?.id).toBe(pet);

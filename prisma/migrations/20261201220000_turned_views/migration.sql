@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "FingerprintImage" ADD COLUMN     "turnedViews" BYTEA;
