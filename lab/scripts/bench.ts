@@ -210,7 +210,7 @@ function identificationSection(results: GallerySizeResult[], poolTemplates: numb
       rows,
     ),
     "",
-    "Where a search's CPU goes (all threads, mean a search, each step from its start to the next one's): the fast pass, the deep pass and the turned pass, each by its first stage, light comparison and full matching (the turned pass also making the probe's quarter-turned views).",
+    "Where a search's CPU goes (all threads, mean a search, each step from its start to the next one's): the fast pass, the deep pass and the turned pass, each by its first stage, light comparison and full matching (the turned pass also reading the quarter-turned views the probe's upload made, decision 0042).",
     "",
     table(["enrolled pets", "probes", "fast: first stage / light / full", "deep: first stage / light / full", "turned: views / first stage / light / full", "sum"], steps),
     "",
