@@ -163,14 +163,15 @@ export function deserializeTemplate(bytes: Uint8Array): NoseTemplate {
   return { version, width, height, quality: view.getUint8(14), keypoints, descriptors, genericness, searchKey };
 }
 
-/** Byte length of the serialised template that starts `bytes`, as its header and its search key's say. */
-function serializedLengthAt(bytes: Uint8Array): number {
-  templateVersionOf(bytes);
+/**
+ * Where the search key of the serialised template that starts `bytes` begins and ends (its end is the template's), as
+ * the template's header and the key's own say; the header checked by `templateVersionOf` first.
+ */
+function searchKeyRange(bytes: Uint8Array): { start: number; end: number } {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const keyStart = featuresByteLength(view.getUint16(10, true), frameCountOf(view));
-  if (bytes.length < keyStart) throw new TemplateFormatError("template is shorter than its header says");
+  const start = featuresByteLength(view.getUint16(10, true), frameCountOf(view));
   try {
-    return keyStart + searchKeyLengthAt(bytes.subarray(keyStart));
+    return { start, end: start + searchKeyLengthAt(bytes.subarray(start)) };
   } catch (error) {
     throw new TemplateFormatError(`template's search key is damaged: ${(error as Error).message}`);
   }
@@ -191,7 +192,9 @@ export function joinTemplates(templates: readonly Uint8Array[]): Uint8Array {
 export function splitTemplates(joined: Uint8Array): Uint8Array[] {
   const templates: Uint8Array[] = [];
   for (let at = 0; at < joined.byteLength; ) {
-    const length = serializedLengthAt(joined.subarray(at));
+    const rest = joined.subarray(at);
+    templateVersionOf(rest);
+    const length = searchKeyRange(rest).end;
     if (at + length > joined.byteLength) throw new TemplateFormatError("joined templates end inside a template");
     templates.push(joined.subarray(at, at + length));
     at += length;
@@ -206,11 +209,6 @@ export function splitTemplates(joined: Uint8Array): Uint8Array[] {
 export function searchKeyOfTemplate(bytes: Uint8Array): Uint8Array {
   const version = templateVersionOf(bytes);
   if (version !== TEMPLATE_VERSION) throw new TemplateFormatError(`template version ${version} is not the engine's ${TEMPLATE_VERSION}: re-extract it`);
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const keyStart = featuresByteLength(view.getUint16(10, true), frameCountOf(view));
-  try {
-    return bytes.slice(keyStart, keyStart + searchKeyLengthAt(bytes.subarray(keyStart)));
-  } catch (error) {
-    throw new TemplateFormatError(`template's search key is damaged: ${(error as Error).message}`);
-  }
+  const { start, end } = searchKeyRange(bytes);
+  return bytes.slice(start, end);
 }

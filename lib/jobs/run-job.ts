@@ -76,9 +76,9 @@ async function registeredDuplicates(db: Db, job: JobRow, templates: Uint8Array[]
   return outcome.candidates.filter((c) => c.petId !== job.petId).map((c) => ({ petId: c.petId, score: c.score }));
 }
 
-/** The usable probe images' files, which the engine reads to try a turned nose (decision 0029); one it cannot read is logged. */
-function probeImageFiles(job: JobRow, probe: ImageRow[]): Promise<Uint8Array[]> {
-  return usableImageFiles(probe, (error, image) => logError("probe-image-unreadable", error, { jobId: job.id, imageId: image.id }));
+/** Logs a probe image whose file the job could not read to try a turned nose (that image is compared upright only). */
+function logUnreadableProbe(job: JobRow): (error: unknown, image: ImageRow) => void {
+  return (error, image) => logError("probe-image-unreadable", error, { jobId: job.id, imageId: image.id });
 }
 
 async function runVerification(db: Db, job: JobRow): Promise<Outcome> {
@@ -87,7 +87,8 @@ async function runVerification(db: Db, job: JobRow): Promise<Outcome> {
   const enrolled = await currentTemplates(db, await imageRows(db, Prisma.sql`"accountId" = ${job.accountId} AND "petId" = ${job.petId}`));
   const enrolledTemplates = usableTemplates(enrolled);
   if (enrolledTemplates.length === 0) return { status: "FAILED", reason: { code: "PET_HAS_NO_USABLE_ENROLMENT" } };
-  const probeFiles = await probeImageFiles(job, probe);
+  // The usable probe images' files, which the engine reads to try a turned nose (decision 0029).
+  const probeFiles = await usableImageFiles(probe, logUnreadableProbe(job));
   const outcome = await verifyPet(usableTemplates(probe), enrolledTemplates, probeFiles);
   return {
     status: "SUCCESS",
@@ -107,7 +108,7 @@ async function runIdentification(db: Db, job: JobRow): Promise<Outcome> {
     poolId = pool.id;
   }
   // The default pool is every pet of the account; a named pool only its members. Same species only.
-  const probeTurns = await usableProbeTurns(probe, (error, image) => logError("probe-image-unreadable", error, { jobId: job.id, imageId: image.id }));
+  const probeTurns = await usableProbeTurns(probe, logUnreadableProbe(job));
   const outcome = await getGalleryManager(db).identify({ accountId: job.accountId, poolId, species: job.session.species }, usableTemplates(probe), probeTurns);
   // Which pool was searched and how many registered pets of the species it held: a "no match" is
   // only as wide as the pool (the dashboard says so).
