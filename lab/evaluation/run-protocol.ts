@@ -1,8 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { analyseImage, shutdownEngine, type ImageAnalysis } from "@/lib/biometrics/index";
-import { sessionRawScore } from "@/lib/biometrics/session-matcher";
-import { triesQuarterTurns } from "@/lib/biometrics/operations";
+import { sessionRawScore, triesQuarterTurns } from "@/lib/biometrics/scoring";
 import { readLabelledDataset } from "./dataset";
 import { EvalWorkers } from "./eval-workers";
 import { canEnrol, canProbe, planProtocol, usableImages, type ProtocolOptions, type ProtocolPlan } from "./protocol";

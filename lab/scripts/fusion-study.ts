@@ -19,7 +19,7 @@ import type { PairDetailRow } from "../evaluation/eval-worker";
 import { EvalWorkers } from "../evaluation/eval-workers";
 import { areaUnderRoc, equalErrorRate, fnmrAtFmr } from "../evaluation/metrics";
 import { canEnrol, canProbe, planProtocol, usableImages } from "../evaluation/protocol";
-import { sessionRawScore } from "@/lib/biometrics/session-matcher";
+import { sessionRawScore } from "@/lib/biometrics/scoring";
 
 interface StoredSession {
   /** genuine; probe subject; enrolled subject; stranger (probe subject never enrolled) */

@@ -12,7 +12,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { parseScriptArgs } from "@/scripts/script-cli";
 import { shutdownEngine } from "@/lib/biometrics";
-import { triesQuarterTurns } from "@/lib/biometrics/operations";
+import { triesQuarterTurns } from "@/lib/biometrics/scoring";
 import { compareTemplates, WHOLE_FRAME_HYPOTHESES } from "@/lib/biometrics/pair-matcher";
 import { RERANK_KEYPOINTS } from "@/lib/biometrics/parameters";
 import { DECISION_THRESHOLD, pairScore } from "@/lib/biometrics/scoring";

@@ -1,5 +1,7 @@
+import type { CandidateRanking } from "./cascade";
 import type { IdentificationCandidate } from "./operations";
 import { RERANK_PROMOTED } from "./parameters";
+import { DECISION_THRESHOLD, sessionScore } from "./scoring";
 
 /** 1:N answers' order: best score first, ties by pet id so the order is deterministic. */
 export function sortCandidates(candidates: IdentificationCandidate[]): IdentificationCandidate[] {
@@ -32,4 +34,14 @@ export function promoteByLightScore(light: readonly LightScore[]): string[] {
  */
 export function rerankNeeded(accepted: number): boolean {
   return accepted === 0;
+}
+
+/** Pets matched in full (each with its session's raw similarity) as a ranking: those at or above the decision threshold, best first. */
+export function rankSessions(sessions: readonly { petId: string; raw: number }[]): CandidateRanking {
+  const candidates: IdentificationCandidate[] = [];
+  for (const { petId, raw } of sessions) {
+    const score = sessionScore(raw);
+    if (score >= DECISION_THRESHOLD) candidates.push({ petId, score });
+  }
+  return { candidates: sortCandidates(candidates), compared: sessions.length, bestRaw: sessions.reduce((best, { raw }) => Math.max(best, raw), 0) };
 }

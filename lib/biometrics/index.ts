@@ -4,12 +4,14 @@
  */
 import { EnginePool, EngineTaskError, hashKey } from "./engine-pool";
 import { mergeShortlists } from "./gallery-shortlist";
-import { joinRankings, rankInTurn, runCascade, type CascadeStages } from "./cascade";
+import { rankInTurn, runCascade, type CandidateRanking, type CascadeStages } from "./cascade";
 import { GalleryNotLoadedError } from "./gallery-not-loaded";
 import type { ExtractionOptions } from "./extract";
 import { packPets, splitPackedPets, type PackedPets } from "./packed-pets";
 import { SnapshotChangedError } from "./snapshot-stream";
+import { rankSessions } from "./candidates";
 import type { GalleryPet, IdentificationOutcome, ImageAnalysis, ProbeTurns, VerificationOutcome } from "./operations";
+import { sessionRawScore, triesQuarterTurns } from "./scoring";
 import { TEMPLATE_VERSION } from "./parameters";
 import { splitTemplates, TemplateFormatError, templateVersionOf } from "./template";
 import { QUARTER_TURNS } from "./turns";
@@ -221,8 +223,7 @@ export async function identifyInGallery(
       return mergeShortlists(await Promise.all(shards), limit);
     };
   };
-  const rankLoaded = (pets: GalleryPet[], views?: Uint8Array[][]) =>
-    shareOut(engine, pets, async (share) => [await engine.run("rankShortlist", probe, share, views)]).then(joinRankings);
+  const rankLoaded = (pets: GalleryPet[], views?: Uint8Array[][]) => rankOverPool(probe, pets, views);
   const load = (petIds: string[]) => (petIds.length > 0 ? loadTemplates(petIds) : Promise.resolve([]));
   const rankWith = (views?: Uint8Array[][]) => async (petIds: string[]) => rankLoaded(await load(petIds), views);
   // Every batch's templates in one read (one round trip to the database), matched batch by batch.
@@ -266,10 +267,49 @@ async function turnedViewsOf(engine: EnginePool, template: Uint8Array, turns: Pr
   return turns?.jpeg?.length ? engine.run("turnProbeImage", template, turns.jpeg) : [];
 }
 
-/** Runs `task` on shares of `pets` dealt round-robin over the pool's workers, and joins the results. */
-async function shareOut<T>(engine: EnginePool, pets: GalleryPet[], task: (share: GalleryPet[]) => Promise<T[]>): Promise<T[]> {
-  const shares = Array.from({ length: Math.min(engine.size, pets.length) }, (_, i) => pets.filter((_, j) => j % engine.size === i));
-  return (await Promise.all(shares.map(task))).flat();
+/** Runs `task` on shares of `items` dealt round-robin over the pool's workers, and joins the results (in share order). */
+async function shareOut<T, R>(engine: EnginePool, items: T[], task: (share: T[]) => Promise<R[]>): Promise<R[]> {
+  return (await Promise.all(sharesOf(engine, items).map(task))).flat();
+}
+
+/** `items` dealt round-robin into one share a worker (fewer when there are fewer items). */
+function sharesOf<T>(engine: EnginePool, items: T[]): T[][] {
+  return Array.from({ length: Math.min(engine.size, items.length) }, (_, i) => items.filter((_, j) => j % engine.size === i));
+}
+
+/**
+ * Full matching of pets (`rankCandidates`, bit for bit) spread over the pool by enrolled image rather than by pet, so
+ * that a step matching one or three pets keeps every worker busy: each enrolled image is compared with every probe
+ * image on one worker (`matchEnrolledImages`), and the sessions are scored here. In the turned pass (`turnedViews`), a
+ * pet the upright comparison does not accept is compared turned (`withQuarterTurns`) by probe image, one turned row a
+ * task (`matchTurnedRows`), each pair keeping the better of its upright and turned similarity.
+ */
+export async function rankOverPool(probe: Uint8Array[], pets: GalleryPet[], turnedViews?: Uint8Array[][]): Promise<CandidateRanking> {
+  const engine = enginePool();
+  const matched = pets.filter((pet) => pet.templates.length > 0);
+  // similarity[pet][p][e]: probe image p against the pet's enrolled image e.
+  const similarity = matched.map((pet) => probe.map(() => new Array<number>(pet.templates.length).fill(0)));
+  const columns = matched.flatMap((pet, i) => pet.templates.map((template, e) => ({ i, e, template })));
+  await Promise.all(
+    sharesOf(engine, columns).map(async (share) => {
+      const result = await engine.run("matchEnrolledImages", probe, share.map((column) => column.template));
+      share.forEach(({ i, e }, c) => result[c].forEach((value, p) => (similarity[i][p][e] = value)));
+    }),
+  );
+  const rows = turnedViews
+    ? matched.flatMap((pet, i) => (triesQuarterTurns(sessionRawScore(similarity[i])) ? probe.flatMap((_, row) => (turnedViews[row]?.length ? [{ i, row }] : [])) : []))
+    : [];
+  await Promise.all(
+    sharesOf(engine, rows).map(async (share) => {
+      const result = await engine.run("matchTurnedRows", turnedViews!, share.map(({ i, row }) => ({ row, enrolled: matched[i].templates })));
+      share.forEach(({ i, row }, r) =>
+        result[r].forEach((turned, e) => {
+          if (turned !== null && turned > similarity[i][row][e]) similarity[i][row][e] = turned;
+        }),
+      );
+    }),
+  );
+  return rankSessions(matched.map((pet, i) => ({ petId: pet.petId, raw: sessionRawScore(similarity[i]) })));
 }
 
 /** Single-image 1:1 score 0–100; with the first image's JPEG, a pair not accepted upright is also tried at its quarter turns. */

@@ -1,11 +1,11 @@
 import { extractNoseImage, type ExtractionOptions } from "./extract";
 import { compareTemplates, WHOLE_FRAME_HYPOTHESES } from "./pair-matcher";
-import { sortCandidates, type LightScore } from "./candidates";
+import { rankSessions, type LightScore } from "./candidates";
 import { runCascade, type CandidateRanking } from "./cascade";
 import { Gallery } from "./gallery";
 import { RERANK_KEYPOINTS } from "./parameters";
-import { DECISION_THRESHOLD, pairScore, sessionScore } from "./scoring";
-import { compareSessions, withQuarterTurns, type SessionComparison, type TurnableProbe } from "./session-matcher";
+import { DECISION_THRESHOLD, pairScore, sessionScore, triesQuarterTurns } from "./scoring";
+import { compareSessions, turnedRow, withQuarterTurns, type SessionComparison, type TurnableProbe } from "./session-matcher";
 import { QUARTER_TURNS, quarterTurnViews, TurnableImage, turnableFromViews } from "./turns";
 import { deserializeTemplate, joinTemplates, serializeTemplate, strongestKeypoints, type NoseTemplate } from "./template";
 import type { ImageRejectionCode } from "./image-rejection";
@@ -108,15 +108,6 @@ export async function compareSessionsTurning(
   return withQuarterTurns(upright, enrolled, turnable, QUARTER_TURNS);
 }
 
-/**
- * Whether a comparison of this upright raw similarity also tries quarter turns: the decision threshold does not accept
- * it on the comparison's own scale (`sessionScore` for a session, `pairScore` for a single image pair). The one rule
- * verification, the 1:N turned pass, single image pairs and the evaluation protocol (hence the calibration) follow.
- */
-export function triesQuarterTurns(uprightRaw: number, scale: (raw: number) => number = sessionScore): boolean {
-  return scale(uprightRaw) < DECISION_THRESHOLD;
-}
-
 /** compareSessionsTurning with the probe images' turns at hand (`turnable[p]` for `probe[p]`, null: upright only). */
 function compareSessionsWithTurns(probe: readonly NoseTemplate[], enrolled: readonly NoseTemplate[], turnable: readonly (TurnableProbe | null)[]): SessionComparison {
   const upright = compareSessions(probe, enrolled);
@@ -201,27 +192,38 @@ export function rankCandidates(
   pets: readonly { petId: string; templates: readonly NoseTemplate[] }[],
   turnable?: readonly (TurnableProbe | null)[],
 ): CandidateRanking {
-  let bestRaw = 0;
-  let compared = 0;
-  const candidates: IdentificationCandidate[] = [];
-  for (const { petId, templates } of pets) {
-    if (templates.length === 0) continue;
-    compared++;
-    const { raw } = turnable ? compareSessionsWithTurns(probe, templates, turnable) : compareSessions(probe, templates);
-    bestRaw = Math.max(bestRaw, raw);
-    const score = sessionScore(raw);
-    if (score >= DECISION_THRESHOLD) candidates.push({ petId, score });
-  }
-  return { candidates: sortCandidates(candidates), compared, bestRaw };
+  return rankSessions(
+    pets
+      .filter((pet) => pet.templates.length > 0)
+      .map(({ petId, templates }) => ({ petId, raw: (turnable ? compareSessionsWithTurns(probe, templates, turnable) : compareSessions(probe, templates)).raw })),
+  );
 }
 
-/** rankCandidates on serialised templates: one share of a shortlist, run in a pool worker (`turnedViews[p]`: probe image p's turned views, serialised). */
-export function rankShortlist(probe: Uint8Array[], pets: GalleryPet[], turnedViews?: Uint8Array[][]): CandidateRanking {
-  return rankCandidates(
-    probe.map(deserializeTemplate),
-    pets.map((pet) => ({ petId: pet.petId, templates: pet.templates.map(deserializeTemplate) })),
-    turnedViews?.map((views) => (views.length > 0 ? turnableFromViews(views.map(deserializeTemplate)) : null)),
-  );
+/**
+ * One share of a full matching spread over the pool by enrolled image (`identifyInGallery`): each enrolled image's upright
+ * similarity with every probe image, `similarity[i][p]` for `enrolled[i]`, as compareSessions compares each pair.
+ */
+export function matchEnrolledImages(probe: Uint8Array[], enrolled: Uint8Array[]): number[][] {
+  const probeTemplates = probe.map(deserializeTemplate);
+  return enrolled.map((bytes) => {
+    const image = deserializeTemplate(bytes);
+    return probeTemplates.map((template) => compareTemplates(template, image).similarity);
+  });
+}
+
+/**
+ * One share of the turned pass's full matching spread over the pool by probe image: for each row, probe image `row`
+ * (its quarter-turned views, `turnedViews[row]`, serialised) turned against one pet's enrolled images as
+ * withQuarterTurns compares it (`turnedRow`); per enrolled image its turned similarity, or null when not matched turned.
+ */
+export function matchTurnedRows(turnedViews: Uint8Array[][], rows: { row: number; enrolled: Uint8Array[] }[]): (number | null)[][] {
+  const turnable = new Map<number, TurnableProbe>();
+  return rows.map(({ row, enrolled }) => {
+    if (!turnable.has(row)) turnable.set(row, turnableFromViews(turnedViews[row].map(deserializeTemplate)));
+    const images = enrolled.map(deserializeTemplate);
+    const light = images.map((image) => strongestKeypoints(image, RERANK_KEYPOINTS));
+    return turnedRow(turnable.get(row)!, images, light, QUARTER_TURNS).map((pair) => pair?.similarity ?? null);
+  });
 }
 
 /** A single image pair's raw similarity upright, and as scored (the better of upright and the quarter turns tried). */

@@ -50,3 +50,20 @@ export function sessionScore(raw: number): number {
 export function pairScore(similarity: number): number {
   return toScore(similarity, PAIR_CALIBRATION);
 }
+
+/** The session statistic from pair similarities: similarity[p][e] for probe image p and enrolled image e; to 0.05. */
+export function sessionRawScore(similarity: readonly (readonly number[])[]): number {
+  const bestPerProbe = similarity.map((row) => row.reduce((best, value) => Math.max(best, value), 0)).sort((a, b) => b - a);
+  if (bestPerProbe.length === 0) return 0;
+  const top = bestPerProbe.slice(0, 2);
+  return Math.round((top.reduce((sum, value) => sum + value, 0) / top.length) * 20) / 20;
+}
+
+/**
+ * Whether a comparison of this upright raw similarity also tries quarter turns: the decision threshold does not accept
+ * it on the comparison's own scale (`sessionScore` for a session, `pairScore` for a single image pair). The one rule
+ * verification, the 1:N turned pass, single image pairs and the evaluation protocol (hence the calibration) follow.
+ */
+export function triesQuarterTurns(uprightRaw: number, scale: (raw: number) => number = sessionScore): boolean {
+  return scale(uprightRaw) < DECISION_THRESHOLD;
+}

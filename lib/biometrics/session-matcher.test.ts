@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { GENERICNESS_MAX } from "./distinctiveness";
 import { inlierGenericness, inlierWeight } from "./pair-matcher";
 import { GENERICNESS_EXPONENT, GENERICNESS_REFERENCE, MATCH_MIN_COSINE } from "./parameters";
-import { sessionRawScore } from "./session-matcher";
+import { sessionRawScore } from "./scoring";
 
 describe("session statistic", () => {
   it("keeps the mean of the two best probe images' best pair similarities", () => {

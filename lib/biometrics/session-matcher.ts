@@ -1,5 +1,6 @@
 import { compareTemplates, WHOLE_FRAME_HYPOTHESES, type PairComparison } from "./pair-matcher";
 import { RERANK_KEYPOINTS, TURN_LIGHT_FLOOR, TURNED_PAIRS_MATCHED } from "./parameters";
+import { sessionRawScore } from "./scoring";
 import { strongestKeypoints, type NoseTemplate } from "./template";
 
 /** The raw similarity of a probe set against an enrolled set, with every pair's figures (transparency). */
@@ -20,14 +21,6 @@ export function compareSessions(probe: readonly NoseTemplate[], enrolled: readon
   const pairs: PairComparison[][] = probe.map(() => new Array<PairComparison>(enrolled.length));
   enrolled.forEach((e, column) => probe.forEach((p, row) => (pairs[row][column] = compareTemplates(p, e, hypotheses))));
   return { raw: sessionRawScore(pairs.map((row) => row.map((pair) => pair.similarity))), pairs };
-}
-
-/** The session statistic from pair similarities: similarity[p][e] for probe image p and enrolled image e; to 0.05. */
-export function sessionRawScore(similarity: readonly (readonly number[])[]): number {
-  const bestPerProbe = similarity.map((row) => row.reduce((best, value) => Math.max(best, value), 0)).sort((a, b) => b - a);
-  if (bestPerProbe.length === 0) return 0;
-  const top = bestPerProbe.slice(0, 2);
-  return Math.round((top.reduce((sum, value) => sum + value, 0) / top.length) * 20) / 20;
 }
 
 /** A probe image that can be looked at turned by a quarter turn (turns.ts `TurnableImage`). */

@@ -5,11 +5,11 @@ import { burstLayout, captureSeed, subjectSeed } from "@/lab/synth/dataset";
 import { createNoseSubject } from "@/lab/synth/nose-surface";
 import { extractNoseImage } from "./extract";
 import { compareTemplates } from "./pair-matcher";
-import { analyseImage, compareImagePair, identifyAmong, scoreImagePair, turnProbeImage, verifyPet } from "./operations";
-import { galleryDrop, galleryUpsertPet, identifyInGallery, shutdownEngine } from "./index";
+import { analyseImage, compareImagePair, identifyAmong, rankCandidates, scoreImagePair, turnProbeImage, verifyPet } from "./operations";
+import { galleryDrop, galleryUpsertPet, identifyInGallery, rankOverPool, shutdownEngine } from "./index";
 import { DECISION_THRESHOLD } from "./scoring";
 import { deserializeTemplate, keypointCount, splitTemplates, TemplateFormatError, type NoseTemplate } from "./template";
-import { QUARTER_TURNS, quarterTurnViews, TurnableImage } from "./turns";
+import { QUARTER_TURNS, quarterTurnViews, TurnableImage, turnableFromViews } from "./turns";
 
 /** Eight captures of a normal-setting subject, as `npm run synth -- --seed 9001` renders them. */
 async function captures(subjectIndex: number): Promise<Buffer[]> {
@@ -155,6 +155,31 @@ describe("1:N of a nose photographed turned by a quarter", () => {
     expect(found.candidates[0]!.score).toBeGreaterThanOrEqual(DECISION_THRESHOLD);
     expect(found.details.compared).toBeGreaterThan(upright.details.compared);
     expect(unknown.candidates).toEqual([]);
+  });
+
+  it("scores pets as one thread does when their full matching is spread over the engine's workers image by image", async () => {
+    const pets = [
+      { petId: "own", templates: await serialised(own.slice(0, 5)) },
+      { petId: "other", templates: await serialised(other.slice(0, 5)) },
+      { petId: "third", templates: await serialised(third.slice(0, 5)) },
+    ];
+    const decoded = pets.map((pet) => ({ petId: pet.petId, templates: pet.templates.map(deserializeTemplate) }));
+    const turnedOwn = await Promise.all(own.slice(5).map((jpeg) => rotated(jpeg, 90)));
+    const probe = await serialised(turnedOwn);
+    const views = await Promise.all(probe.map((template, p) => turnProbeImage(template, turnedOwn[p])));
+    const turnable = views.map((v) => turnableFromViews(v.map(deserializeTemplate)));
+    // Upright, the turned nose matches nobody; turned, its own pet only (one pet, as a cascade step may match, and three).
+    const upright = await rankOverPool(probe, pets);
+    expect(upright).toEqual(rankCandidates(probe.map(deserializeTemplate), decoded));
+    expect(upright.candidates).toEqual([]);
+    const turned = await rankOverPool(probe, pets, views);
+    expect(turned).toEqual(rankCandidates(probe.map(deserializeTemplate), decoded, turnable));
+    expect(turned.candidates.map((c) => c.petId)).toEqual(["own"]);
+    expect(turned.bestRaw).toBeGreaterThan(upright.bestRaw);
+    expect(await rankOverPool(probe, pets.slice(0, 1), views)).toEqual(rankCandidates(probe.map(deserializeTemplate), decoded.slice(0, 1), turnable));
+    // A probe image without views keeps its upright row.
+    const partly = [views[0], [], views[2]];
+    expect(await rankOverPool(probe, pets, partly)).toEqual(rankCandidates(probe.map(deserializeTemplate), decoded, [turnable[0], null, turnable[2]]));
   });
 
   it("does the same in a gallery held by the engine's workers, from the probe images' JPEGs or the views their upload made", async () => {

@@ -9,7 +9,8 @@ export const WORKER_OPERATIONS = {
   analyseImage: operations.analyseImage,
   verifyPet: operations.verifyPet,
   scoreImagePair: operations.scoreImagePair,
-  rankShortlist: operations.rankShortlist,
+  matchEnrolledImages: operations.matchEnrolledImages,
+  matchTurnedRows: operations.matchTurnedRows,
   rerankCandidates: operations.rerankCandidates,
   turnProbeImage: operations.turnProbeImage,
   // Stateful: each worker holds one shard of a gallery, so these run through EnginePool.runOnSlot.
