@@ -5,7 +5,8 @@
  * Prints figures only; nothing is asserted (speed and accuracy live in benchmarks, not in tests). Beside
  * each wall time, our CPU time (process.cpuUsage), which other processes on the machine do not stretch.
  * `--only extraction` times extraction alone (no hard set, no peer): quick enough to alternate with
- * another checkout's run when comparing speed on a loaded machine.
+ * another checkout's run when comparing speed on a loaded machine. `--only full-matching` times the 1:N full matching
+ * of 1 to 5 pets spread over the engine's workers (`rankOverPool`), as a cascade step matches them.
  */
 import fs from "node:fs";
 import os from "node:os";
@@ -16,11 +17,11 @@ import { cpuMsSince } from "../bench/stats";
 import { areaUnderRoc, equalErrorRate } from "../evaluation/metrics";
 import { runSiftPeer } from "../evaluation/sift-peer";
 import { extractNoseImage, type ExtractionOptions } from "@/lib/biometrics/extract";
-import { analyseImage, engineThreads, shutdownEngine } from "@/lib/biometrics/index";
+import { analyseImage, engineThreads, rankOverPool, shutdownEngine } from "@/lib/biometrics/index";
 import { verifyPet } from "@/lib/biometrics/operations";
 import { compareTemplates } from "@/lib/biometrics/pair-matcher";
 import { serializeTemplate, type NoseTemplate } from "@/lib/biometrics/template";
-import { generateDataset } from "../synth/dataset";
+import { captureFileName, generateDataset, subjectDirName } from "../synth/dataset";
 
 const { values } = parseScriptArgs({
   name: "bench:engine",
@@ -31,7 +32,9 @@ const { values } = parseScriptArgs({
     only: { type: "string" },
   },
 });
-if (values.only !== undefined && values.only !== "extraction") throw new Error(`--only accepts "extraction", not "${values.only}"`);
+if (values.only !== undefined && values.only !== "extraction" && values.only !== "full-matching") {
+  throw new Error(`--only accepts "extraction" or "full-matching", not "${values.only}"`);
+}
 const subjects = Number(values.subjects);
 const impostorPairs = Number(values["impostor-pairs"]);
 const work = fs.mkdtempSync(path.join(os.tmpdir(), "rhinarium-bench-"));
@@ -112,8 +115,40 @@ async function extractOnEveryCore(jpegs: readonly Buffer[]): Promise<{ msPerImag
   return { msPerImage, workers };
 }
 
+/**
+ * The 1:N full matching of 1 to 5 pets over the engine's workers (`rankOverPool`): six subjects of the reality-matched
+ * setting, five pets enrolled from captures 0–4 and the sixth's captures 5–7 as the probe (an unknown animal, as the
+ * cascade's steps match 1 to 5 pets for one). Median wall time of 15 runs a count.
+ */
+async function timeFullMatching(): Promise<void> {
+  const root = path.join(work, "real");
+  await generateDataset({ out: root, subjects: 6, captures: 8, seed: 505, difficulty: "real" });
+  const templatesOf = async (subject: number, captures: number[]) =>
+    (await Promise.all(captures.map(async (c) => analyseImage(fs.readFileSync(path.join(root, subjectDirName(subject, 6), captureFileName(c, 8)))))))
+      .flatMap((analysis) => (analysis.ok && analysis.template ? [analysis.template] : []));
+  const pets = await Promise.all([0, 1, 2, 3, 4].map(async (subject) => ({ petId: `pet-${subject}`, templates: await templatesOf(subject, [0, 1, 2, 3, 4]) })));
+  const probe = await templatesOf(5, [5, 6, 7]);
+  for (let warm = 0; warm < 3; warm++) await rankOverPool(probe, pets);
+  const cells: string[] = [];
+  for (let count = 1; count <= pets.length; count++) {
+    const samples: number[] = [];
+    for (let run = 0; run < 15; run++) {
+      const started = performance.now();
+      await rankOverPool(probe, pets.slice(0, count));
+      samples.push(performance.now() - started);
+    }
+    cells.push(`${count} ${count === 1 ? "pet" : "pets"} ${ms(quantiles(samples).median)}`);
+  }
+  console.log(`1:N full matching over ${engineThreads()} engine workers (real setting, 3 probe images, 5 enrolled a pet), median wall: ${cells.join(", ")}`);
+}
+
 async function main(): Promise<void> {
   console.log(`machine: ${os.cpus().length} x ${os.cpus()[0]?.model}, node ${process.version}; single thread unless stated`);
+  if (values.only === "full-matching") {
+    await timeFullMatching();
+    fs.rmSync(work, { recursive: true, force: true });
+    return;
+  }
   const extractions = [
     ["", {}],
     [" as a 1:N probe (with the outer frames)", { outerFrames: true }],
