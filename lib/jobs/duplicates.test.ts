@@ -107,6 +107,10 @@ describe("duplicates caught at registration", () => {
     expect(done.status).toBe("SUCCESS");
     const rex = (await open.prisma.pet.findFirstOrThrow({ where: { accountId }, orderBy: { createdAt: "asc" } })).id;
     expect((done.result as { candidates: { petId: string }[] }).candidates[0]?.petId).toBe(rex);
+    // The pool searched, with the registered dogs its gallery held (Rex twice and Max).
+    const registered = await open.prisma.pet.count({ where: { accountId, species: "DOG", fingerprints: { some: {} } } });
+    expect(registered).toBe(3);
+    expect((done.details as { pool: unknown }).pool).toEqual({ name: "default", pets: registered });
     expect(await open.prisma.fingerprintImage.count({ where: { sessionId: session.id } })).toBe(3);
     expect(await open.prisma.fingerprintImage.count({ where: { sessionId: session.id, turnedViews: { not: null } } })).toBe(0);
   }, 120_000);

@@ -110,12 +110,9 @@ async function runIdentification(db: Db, job: JobRow): Promise<Outcome> {
   // The default pool is every pet of the account; a named pool only its members. Same species only.
   const probeTurns = await usableProbeTurns(probe, logUnreadableProbe(job));
   const outcome = await getGalleryManager(db).identify({ accountId: job.accountId, poolId, species: job.session.species }, usableTemplates(probe), probeTurns);
-  // Which pool was searched and how many registered pets of the species it held: a "no match" is
-  // only as wide as the pool (the dashboard says so).
-  const searchedPool = {
-    name: poolName ?? "default",
-    pets: await db.pet.count({ where: { accountId: job.accountId, species: job.session.species, fingerprints: { some: {} }, ...(poolId ? { poolId } : {}) } }),
-  };
+  // Which pool was searched and how many registered pets of the species it held (its gallery's pets when searched, as
+  // the engine counted them): a "no match" is only as wide as the pool (the dashboard says so).
+  const searchedPool = { name: poolName ?? "default", pets: outcome.details.searched };
   return {
     status: "SUCCESS",
     result: { candidates: outcome.candidates.map((c) => ({ petId: c.petId, score: c.score })) },
