@@ -70,9 +70,8 @@ async function storeImage<T>(
 
 /**
  * Stores a nose image with its quality report and template (and a 1:N probe's quarter-turned views, `extractionFor`).
- * The engine analyses it now, so a file
- * it cannot read at all is refused at once (10001); a readable but poor image is stored, counts
- * towards the session, and later fails the job with its quality figures recorded.
+ * The engine analyses it now, so a file it cannot read at all is refused at once (10001); a readable but poor image is
+ * stored, counts towards the session, and later fails the job with its quality figures recorded.
  */
 export async function uploadFingerprint(db: Db, accountId: string, sessionId: string, file: Blob): Promise<{ id: string }> {
   const bytes = await readJpegOrThrow(file);
