@@ -1,13 +1,17 @@
-import { describe, expect, it } from "vitest";
+import { createRequire } from "node:module";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   blockNeighbours,
   dotProductMatrix,
   INT32_MIN,
+  NEAREST_KERNEL,
+  NEAREST_KERNELS,
   residentDotProducts,
   residentMatrix,
   residentRows,
   secondBestDots,
   type FrameNeighbours,
+  useNearestKernel,
 } from "./dot-kernel";
 
 function randomDescriptors(count: number, dims: number, seed: number): Int8Array {
@@ -77,7 +81,10 @@ const plain = (frame: FrameNeighbours) => ({
   columnRow: Array.from(frame.columnRow),
 });
 
-describe("blockNeighbours (SIMD kernel)", () => {
+describe.each(NEAREST_KERNELS)("blockNeighbours (%s kernel)", (kernel) => {
+  beforeAll(() => useNearestKernel(kernel));
+  afterAll(() => useNearestKernel(NEAREST_KERNEL));
+
   it.each([
     // rows per frame, columns, frames, dims, value range: small ranges force ties (first index must win)
     [13, 29, 1, 128, 127],
@@ -91,8 +98,7 @@ describe("blockNeighbours (SIMD kernel)", () => {
   ])("equals a scalar scan: %i rows x %i columns, %i frames, %i dims, values up to %i", (rows, columns, frames, dims, max) => {
     const a = randomDescriptors(rows * frames, dims, rows + 1).map((v) => Math.abs(v) % (max + 1));
     const b = randomDescriptors(columns, dims, columns + 2).map((v) => Math.abs(v) % (max + 1));
-    const kernel = framesAgainst(a, frames, b, dims).map(plain);
-    expect(kernel).toEqual(scalarNeighbours(a, frames, b, dims));
+    expect(framesAgainst(a, frames, b, dims).map(plain)).toEqual(scalarNeighbours(a, frames, b, dims));
   });
 
   it("equals a scalar scan for each pair of blocks, with a's blocks kept between calls and loaded again when overwritten", () => {
@@ -103,8 +109,7 @@ describe("blockNeighbours (SIMD kernel)", () => {
       const bBlocks = [0, 1, 2].map((k) => randomDescriptors(7, dims, seed + k).map((v) => Math.abs(v) % 4));
       // Between the second and third rounds another kernel call writes over the memory a's blocks were kept in.
       if (round === 2) dotProductMatrix(randomDescriptors(50, dims, 5), randomDescriptors(50, dims, 6), dims);
-      const kernel = blockNeighbours(aBlocks, bBlocks, pairs, dims).map(plain);
-      expect(kernel).toEqual(pairs.map(([a, b]) => scalarNeighbours(aBlocks[a], 1, bBlocks[b], dims)[0]));
+      expect(blockNeighbours(aBlocks, bBlocks, pairs, dims).map(plain)).toEqual(pairs.map(([a, b]) => scalarNeighbours(aBlocks[a], 1, bBlocks[b], dims)[0]));
     }
   });
 
@@ -143,8 +148,7 @@ describe("blockNeighbours (SIMD kernel)", () => {
       const aBlocks = Array.from({ length: aFrames }, (_, f) => signed(rows, 60 + f));
       for (const seed of [70, 80]) {
         const bBlocks = [0, 1, 2].map((f) => signed(columns, seed + f));
-        const kernel = blockNeighbours(aBlocks, bBlocks, pairs, dims).map(plain);
-        expect(kernel).toEqual(pairs.map(([a, b]) => scalarNeighbours(aBlocks[a], 1, bBlocks[b], dims)[0]));
+        expect(blockNeighbours(aBlocks, bBlocks, pairs, dims).map(plain)).toEqual(pairs.map(([a, b]) => scalarNeighbours(aBlocks[a], 1, bBlocks[b], dims)[0]));
       }
     }
   });
@@ -153,6 +157,28 @@ describe("blockNeighbours (SIMD kernel)", () => {
     const b = [randomDescriptors(3, 16, 2)];
     expect(() => blockNeighbours([randomDescriptors(3, 16, 1), randomDescriptors(2, 16, 1)], b, [[0, 0], [1, 0]], 16)).toThrow();
     expect(() => blockNeighbours([randomDescriptors(3, 16, 1)], [b[0], randomDescriptors(2, 16, 3)], [[0, 0]], 16)).toThrow();
+  });
+});
+
+describe("the native nearest kernel (native/kernels)", () => {
+  it.runIf(process.arch === "x64" && process.platform === "linux")("is built by npm install and runs first on this machine", () => {
+    expect(NEAREST_KERNELS.length).toBeGreaterThan(1);
+    expect(NEAREST_KERNELS.at(-1)).toBe("wasm");
+    expect(["avx512-vnni", "avx2"]).toContain(NEAREST_KERNELS[0]);
+  });
+
+  it.runIf(NEAREST_KERNELS.length > 1)("refuses offsets outside its buffer or layout instead of reading past it", () => {
+    const native = createRequire(import.meta.url)("@rhinarium/native-kernels");
+    const buffer = new ArrayBuffer(4096);
+    const id = native.variants[0].id;
+    // nearest(variant, buffer, pa, na, frames, pb, nb, nbPad, dims, out): 2 rows of 16 dims against 16 columns fit.
+    expect(() => native.nearest(id, buffer, 0, 2, 1, 64, 16, 16, 16, 1024)).not.toThrow();
+    expect(() => native.nearest(id, buffer, 0, 2, 1, 64, 16, 16, 16, 4000)).toThrow(RangeError);
+    expect(() => native.nearest(id, buffer, 0, 200, 1, 64, 16, 16, 16, 1024)).toThrow(RangeError);
+    expect(() => native.nearest(id, buffer, 0, 2, 1, 64, 17, 16, 16, 1024)).toThrow(RangeError);
+    expect(() => native.nearest(id, buffer, 0, 2, 1, 64, 16, 16, 24, 1024)).toThrow(RangeError);
+    expect(() => native.nearest(id, buffer, 0, -1, 1, 64, 16, 16, 16, 1024)).toThrow(TypeError);
+    expect(() => native.nearest(99, buffer, 0, 2, 1, 64, 16, 16, 16, 1024)).toThrow(RangeError);
   });
 });
 

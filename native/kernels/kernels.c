@@ -1,0 +1,309 @@
+// The 1:N and 1:1 matcher's nearest-neighbour kernel in native code: the same computation, memory layout and results
+// as `nearest` in lib/biometrics/simd/dot-kernel.wat, on the kernel instance's own memory (a WebAssembly.Memory's
+// ArrayBuffer, passed with the same byte offsets). WebAssembly SIMD multiplies 8 int16 pairs an instruction; AVX-512
+// VNNI (vpdpwssd) multiplies and adds 32 into 16 columns at once, AVX2 (vpmaddwd) 16 into 8.
+//
+// Layout (byte offsets into the buffer):
+//   a at pa: `frames` blocks of `na` rows of `dims` int16 each (row i of block f at pa + (f x na + i) x dims x 2);
+//   b at pt: column pair by column pair, pair p of column j at pt + (p x nbPad + j) x 4 (two int16), nbPad a multiple
+//     of 16, columns from nb up ignored;
+//   out: per block f at out + f x (3 na + 2 nbPad) x 4, int32 each: rowBest[na], rowSecond[na], rowIndex[na] (each
+//     row's largest dot product, the runner-up, the first column reaching the largest; INT32_MIN, INT32_MIN, -1 when
+//     nb = 0), then columnBest[nbPad] and columnRow[nbPad] (each column's largest dot product and the first row
+//     reaching it).
+// Exactly what a scalar scan in row, then column order gives: int16 products of int8 values and their sums fit in
+// int32 exactly, and every comparison keeps the first of equals, so the lanes' order does not change any result.
+#include <node_api.h>
+#include <stdint.h>
+#include <string.h>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+
+typedef void (*nearest_fn)(const int16_t *a, int32_t na, int32_t frames, const int16_t *b, int32_t nb, int32_t nbPad,
+                           int32_t dims, int32_t *out);
+
+static inline int32_t load_pair(const int16_t *at) {
+  int32_t value;
+  memcpy(&value, at, sizeof value);
+  return value;
+}
+
+// The lanes' top two merged (the two largest of all values seen) and the first column reaching the largest (the
+// smallest index among the lanes whose best it is), stored as row i's figures.
+static void finish_row(const int32_t *best, const int32_t *second, const int32_t *index, int lanes, int32_t *rows,
+                       int32_t na, int32_t i) {
+  int32_t top = INT32_MIN, runnerUp = INT32_MIN, first = -1;
+  for (int l = 0; l < lanes; l++) {
+    int32_t values[2] = {best[l], second[l]};
+    for (int k = 0; k < 2; k++) {
+      if (values[k] > top) {
+        runnerUp = top;
+        top = values[k];
+      } else if (values[k] > runnerUp) {
+        runnerUp = values[k];
+      }
+    }
+  }
+  for (int l = 0; l < lanes; l++) {
+    if (best[l] == top && (first < 0 || index[l] < first)) first = index[l];
+  }
+  rows[i] = top;
+  rows[na + i] = runnerUp;
+  rows[2 * na + i] = first;
+}
+
+static void init_columns(int32_t *colBest, int32_t *colRow, int32_t nbPad) {
+  for (int32_t j = 0; j < nbPad; j++) {
+    colBest[j] = INT32_MIN;
+    colRow[j] = -1;
+  }
+}
+
+// Four rows of a at a time against 32 columns of b (two 512-bit vectors of column pairs; the last 16 alone when nbPad
+// is an odd number of 16s): eight independent sums, so the multiply-adds are not held up by each other's latency, and
+// each loaded vector of b serves four rows. A row past the last repeats the last and is neither written nor offered to
+// a column.
+__attribute__((target("avx512f,avx512vnni"))) static void nearest_avx512(const int16_t *a, int32_t na,
+                                                                          int32_t frames, const int16_t *b, int32_t nb,
+                                                                          int32_t nbPad, int32_t dims, int32_t *out) {
+  const int32_t pairs = dims / 2;
+  const __m512i minV = _mm512_set1_epi32(INT32_MIN);
+  const __m512i laneV = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  const __m512i nbV = _mm512_set1_epi32(nb);
+  for (int32_t f = 0; f < frames; f++) {
+    int32_t *rows = out + (size_t)f * (3 * na + 2 * nbPad);
+    int32_t *colBest = rows + 3 * na;
+    int32_t *colRow = colBest + nbPad;
+    init_columns(colBest, colRow, nbPad);
+    const int16_t *block = a + (size_t)f * na * dims;
+    for (int32_t i = 0; i < na; i += 8) {
+      const int16_t *r[8];
+      for (int k = 0; k < 8; k++) r[k] = block + (size_t)(i + k < na ? i + k : na - 1) * dims;
+      const int live = na - i < 8 ? na - i : 8;
+      // Each row's lanes' top two and first column, kept in memory between blocks: the sums need the registers.
+      int32_t best[8][16], second[8][16], index[8][16];
+      for (int k = 0; k < 8; k++) {
+        _mm512_storeu_si512((void *)best[k], minV);
+        _mm512_storeu_si512((void *)second[k], minV);
+        _mm512_storeu_si512((void *)index[k], _mm512_set1_epi32(-1));
+      }
+      for (int32_t jb = 0; jb < nbPad; jb += 32) {
+        const int halves = jb + 16 < nbPad ? 2 : 1;
+        // The second half's columns, 16 columns (32 int16) on; the first again when there is none.
+        const size_t second16 = halves == 2 ? 32 : 0;
+        __m512i s00 = _mm512_setzero_si512(), s01 = _mm512_setzero_si512(), s02 = _mm512_setzero_si512(), s03 = _mm512_setzero_si512(), s04 = _mm512_setzero_si512(), s05 = _mm512_setzero_si512(), s06 = _mm512_setzero_si512(), s07 = _mm512_setzero_si512(), s10 = _mm512_setzero_si512(), s11 = _mm512_setzero_si512(), s12 = _mm512_setzero_si512(), s13 = _mm512_setzero_si512(), s14 = _mm512_setzero_si512(), s15 = _mm512_setzero_si512(), s16 = _mm512_setzero_si512(), s17 = _mm512_setzero_si512();
+        const int16_t *w = b + (size_t)jb * 2;
+        for (int32_t p = 0; p < pairs; p++, w += (size_t)nbPad * 2) {
+          const __m512i c0 = _mm512_loadu_si512((const void *)w);
+          const __m512i c1 = _mm512_loadu_si512((const void *)(w + second16));
+          const __m512i x0 = _mm512_set1_epi32(load_pair(r[0] + 2 * p));
+          s00 = _mm512_dpwssd_epi32(s00, c0, x0);
+          s10 = _mm512_dpwssd_epi32(s10, c1, x0);
+          const __m512i x1 = _mm512_set1_epi32(load_pair(r[1] + 2 * p));
+          s01 = _mm512_dpwssd_epi32(s01, c0, x1);
+          s11 = _mm512_dpwssd_epi32(s11, c1, x1);
+          const __m512i x2 = _mm512_set1_epi32(load_pair(r[2] + 2 * p));
+          s02 = _mm512_dpwssd_epi32(s02, c0, x2);
+          s12 = _mm512_dpwssd_epi32(s12, c1, x2);
+          const __m512i x3 = _mm512_set1_epi32(load_pair(r[3] + 2 * p));
+          s03 = _mm512_dpwssd_epi32(s03, c0, x3);
+          s13 = _mm512_dpwssd_epi32(s13, c1, x3);
+          const __m512i x4 = _mm512_set1_epi32(load_pair(r[4] + 2 * p));
+          s04 = _mm512_dpwssd_epi32(s04, c0, x4);
+          s14 = _mm512_dpwssd_epi32(s14, c1, x4);
+          const __m512i x5 = _mm512_set1_epi32(load_pair(r[5] + 2 * p));
+          s05 = _mm512_dpwssd_epi32(s05, c0, x5);
+          s15 = _mm512_dpwssd_epi32(s15, c1, x5);
+          const __m512i x6 = _mm512_set1_epi32(load_pair(r[6] + 2 * p));
+          s06 = _mm512_dpwssd_epi32(s06, c0, x6);
+          s16 = _mm512_dpwssd_epi32(s16, c1, x6);
+          const __m512i x7 = _mm512_set1_epi32(load_pair(r[7] + 2 * p));
+          s07 = _mm512_dpwssd_epi32(s07, c0, x7);
+          s17 = _mm512_dpwssd_epi32(s17, c1, x7);
+        }
+        const __m512i acc[2][8] = {{s00, s01, s02, s03, s04, s05, s06, s07}, {s10, s11, s12, s13, s14, s15, s16, s17}};
+        for (int h = 0; h < halves; h++) {
+          const int32_t j0 = jb + 16 * h;
+          const __m512i columnV = _mm512_add_epi32(laneV, _mm512_set1_epi32(j0));
+          const __mmask16 valid = _mm512_cmplt_epi32_mask(columnV, nbV);
+          __m512i cb = _mm512_loadu_si512((const void *)(colBest + j0));
+          __m512i cr = _mm512_loadu_si512((const void *)(colRow + j0));
+          for (int k = 0; k < live; k++) {
+            const __m512i d = _mm512_mask_blend_epi32(valid, minV, acc[h][k]);
+            const __m512i rowBest = _mm512_loadu_si512((const void *)best[k]);
+            const __m512i rowSecond = _mm512_loadu_si512((const void *)second[k]);
+            const __m512i rowIndex = _mm512_loadu_si512((const void *)index[k]);
+            const __mmask16 gt = _mm512_cmpgt_epi32_mask(d, rowBest);
+            _mm512_storeu_si512((void *)second[k], _mm512_mask_blend_epi32(gt, _mm512_max_epi32(rowSecond, d), rowBest));
+            _mm512_storeu_si512((void *)best[k], _mm512_max_epi32(rowBest, d));
+            _mm512_storeu_si512((void *)index[k], _mm512_mask_blend_epi32(gt, rowIndex, columnV));
+            const __mmask16 above = _mm512_cmpgt_epi32_mask(d, cb);
+            cb = _mm512_max_epi32(cb, d);
+            cr = _mm512_mask_blend_epi32(above, cr, _mm512_set1_epi32(i + k));
+          }
+          _mm512_storeu_si512((void *)(colBest + j0), cb);
+          _mm512_storeu_si512((void *)(colRow + j0), cr);
+        }
+      }
+      for (int k = 0; k < live; k++) finish_row(best[k], second[k], index[k], 16, rows, na, i + k);
+    }
+  }
+}
+
+// Four rows of a at a time against 16 columns of b, as two 256-bit vectors of 8 column pairs each (eight independent
+// sums); each row's 8 lanes see columns jb + l, then jb + 8 + l, so every lane still meets its columns in ascending
+// order. The rows' lanes are kept in memory between blocks, as in the AVX-512 variant.
+__attribute__((target("avx2"))) static void nearest_avx2(const int16_t *a, int32_t na, int32_t frames,
+                                                         const int16_t *b, int32_t nb, int32_t nbPad, int32_t dims,
+                                                         int32_t *out) {
+  const int32_t pairs = dims / 2;
+  const __m256i minV = _mm256_set1_epi32(INT32_MIN);
+  const __m256i laneV = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  const __m256i nbV = _mm256_set1_epi32(nb);
+  for (int32_t f = 0; f < frames; f++) {
+    int32_t *rows = out + (size_t)f * (3 * na + 2 * nbPad);
+    int32_t *colBest = rows + 3 * na;
+    int32_t *colRow = colBest + nbPad;
+    init_columns(colBest, colRow, nbPad);
+    const int16_t *block = a + (size_t)f * na * dims;
+    for (int32_t i = 0; i < na; i += 4) {
+      const int16_t *r[4];
+      for (int k = 0; k < 4; k++) r[k] = block + (size_t)(i + k < na ? i + k : na - 1) * dims;
+      const int live = na - i < 4 ? na - i : 4;
+      int32_t best[4][8], second[4][8], index[4][8];
+      for (int k = 0; k < 4; k++) {
+        _mm256_storeu_si256((__m256i *)best[k], minV);
+        _mm256_storeu_si256((__m256i *)second[k], minV);
+        _mm256_storeu_si256((__m256i *)index[k], _mm256_set1_epi32(-1));
+      }
+      for (int32_t jb = 0; jb < nbPad; jb += 16) {
+        __m256i s00 = _mm256_setzero_si256(), s01 = _mm256_setzero_si256(), s02 = _mm256_setzero_si256();
+        __m256i s03 = _mm256_setzero_si256(), s10 = _mm256_setzero_si256(), s11 = _mm256_setzero_si256();
+        __m256i s12 = _mm256_setzero_si256(), s13 = _mm256_setzero_si256();
+        const int16_t *w = b + (size_t)jb * 2;
+        for (int32_t p = 0; p < pairs; p++, w += (size_t)nbPad * 2) {
+          const __m256i c0 = _mm256_loadu_si256((const __m256i *)w);
+          const __m256i c1 = _mm256_loadu_si256((const __m256i *)(w + 16));
+          const __m256i x0 = _mm256_set1_epi32(load_pair(r[0] + 2 * p));
+          s00 = _mm256_add_epi32(s00, _mm256_madd_epi16(c0, x0));
+          s10 = _mm256_add_epi32(s10, _mm256_madd_epi16(c1, x0));
+          const __m256i x1 = _mm256_set1_epi32(load_pair(r[1] + 2 * p));
+          s01 = _mm256_add_epi32(s01, _mm256_madd_epi16(c0, x1));
+          s11 = _mm256_add_epi32(s11, _mm256_madd_epi16(c1, x1));
+          const __m256i x2 = _mm256_set1_epi32(load_pair(r[2] + 2 * p));
+          s02 = _mm256_add_epi32(s02, _mm256_madd_epi16(c0, x2));
+          s12 = _mm256_add_epi32(s12, _mm256_madd_epi16(c1, x2));
+          const __m256i x3 = _mm256_set1_epi32(load_pair(r[3] + 2 * p));
+          s03 = _mm256_add_epi32(s03, _mm256_madd_epi16(c0, x3));
+          s13 = _mm256_add_epi32(s13, _mm256_madd_epi16(c1, x3));
+        }
+        const __m256i acc[2][4] = {{s00, s01, s02, s03}, {s10, s11, s12, s13}};
+        for (int half = 0; half < 2; half++) {
+          const int32_t j0 = jb + 8 * half;
+          const __m256i columnV = _mm256_add_epi32(laneV, _mm256_set1_epi32(j0));
+          const __m256i valid = _mm256_cmpgt_epi32(nbV, columnV);
+          __m256i cb = _mm256_loadu_si256((const __m256i *)(colBest + j0));
+          __m256i cr = _mm256_loadu_si256((const __m256i *)(colRow + j0));
+          for (int k = 0; k < live; k++) {
+            const __m256i d = _mm256_blendv_epi8(minV, acc[half][k], valid);
+            const __m256i rowBest = _mm256_loadu_si256((const __m256i *)best[k]);
+            const __m256i rowSecond = _mm256_loadu_si256((const __m256i *)second[k]);
+            const __m256i rowIndex = _mm256_loadu_si256((const __m256i *)index[k]);
+            const __m256i gt = _mm256_cmpgt_epi32(d, rowBest);
+            _mm256_storeu_si256((__m256i *)second[k], _mm256_blendv_epi8(_mm256_max_epi32(rowSecond, d), rowBest, gt));
+            _mm256_storeu_si256((__m256i *)best[k], _mm256_max_epi32(rowBest, d));
+            _mm256_storeu_si256((__m256i *)index[k], _mm256_blendv_epi8(rowIndex, columnV, gt));
+            const __m256i above = _mm256_cmpgt_epi32(d, cb);
+            cb = _mm256_max_epi32(cb, d);
+            cr = _mm256_blendv_epi8(cr, _mm256_set1_epi32(i + k), above);
+          }
+          _mm256_storeu_si256((__m256i *)(colBest + j0), cb);
+          _mm256_storeu_si256((__m256i *)(colRow + j0), cr);
+        }
+      }
+      for (int k = 0; k < live; k++) finish_row(best[k], second[k], index[k], 8, rows, na, i + k);
+    }
+  }
+}
+
+typedef struct {
+  const char *name;
+  nearest_fn run;
+} variant;
+
+static const variant kernel_variants[] = {{"avx512-vnni", nearest_avx512}, {"avx2", nearest_avx2}};
+static const int kernel_variant_count = sizeof kernel_variants / sizeof kernel_variants[0];
+
+// nearest(variant, buffer, pa, na, frames, pt, nb, nbPad, dims, out): `variant` is an index into `variants`.
+static napi_value nearest(napi_env env, napi_callback_info info) {
+  size_t argc = 10;
+  napi_value args[10];
+  if (napi_get_cb_info(env, info, &argc, args, NULL, NULL) != napi_ok || argc != 10) {
+    napi_throw_type_error(env, NULL, "nearest takes 10 arguments");
+    return NULL;
+  }
+  void *data = NULL;
+  size_t length = 0;
+  if (napi_get_arraybuffer_info(env, args[1], &data, &length) != napi_ok) {
+    napi_throw_type_error(env, NULL, "nearest reads an ArrayBuffer");
+    return NULL;
+  }
+  int32_t v[10];
+  for (int k = 0; k < 10; k++) {
+    if (k == 1) continue;
+    if (napi_get_value_int32(env, args[k], &v[k]) != napi_ok || v[k] < 0) {
+      napi_throw_type_error(env, NULL, "nearest takes non-negative integers");
+      return NULL;
+    }
+  }
+  const int32_t which = v[0], pa = v[2], na = v[3], frames = v[4], pt = v[5], nb = v[6], nbPad = v[7], dims = v[8],
+                out = v[9];
+  // Every byte the kernel reads or writes lies in the buffer: 64-bit arithmetic, so no product wraps around.
+  const uint64_t aEnd = (uint64_t)pa + (uint64_t)frames * na * dims * 2;
+  const uint64_t bEnd = (uint64_t)pt + (uint64_t)(dims / 2) * nbPad * 4;
+  const uint64_t outEnd = (uint64_t)out + (uint64_t)frames * (3 * (uint64_t)na + 2 * (uint64_t)nbPad) * 4;
+  if (which >= kernel_variant_count || dims % 16 != 0 || nbPad % 16 != 0 || nb > nbPad || pa % 2 != 0 ||
+      pt % 4 != 0 || out % 4 != 0 || aEnd > length || bEnd > length || outEnd > length) {
+    napi_throw_range_error(env, NULL, "nearest: arguments outside the buffer or its layout");
+    return NULL;
+  }
+  uint8_t *base = (uint8_t *)data;
+  kernel_variants[which].run((const int16_t *)(base + pa), na, frames, (const int16_t *)(base + pt), nb, nbPad, dims,
+                             (int32_t *)(base + out));
+  return NULL;
+}
+
+NAPI_MODULE_INIT() {
+  // The variants this CPU runs, fastest first: their names in `variants`, passed back to `nearest` by position.
+  napi_value names, fn;
+  napi_create_array(env, &names);
+  uint32_t count = 0;
+  __builtin_cpu_init();
+  for (int k = 0; k < kernel_variant_count; k++) {
+    const int supported = k == 0 ? __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vnni")
+                                 : __builtin_cpu_supports("avx2");
+    napi_value entry, name, index;
+    if (!supported) continue;
+    napi_create_object(env, &entry);
+    napi_create_string_utf8(env, kernel_variants[k].name, NAPI_AUTO_LENGTH, &name);
+    napi_create_int32(env, k, &index);
+    napi_set_named_property(env, entry, "name", name);
+    napi_set_named_property(env, entry, "id", index);
+    napi_set_element(env, names, count++, entry);
+  }
+  napi_set_named_property(env, exports, "variants", names);
+  napi_create_function(env, "nearest", NAPI_AUTO_LENGTH, nearest, NULL, &fn);
+  napi_set_named_property(env, exports, "nearest", fn);
+  return exports;
+}
+
+#else
+// Other processors: no variants, and the engine keeps its WebAssembly kernel.
+NAPI_MODULE_INIT() {
+  napi_value names;
+  napi_create_array(env, &names);
+  napi_set_named_property(env, exports, "variants", names);
+  return exports;
+}
+#endif
