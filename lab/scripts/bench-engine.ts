@@ -1,12 +1,13 @@
 /**
- * npm run bench:engine [-- --subjects 50 --impostor-pairs 2000] [-- --only extraction]
+ * npm run bench:engine [-- --subjects 50 --impostor-pairs 2000] [-- --only extraction|full-matching|kernels]
  * Single-thread latency of the engine and a side-by-side run against the peer baseline (OpenCV SIFT +
  * ratio test + RANSAC, Debian's python3-opencv) on the same image pairs of a synthetic hard set.
  * Prints figures only; nothing is asserted (speed and accuracy live in benchmarks, not in tests). Beside
  * each wall time, our CPU time (process.cpuUsage), which other processes on the machine do not stretch.
  * `--only extraction` times extraction alone (no hard set, no peer): quick enough to alternate with
  * another checkout's run when comparing speed on a loaded machine. `--only full-matching` times the 1:N full matching
- * of 1 to 5 pets spread over the engine's workers (`rankOverPool`), as a cascade step matches them.
+ * of 1 to 5 pets spread over the engine's workers (`rankOverPool`), as a cascade step matches them. `--only kernels`
+ * times a session comparison, in full and lightly, with each nearest-neighbour kernel this machine runs.
  */
 import fs from "node:fs";
 import os from "node:os";
@@ -19,8 +20,11 @@ import { runSiftPeer } from "../evaluation/sift-peer";
 import { extractNoseImage, type ExtractionOptions } from "@/lib/biometrics/extract";
 import { analyseImage, engineThreads, rankOverPool, shutdownEngine } from "@/lib/biometrics/index";
 import { verifyPet } from "@/lib/biometrics/operations";
-import { compareTemplates } from "@/lib/biometrics/pair-matcher";
-import { serializeTemplate, type NoseTemplate } from "@/lib/biometrics/template";
+import { compareTemplates, WHOLE_FRAME_HYPOTHESES } from "@/lib/biometrics/pair-matcher";
+import { RERANK_KEYPOINTS } from "@/lib/biometrics/parameters";
+import { compareSessions } from "@/lib/biometrics/session-matcher";
+import { NEAREST_KERNEL, NEAREST_KERNELS, useNearestKernel } from "@/lib/biometrics/simd/dot-kernel";
+import { serializeTemplate, strongestKeypoints, type NoseTemplate } from "@/lib/biometrics/template";
 import { captureFileName, generateDataset, subjectDirName } from "../synth/dataset";
 
 const { values } = parseScriptArgs({
@@ -32,9 +36,8 @@ const { values } = parseScriptArgs({
     only: { type: "string" },
   },
 });
-if (values.only !== undefined && values.only !== "extraction" && values.only !== "full-matching") {
-  throw new Error(`--only accepts "extraction" or "full-matching", not "${values.only}"`);
-}
+const ONLY = ["extraction", "full-matching", "kernels"];
+if (values.only !== undefined && !ONLY.includes(values.only)) throw new Error(`--only accepts ${ONLY.join(", ")}, not "${values.only}"`);
 const subjects = Number(values.subjects);
 const impostorPairs = Number(values["impostor-pairs"]);
 const work = fs.mkdtempSync(path.join(os.tmpdir(), "rhinarium-bench-"));
@@ -142,8 +145,49 @@ async function timeFullMatching(): Promise<void> {
   console.log(`1:N full matching over ${engineThreads()} engine workers (real setting, 3 probe images, 5 enrolled a pet), median wall: ${cells.join(", ")}`);
 }
 
+/**
+ * Each nearest-neighbour kernel this machine runs (NEAREST_KERNELS: native AVX-512 VNNI or AVX2, WebAssembly), in
+ * this thread on the reality-matched setting's templates: a session comparison of 3 probe images with 5 enrolled in
+ * full (nine hypotheses, 300 keypoints) and lightly (the 1:N light comparison: five hypotheses, 60 keypoints), median
+ * of 40 runs, the five pets in turn. The kernels give the same results bit for bit (dot-kernel.test.ts).
+ */
+async function timeNearestKernels(): Promise<void> {
+  const root = path.join(work, "real");
+  await generateDataset({ out: root, subjects: 6, captures: 8, seed: 505, difficulty: "real" });
+  const templatesOf = async (subject: number, captures: number[]) =>
+    (await Promise.all(captures.map(async (c) => extractNoseImage(fs.readFileSync(path.join(root, subjectDirName(subject, 6), captureFileName(c, 8))), { outerFrames: true }))))
+      .flatMap((result) => (result.ok && result.template ? [result.template] : []));
+  const pets = await Promise.all([0, 1, 2, 3, 4].map((subject) => templatesOf(subject, [0, 1, 2, 3, 4])));
+  const probe = await templatesOf(5, [5, 6, 7]);
+  const light = (templates: NoseTemplate[]) => templates.map((t) => strongestKeypoints(t, RERANK_KEYPOINTS));
+  const lightPets = pets.map(light);
+  const lightProbe = light(probe);
+  const time = (compare: (pet: number) => void) => {
+    for (let pet = 0; pet < 10; pet++) compare(pet % pets.length);
+    const samples: number[] = [];
+    for (let run = 0; run < 40; run++) {
+      const started = performance.now();
+      compare(run % pets.length);
+      samples.push(performance.now() - started);
+    }
+    return quantiles(samples).median;
+  };
+  for (const kernel of NEAREST_KERNELS) {
+    useNearestKernel(kernel);
+    const full = time((pet) => compareSessions(probe, pets[pet]));
+    const lightly = time((pet) => compareSessions(lightProbe, lightPets[pet], WHOLE_FRAME_HYPOTHESES));
+    console.log(`nearest kernel ${kernel}: session comparison, 3 probe images vs 5 enrolled (real setting), in full ${ms(full)}, lightly ${(lightly * 1000).toFixed(0)} µs`);
+  }
+  useNearestKernel(NEAREST_KERNEL);
+}
+
 async function main(): Promise<void> {
   console.log(`machine: ${os.cpus().length} x ${os.cpus()[0]?.model}, node ${process.version}; single thread unless stated`);
+  if (values.only === "kernels") {
+    await timeNearestKernels();
+    fs.rmSync(work, { recursive: true, force: true });
+    return;
+  }
   if (values.only === "full-matching") {
     await timeFullMatching();
     fs.rmSync(work, { recursive: true, force: true });
