@@ -3,14 +3,17 @@
 # (scripts/worker.mjs) and the operator CLI (scripts/ops.mjs). compose.yaml runs it at scale:
 # PostgreSQL, Redis and an S3-compatible store.
 
-# Dependencies, with the test and build tools (Prisma generates its client in postinstall).
+# Dependencies, with the test and build tools (Prisma generates its client in postinstall; node-gyp builds the
+# engine's native kernel, native/kernels, with the compiler installed here).
 FROM node:20-bookworm-slim AS deps
 WORKDIR /app
 ENV NEXT_TELEMETRY_DISABLED=1
+RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json prisma.config.ts ./
 COPY prisma ./prisma
+COPY native ./native
 COPY scripts/no-schema-engine.sh ./scripts/no-schema-engine.sh
-RUN npm ci --no-audit --no-fund
+RUN npm ci --no-audit --no-fund && test -f native/kernels/build/Release/kernels.node
 
 # The production build: next build, then the engine's worker threads compiled beside it
 # (.next/engine/worker.mjs, scripts/build-engine.mjs), then the worker, ops and db:migrate entries with
@@ -23,7 +26,7 @@ RUN npm run build && test -f .next/engine/worker.mjs \
     && npm prune --omit=dev --no-audit --no-fund \
     && node scripts/build-processes.mjs --check
 
-# What runs: no compilers, no test packages, an unprivileged user, data in a volume.
+# What runs: no compilers, no test packages, an unprivileged user, data in a volume (the native kernel comes built).
 FROM node:20-bookworm-slim AS runtime
 WORKDIR /app
 ENV NODE_ENV=production \

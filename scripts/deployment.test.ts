@@ -57,7 +57,11 @@ describe("Dockerfile", () => {
 
   it("builds in stages: dependencies, the production build without dev packages, and an unprivileged runtime", () => {
     expect(stages.map((s) => s.name)).toEqual(["deps", "build", "runtime"]);
-    const [, build, runtime] = stages;
+    const [deps, build, runtime] = stages;
+    // The engine's native kernel is an optional dependency: its sources and a compiler are there when npm ci builds it.
+    expect(deps.text).toMatch(/apt-get install[^\n]* g\+\+/);
+    expect(deps.text).toMatch(/^COPY native \.\/native$/m);
+    expect(deps.text).toMatch(/npm ci[^\n]*&& test -f native\/kernels\/build\/Release\/kernels\.node/);
     expect(build.text).toMatch(/npm run build && test -f \.next\/engine\/worker\.mjs \\\n\s+&& npm prune --omit=dev[^\n]*\\\n\s+&& node scripts\/build-processes\.mjs --check/);
     expect(runtime.text).not.toMatch(/npm (ci|install)/);
     expect(runtime.text).toMatch(/^USER rhinarium$/m);
