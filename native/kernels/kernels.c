@@ -53,6 +53,25 @@ static void finish_row(const int32_t *best, const int32_t *second, const int32_t
   rows[2 * na + i] = first;
 }
 
+// finish_row for 16 lanes in AVX-512: the largest of the bests; the runner-up is the largest of the rest once one lane
+// holding the largest is set aside (the seconds, and the other lanes' bests), which is what the scalar merge keeps; the
+// first column is the smallest index among the lanes holding the largest (-1 throughout when nothing was seen).
+__attribute__((target("avx512f"))) static void finish_row16(const int32_t *best, const int32_t *second,
+                                                            const int32_t *index, int32_t *rows, int32_t na,
+                                                            int32_t i) {
+  const __m512i bestV = _mm512_loadu_si512((const void *)best);
+  const int32_t top = _mm512_reduce_max_epi32(bestV);
+  const __mmask16 holders = _mm512_cmpeq_epi32_mask(bestV, _mm512_set1_epi32(top));
+  const __mmask16 firstHolder = holders & (__mmask16)(-(int)holders);
+  const __m512i others = _mm512_mask_blend_epi32(firstHolder, bestV, _mm512_set1_epi32(INT32_MIN));
+  const int32_t runnerUp =
+      _mm512_reduce_max_epi32(_mm512_max_epi32(_mm512_loadu_si512((const void *)second), others));
+  const int32_t first = _mm512_mask_reduce_min_epi32(holders, _mm512_loadu_si512((const void *)index));
+  rows[i] = top;
+  rows[na + i] = runnerUp;
+  rows[2 * na + i] = first;
+}
+
 static void init_columns(int32_t *colBest, int32_t *colRow, int32_t nbPad) {
   for (int32_t j = 0; j < nbPad; j++) {
     colBest[j] = INT32_MIN;
@@ -146,7 +165,7 @@ __attribute__((target("avx512f,avx512vnni"))) static void nearest_avx512(const i
           _mm512_storeu_si512((void *)(colRow + j0), cr);
         }
       }
-      for (int k = 0; k < live; k++) finish_row(best[k], second[k], index[k], 16, rows, na, i + k);
+      for (int k = 0; k < live; k++) finish_row16(best[k], second[k], index[k], rows, na, i + k);
     }
   }
 }

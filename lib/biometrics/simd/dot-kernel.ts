@@ -175,6 +175,9 @@ function sameBlocks(x: readonly Int8Array[], y: readonly Int8Array[]): boolean {
   return x.length === y.length && x.every((block, i) => block.buffer === y[i].buffer && block.byteOffset === y[i].byteOffset && block.length === y[i].length);
 }
 
+/** The figures `blockNeighbours` returns, copied out of kernel memory into one array reused from call to call. */
+let neighbourValues = new Int32Array(16_384);
+
 /**
  * For each pair in order, the nearest-neighbour figures of the dot products of block `pairs[k][0]` of `a` (rows: the
  * same keypoints described in one frame) with block `pairs[k][1]` of `b`, computed without storing the matrix. Equal
@@ -182,7 +185,8 @@ function sameBlocks(x: readonly Int8Array[], y: readonly Int8Array[]): boolean {
  * empty, -1 for a column when a is. Every block of `a` holds the same rows, and so does every block of `b`. The last
  * few sets of `a` blocks stay in kernel memory between calls with the same arrays (a session's probe images compared
  * with many images), and so do the last `b` blocks laid out (an enrolled image compared with each probe image in turn);
- * consecutive pairs of consecutive `a` blocks against one `b` block take one kernel call.
+ * consecutive pairs of consecutive `a` blocks against one `b` block take one kernel call. The figures are views of one
+ * array that the next call writes over (a comparison reads them before it compares the next pair of images).
  */
 export function blockNeighbours(aBlocks: readonly Int8Array[], bBlocks: readonly Int8Array[], pairs: readonly (readonly [number, number])[], dims: number): FrameNeighbours[] {
   const aLength = aBlocks[0]?.length ?? 0;
@@ -215,8 +219,9 @@ export function blockNeighbours(aBlocks: readonly Int8Array[], bBlocks: readonly
     nearest(pa + first * 2 * aLength, countA, run, pb + b * laidB, countB, padB, dims, out + k * perFrame * 4, scratch);
     k += run;
   }
-  const values = new Int32Array(perFrame * pairs.length);
-  values.set(new Int32Array(memory.buffer, out, values.length));
+  if (neighbourValues.length < perFrame * pairs.length) neighbourValues = new Int32Array(2 * perFrame * pairs.length);
+  const values = neighbourValues;
+  values.set(new Int32Array(memory.buffer, out, perFrame * pairs.length));
   return pairs.map((_, k) => {
     const at = k * perFrame;
     return {
