@@ -7,7 +7,7 @@
  * `--only extraction` times extraction alone (no hard set, no peer): quick enough to alternate with
  * another checkout's run when comparing speed on a loaded machine. `--only full-matching` times the 1:N full matching
  * of 1 to 5 pets spread over the engine's workers (`rankOverPool`), as a cascade step matches them. `--only kernels`
- * times a session comparison, in full and lightly, with each nearest-neighbour kernel this machine runs.
+ * times a session comparison, in full and lightly, with each set of engine kernels this machine runs (native or not).
  */
 import fs from "node:fs";
 import os from "node:os";
@@ -23,7 +23,7 @@ import { verifyPet } from "@/lib/biometrics/operations";
 import { compareTemplates, WHOLE_FRAME_HYPOTHESES } from "@/lib/biometrics/pair-matcher";
 import { RERANK_KEYPOINTS } from "@/lib/biometrics/parameters";
 import { compareSessions } from "@/lib/biometrics/session-matcher";
-import { NEAREST_KERNEL, NEAREST_KERNELS, useNearestKernel } from "@/lib/biometrics/simd/dot-kernel";
+import { ENGINE_KERNEL, ENGINE_KERNELS, useEngineKernel } from "@/lib/biometrics/simd/native-kernels";
 import { serializeTemplate, strongestKeypoints, type NoseTemplate } from "@/lib/biometrics/template";
 import { captureFileName, generateDataset, subjectDirName } from "../synth/dataset";
 
@@ -146,7 +146,7 @@ async function timeFullMatching(): Promise<void> {
 }
 
 /**
- * Each nearest-neighbour kernel this machine runs (NEAREST_KERNELS: native AVX-512 VNNI or AVX2, WebAssembly), in
+ * Each set of engine kernels this machine runs (ENGINE_KERNELS: native AVX-512 (VNNI) or AVX2, or none), in
  * this thread on the reality-matched setting's templates: a session comparison of 3 probe images with 5 enrolled in
  * full (nine hypotheses, 300 keypoints) and lightly (the 1:N light comparison: five hypotheses, 60 keypoints), median
  * of 40 runs, the five pets in turn. The kernels give the same results bit for bit (dot-kernel.test.ts).
@@ -172,13 +172,13 @@ async function timeNearestKernels(): Promise<void> {
     }
     return quantiles(samples).median;
   };
-  for (const kernel of NEAREST_KERNELS) {
-    useNearestKernel(kernel);
+  for (const kernel of ENGINE_KERNELS) {
+    useEngineKernel(kernel);
     const full = time((pet) => compareSessions(probe, pets[pet]));
     const lightly = time((pet) => compareSessions(lightProbe, lightPets[pet], WHOLE_FRAME_HYPOTHESES));
-    console.log(`nearest kernel ${kernel}: session comparison, 3 probe images vs 5 enrolled (real setting), in full ${ms(full)}, lightly ${(lightly * 1000).toFixed(0)} µs`);
+    console.log(`engine kernels ${kernel}: session comparison, 3 probe images vs 5 enrolled (real setting), in full ${ms(full)}, lightly ${(lightly * 1000).toFixed(0)} µs`);
   }
-  useNearestKernel(NEAREST_KERNEL);
+  useEngineKernel(ENGINE_KERNEL);
 }
 
 async function main(): Promise<void> {

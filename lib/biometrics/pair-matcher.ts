@@ -19,6 +19,7 @@ import {
 import { burstinessFactor, selfSimilarity } from "./burstiness";
 import { distinctivenessFactor, GENERICNESS_MAX } from "./distinctiveness";
 import { blockNeighbours, INT32_MIN, type FrameNeighbours } from "./simd/dot-kernel";
+import { nativeKernels, nativeVariant } from "./simd/native-kernels";
 import { descriptorSet, KEYPOINT_FIELDS, keypointCount, type NoseTemplate } from "./template";
 
 /** What one image-to-image comparison found; `similarity` is the raw figure that scores calibrate. */
@@ -261,6 +262,20 @@ function agreeingWithAnchor(m: number, count: number, cosRotation: number, sinRo
   return agreeing;
 }
 
+/** The first anchor with the most matches agreeing with it (-1 for none), in JavaScript. */
+function firstBestAnchor(count: number, cosRotation: number, sinRotation: number): number {
+  let bestAnchor = -1;
+  let bestCount = 0;
+  for (let m = 0; m < count; m++) {
+    const agreeing = agreeingWithAnchor(m, count, cosRotation, sinRotation);
+    if (agreeing > bestCount) {
+      bestCount = agreeing;
+      bestAnchor = m;
+    }
+  }
+  return bestAnchor;
+}
+
 /**
  * Each tentative match alone predicts a similarity transform (its keypoints' position and scale, and the
  * hypothesis' rotation). The anchor whose prediction the most other matches agree with wins: a one-point
@@ -284,16 +299,14 @@ function bestAnchorInliers(a: NoseTemplate, b: NoseTemplate, matches: TentativeM
   }
   const cosRotation = Math.cos(rotation);
   const sinRotation = Math.sin(rotation);
-  // The first anchor with the most agreeing matches wins; only its list is built.
-  let bestAnchor = -1;
-  let bestCount = 0;
-  for (let m = 0; m < count; m++) {
-    const agreeing = agreeingWithAnchor(m, count, cosRotation, sinRotation);
-    if (agreeing > bestCount) {
-      bestCount = agreeing;
-      bestAnchor = m;
-    }
-  }
+  // The first anchor with the most agreeing matches wins; only its list is built. The native kernels count the same
+  // agreements in the same double arithmetic, several matches at a time.
+  const variant = nativeVariant();
+  const bestAnchor =
+    variant !== null
+      ? nativeKernels!.bestAnchor(variant, scales, logScales, ax, ay, bx, by, count, cosRotation, sinRotation,
+          LOG_SCALE_TOLERANCE, GEOMETRY_POSITION_TOLERANCE_PX, GEOMETRY_POSITION_TOLERANCE_RELATIVE)
+      : firstBestAnchor(count, cosRotation, sinRotation);
   const inliers: number[] = [];
   if (bestAnchor >= 0) agreeingWithAnchor(bestAnchor, count, cosRotation, sinRotation, inliers);
   return inliers;

@@ -3,7 +3,7 @@
     {
       "target_name": "kernels",
       "sources": ["kernels.c"],
-      "cflags": ["-O3", "-std=c11", "-Wall", "-Wextra"]
+      "cflags": ["-O3", "-std=c11", "-ffp-contract=off", "-Wall", "-Wextra"]
     }
   ]
 }

@@ -1,9 +1,11 @@
-// The 1:N and 1:1 matcher's nearest-neighbour kernel in native code: the same computation, memory layout and results
-// as `nearest` in lib/biometrics/simd/dot-kernel.wat, on the kernel instance's own memory (a WebAssembly.Memory's
-// ArrayBuffer, passed with the same byte offsets). WebAssembly SIMD multiplies 8 int16 pairs an instruction; AVX-512
-// VNNI (vpdpwssd) multiplies and adds 32 into 16 columns at once, AVX2 (vpmaddwd) 16 into 8.
+// The engine's native kernels, each giving exactly what the code it stands in for gives:
+// - `nearest`, the pair matcher's nearest-neighbour figures: the same computation, memory layout and results as
+//   `nearest` in lib/biometrics/simd/dot-kernel.wat, on the kernel instance's own memory (a WebAssembly.Memory's
+//   ArrayBuffer, passed with the same byte offsets). WebAssembly SIMD multiplies 8 int16 pairs an instruction; AVX-512
+//   VNNI (vpdpwssd) multiplies and adds 32 into 16 columns at once, AVX2 (vpmaddwd) 16 into 8.
+// - `bestAnchor`, the pair matcher's one-point RANSAC (pair-matcher.ts), in the same double arithmetic (below).
 //
-// Layout (byte offsets into the buffer):
+// `nearest`'s layout (byte offsets into the buffer):
 //   a at pa: `frames` blocks of `na` rows of `dims` int16 each (row i of block f at pa + (f x na + i) x dims x 2);
 //   b at pt: column pair by column pair, pair p of column j at pt + (p x nbPad + j) x 4 (two int16), nbPad a multiple
 //     of 16, columns from nb up ignored;
@@ -246,12 +248,105 @@ __attribute__((target("avx2"))) static void nearest_avx2(const int16_t *a, int32
   }
 }
 
+
+// The one-point RANSAC of the pair matcher's geometric check (pair-matcher.ts, bestAnchorInliers): for each tentative
+// match m in turn (the anchor), how many matches n agree with the similarity transform it predicts, and the first anchor
+// with the most. The same double-precision operations, in the same order, as agreeingWithAnchor, lane by lane (IEEE
+// adds, multiplies, square roots and ordered comparisons; built without contracting them into fused multiply-adds), so
+// each count is the JavaScript one exactly. The per-anchor products (scale x cos, ...) are computed once, as there.
+typedef struct {
+  const double *scales, *logScales, *ax, *ay, *bx, *by;
+  int32_t count;
+  double cosRotation, sinRotation, logTolerance, tolerancePx, toleranceRelative;
+} anchor_input;
+
+__attribute__((target("avx512f"))) static int32_t best_anchor_avx512(const anchor_input *in) {
+  const __m512d logTolerance = _mm512_set1_pd(in->logTolerance);
+  const __m512d tolerancePx = _mm512_set1_pd(in->tolerancePx);
+  int32_t bestAnchor = -1, bestCount = 0;
+  for (int32_t m = 0; m < in->count; m++) {
+    const double scale = in->scales[m];
+    const __m512d cosV = _mm512_set1_pd(scale * in->cosRotation);
+    const __m512d sinV = _mm512_set1_pd(scale * in->sinRotation);
+    const __m512d relative = _mm512_set1_pd(in->toleranceRelative * scale);
+    const __m512d logScale = _mm512_set1_pd(in->logScales[m]);
+    const __m512d axm = _mm512_set1_pd(in->ax[m]), aym = _mm512_set1_pd(in->ay[m]);
+    const __m512d bxm = _mm512_set1_pd(in->bx[m]), bym = _mm512_set1_pd(in->by[m]);
+    int32_t agreeing = 0;
+    for (int32_t n = 0; n < in->count; n += 8) {
+      const __mmask8 live = in->count - n >= 8 ? (__mmask8)0xFF : (__mmask8)((1u << (in->count - n)) - 1);
+      const __m512d logScales = _mm512_maskz_loadu_pd(live, in->logScales + n);
+      // Not skipped: !(|Δ log scale| > tolerance), as the JavaScript's test is written (NaN is not skipped either).
+      const __mmask8 near = _mm512_cmp_pd_mask(_mm512_abs_pd(_mm512_sub_pd(logScales, logScale)), logTolerance, _CMP_NGT_UQ);
+      const __m512d dx = _mm512_sub_pd(_mm512_maskz_loadu_pd(live, in->ax + n), axm);
+      const __m512d dy = _mm512_sub_pd(_mm512_maskz_loadu_pd(live, in->ay + n), aym);
+      const __m512d px = _mm512_sub_pd(_mm512_add_pd(bxm, _mm512_mul_pd(cosV, dx)), _mm512_mul_pd(sinV, dy));
+      const __m512d py = _mm512_add_pd(_mm512_add_pd(bym, _mm512_mul_pd(sinV, dx)), _mm512_mul_pd(cosV, dy));
+      const __m512d distance = _mm512_sqrt_pd(_mm512_add_pd(_mm512_mul_pd(dx, dx), _mm512_mul_pd(dy, dy)));
+      const __m512d tolerance = _mm512_add_pd(tolerancePx, _mm512_mul_pd(relative, distance));
+      const __m512d ex = _mm512_sub_pd(px, _mm512_maskz_loadu_pd(live, in->bx + n));
+      const __m512d ey = _mm512_sub_pd(py, _mm512_maskz_loadu_pd(live, in->by + n));
+      const __mmask8 within = _mm512_cmp_pd_mask(_mm512_add_pd(_mm512_mul_pd(ex, ex), _mm512_mul_pd(ey, ey)),
+                                                 _mm512_mul_pd(tolerance, tolerance), _CMP_LE_OQ);
+      agreeing += __builtin_popcount((unsigned)(live & near & within));
+    }
+    if (agreeing > bestCount) {
+      bestCount = agreeing;
+      bestAnchor = m;
+    }
+  }
+  return bestAnchor;
+}
+
+// The same in AVX2, four matches at a time (the last few loaded under a mask).
+__attribute__((target("avx2"))) static int32_t best_anchor_avx2(const anchor_input *in) {
+  const __m256d absMask = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7fffffffffffffffLL));
+  const __m256d logTolerance = _mm256_set1_pd(in->logTolerance);
+  const __m256d tolerancePx = _mm256_set1_pd(in->tolerancePx);
+  const __m256i laneV = _mm256_setr_epi64x(0, 1, 2, 3);
+  int32_t bestAnchor = -1, bestCount = 0;
+  for (int32_t m = 0; m < in->count; m++) {
+    const double scale = in->scales[m];
+    const __m256d cosV = _mm256_set1_pd(scale * in->cosRotation);
+    const __m256d sinV = _mm256_set1_pd(scale * in->sinRotation);
+    const __m256d relative = _mm256_set1_pd(in->toleranceRelative * scale);
+    const __m256d logScale = _mm256_set1_pd(in->logScales[m]);
+    const __m256d axm = _mm256_set1_pd(in->ax[m]), aym = _mm256_set1_pd(in->ay[m]);
+    const __m256d bxm = _mm256_set1_pd(in->bx[m]), bym = _mm256_set1_pd(in->by[m]);
+    int32_t agreeing = 0;
+    for (int32_t n = 0; n < in->count; n += 4) {
+      const __m256i live = _mm256_cmpgt_epi64(_mm256_set1_epi64x(in->count - n), laneV);
+      const __m256d logScales = _mm256_maskload_pd(in->logScales + n, live);
+      const __m256d near = _mm256_cmp_pd(_mm256_and_pd(_mm256_sub_pd(logScales, logScale), absMask), logTolerance, _CMP_NGT_UQ);
+      const __m256d dx = _mm256_sub_pd(_mm256_maskload_pd(in->ax + n, live), axm);
+      const __m256d dy = _mm256_sub_pd(_mm256_maskload_pd(in->ay + n, live), aym);
+      const __m256d px = _mm256_sub_pd(_mm256_add_pd(bxm, _mm256_mul_pd(cosV, dx)), _mm256_mul_pd(sinV, dy));
+      const __m256d py = _mm256_add_pd(_mm256_add_pd(bym, _mm256_mul_pd(sinV, dx)), _mm256_mul_pd(cosV, dy));
+      const __m256d distance = _mm256_sqrt_pd(_mm256_add_pd(_mm256_mul_pd(dx, dx), _mm256_mul_pd(dy, dy)));
+      const __m256d tolerance = _mm256_add_pd(tolerancePx, _mm256_mul_pd(relative, distance));
+      const __m256d ex = _mm256_sub_pd(px, _mm256_maskload_pd(in->bx + n, live));
+      const __m256d ey = _mm256_sub_pd(py, _mm256_maskload_pd(in->by + n, live));
+      const __m256d within = _mm256_cmp_pd(_mm256_add_pd(_mm256_mul_pd(ex, ex), _mm256_mul_pd(ey, ey)),
+                                           _mm256_mul_pd(tolerance, tolerance), _CMP_LE_OQ);
+      const int bits = _mm256_movemask_pd(_mm256_and_pd(_mm256_and_pd(near, within), _mm256_castsi256_pd(live)));
+      agreeing += __builtin_popcount((unsigned)bits);
+    }
+    if (agreeing > bestCount) {
+      bestCount = agreeing;
+      bestAnchor = m;
+    }
+  }
+  return bestAnchor;
+}
+
 typedef struct {
   const char *name;
   nearest_fn run;
+  int32_t (*bestAnchor)(const anchor_input *in);
 } variant;
 
-static const variant kernel_variants[] = {{"avx512-vnni", nearest_avx512}, {"avx2", nearest_avx2}};
+static const variant kernel_variants[] = {{"avx512-vnni", nearest_avx512, best_anchor_avx512},
+                                          {"avx2", nearest_avx2, best_anchor_avx2}};
 static const int kernel_variant_count = sizeof kernel_variants / sizeof kernel_variants[0];
 
 // nearest(variant, buffer, pa, na, frames, pt, nb, nbPad, dims, out): `variant` is an index into `variants`.
@@ -293,6 +388,48 @@ static napi_value nearest(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
+
+// bestAnchor(variant, scales, logScales, ax, ay, bx, by, count, cosRotation, sinRotation, logTolerance, tolerancePx,
+// toleranceRelative): the six arrays Float64Arrays of at least `count` values each.
+static napi_value best_anchor(napi_env env, napi_callback_info info) {
+  size_t argc = 13;
+  napi_value args[13];
+  if (napi_get_cb_info(env, info, &argc, args, NULL, NULL) != napi_ok || argc != 13) {
+    napi_throw_type_error(env, NULL, "bestAnchor takes 13 arguments");
+    return NULL;
+  }
+  int32_t which, count;
+  if (napi_get_value_int32(env, args[0], &which) != napi_ok || which < 0 || which >= kernel_variant_count ||
+      napi_get_value_int32(env, args[7], &count) != napi_ok || count < 0) {
+    napi_throw_range_error(env, NULL, "bestAnchor: bad variant or count");
+    return NULL;
+  }
+  const double *arrays[6];
+  for (int k = 0; k < 6; k++) {
+    napi_typedarray_type type;
+    size_t length;
+    void *data;
+    if (napi_get_typedarray_info(env, args[1 + k], &type, &length, &data, NULL, NULL) != napi_ok ||
+        type != napi_float64_array || length < (size_t)count) {
+      napi_throw_type_error(env, NULL, "bestAnchor reads six Float64Arrays of at least count values");
+      return NULL;
+    }
+    arrays[k] = (const double *)data;
+  }
+  double figures[5];
+  for (int k = 0; k < 5; k++) {
+    if (napi_get_value_double(env, args[8 + k], &figures[k]) != napi_ok) {
+      napi_throw_type_error(env, NULL, "bestAnchor takes numbers");
+      return NULL;
+    }
+  }
+  const anchor_input in = {arrays[0], arrays[1], arrays[2], arrays[3], arrays[4],  arrays[5], count,
+                           figures[0], figures[1], figures[2], figures[3], figures[4]};
+  napi_value result;
+  napi_create_int32(env, kernel_variants[which].bestAnchor(&in), &result);
+  return result;
+}
+
 NAPI_MODULE_INIT() {
   // The variants this CPU runs, fastest first: their names in `variants`, passed back to `nearest` by position.
   napi_value names, fn;
@@ -314,6 +451,8 @@ NAPI_MODULE_INIT() {
   napi_set_named_property(env, exports, "variants", names);
   napi_create_function(env, "nearest", NAPI_AUTO_LENGTH, nearest, NULL, &fn);
   napi_set_named_property(env, exports, "nearest", fn);
+  napi_create_function(env, "bestAnchor", NAPI_AUTO_LENGTH, best_anchor, NULL, &fn);
+  napi_set_named_property(env, exports, "bestAnchor", fn);
   return exports;
 }
 

@@ -1,18 +1,15 @@
-import { createRequire } from "node:module";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   blockNeighbours,
   dotProductMatrix,
   INT32_MIN,
-  NEAREST_KERNEL,
-  NEAREST_KERNELS,
   residentDotProducts,
   residentMatrix,
   residentRows,
   secondBestDots,
   type FrameNeighbours,
-  useNearestKernel,
 } from "./dot-kernel";
+import { ENGINE_KERNEL, ENGINE_KERNELS, useEngineKernel } from "./native-kernels";
 
 function randomDescriptors(count: number, dims: number, seed: number): Int8Array {
   const values = new Int8Array(count * dims);
@@ -81,9 +78,9 @@ const plain = (frame: FrameNeighbours) => ({
   columnRow: Array.from(frame.columnRow),
 });
 
-describe.each(NEAREST_KERNELS)("blockNeighbours (%s kernel)", (kernel) => {
-  beforeAll(() => useNearestKernel(kernel));
-  afterAll(() => useNearestKernel(NEAREST_KERNEL));
+describe.each(ENGINE_KERNELS)("blockNeighbours (%s kernel)", (kernel) => {
+  beforeAll(() => useEngineKernel(kernel));
+  afterAll(() => useEngineKernel(ENGINE_KERNEL));
 
   it.each([
     // rows per frame, columns, frames, dims, value range: small ranges force ties (first index must win)
@@ -157,28 +154,6 @@ describe.each(NEAREST_KERNELS)("blockNeighbours (%s kernel)", (kernel) => {
     const b = [randomDescriptors(3, 16, 2)];
     expect(() => blockNeighbours([randomDescriptors(3, 16, 1), randomDescriptors(2, 16, 1)], b, [[0, 0], [1, 0]], 16)).toThrow();
     expect(() => blockNeighbours([randomDescriptors(3, 16, 1)], [b[0], randomDescriptors(2, 16, 3)], [[0, 0]], 16)).toThrow();
-  });
-});
-
-describe("the native nearest kernel (native/kernels)", () => {
-  it.runIf(process.arch === "x64" && process.platform === "linux")("is built by npm install and runs first on this machine", () => {
-    expect(NEAREST_KERNELS.length).toBeGreaterThan(1);
-    expect(NEAREST_KERNELS.at(-1)).toBe("wasm");
-    expect(["avx512-vnni", "avx2"]).toContain(NEAREST_KERNELS[0]);
-  });
-
-  it.runIf(NEAREST_KERNELS.length > 1)("refuses offsets outside its buffer or layout instead of reading past it", () => {
-    const native = createRequire(import.meta.url)("@rhinarium/native-kernels");
-    const buffer = new ArrayBuffer(4096);
-    const id = native.variants[0].id;
-    // nearest(variant, buffer, pa, na, frames, pb, nb, nbPad, dims, out): 2 rows of 16 dims against 16 columns fit.
-    expect(() => native.nearest(id, buffer, 0, 2, 1, 64, 16, 16, 16, 1024)).not.toThrow();
-    expect(() => native.nearest(id, buffer, 0, 2, 1, 64, 16, 16, 16, 4000)).toThrow(RangeError);
-    expect(() => native.nearest(id, buffer, 0, 200, 1, 64, 16, 16, 16, 1024)).toThrow(RangeError);
-    expect(() => native.nearest(id, buffer, 0, 2, 1, 64, 17, 16, 16, 1024)).toThrow(RangeError);
-    expect(() => native.nearest(id, buffer, 0, 2, 1, 64, 16, 16, 24, 1024)).toThrow(RangeError);
-    expect(() => native.nearest(id, buffer, 0, -1, 1, 64, 16, 16, 16, 1024)).toThrow(TypeError);
-    expect(() => native.nearest(99, buffer, 0, 2, 1, 64, 16, 16, 16, 1024)).toThrow(RangeError);
   });
 });
 

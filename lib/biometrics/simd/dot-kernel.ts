@@ -1,6 +1,6 @@
-import { createRequire } from "node:module";
 import { DOT_KERNEL_WASM_BASE64 } from "./dot-kernel-wasm";
 import { growMemoryTo } from "./memory";
+import { nativeKernels, nativeVariant } from "./native-kernels";
 
 const INT32_MIN = -(2 ** 31);
 
@@ -13,46 +13,10 @@ const wasmNearest = instance.exports.nearest as (
   pa: number, na: number, frames: number, pb: number, nb: number, nbPad: number, dims: number, out: number, scratch: number,
 ) => void;
 
-/**
- * The native build of `nearest` (native/kernels: AVX-512 VNNI or AVX2, the same results on the same memory), when npm
- * install built it and this processor runs one of its variants. `ENGINE_KERNEL` (wasm, avx2, avx512-vnni) picks one of
- * the kernels this process can run instead of the fastest.
- */
-interface NativeKernels {
-  variants: { name: string; id: number }[];
-  nearest: (variant: number, buffer: ArrayBuffer, pa: number, na: number, frames: number, pb: number, nb: number, nbPad: number, dims: number, out: number) => void;
-}
-
-function loadNativeKernels(): NativeKernels | null {
-  try {
-    // Loaded by Node at run time from node_modules, never bundled: the package is a link into native/, which a bundler
-    // would take for the project's own sources.
-    return createRequire(import.meta.url)(/* turbopackIgnore: true */ "@rhinarium/native-kernels") as NativeKernels;
-  } catch {
-    return null;
-  }
-}
-
-const native = loadNativeKernels();
-
-/** The `nearest` kernels this process can run, the one it runs first: "avx512-vnni", "avx2" (native), "wasm". */
-export const NEAREST_KERNELS: readonly string[] = [...(native?.variants.map((variant) => variant.name) ?? []), "wasm"];
-
-/** The native variant `blockNeighbours` runs (its id), or null for the WebAssembly kernel. */
-let nativeVariant: number | null = null;
-
-/** Makes `blockNeighbours` run the named kernel of NEAREST_KERNELS (tests and benches compare them). */
-export function useNearestKernel(name: string): void {
-  if (!NEAREST_KERNELS.includes(name)) throw new Error(`no nearest kernel ${name} here: ${NEAREST_KERNELS.join(", ")}`);
-  nativeVariant = native?.variants.find((variant) => variant.name === name)?.id ?? null;
-}
-
-/** The kernel this process runs: ENGINE_KERNEL's when set, else the fastest. */
-export const NEAREST_KERNEL = process.env.ENGINE_KERNEL || NEAREST_KERNELS[0];
-useNearestKernel(NEAREST_KERNEL);
-
+/** `nearest` in native code where the engine runs its native kernels (native-kernels.ts), else in WebAssembly. */
 function nearest(pa: number, na: number, frames: number, pb: number, nb: number, nbPad: number, dims: number, out: number, scratch: number): void {
-  if (nativeVariant !== null) native!.nearest(nativeVariant, memory.buffer, pa, na, frames, pb, nb, nbPad, dims, out);
+  const variant = nativeVariant();
+  if (variant !== null) nativeKernels!.nearest(variant, memory.buffer, pa, na, frames, pb, nb, nbPad, dims, out);
   else wasmNearest(pa, na, frames, pb, nb, nbPad, dims, out, scratch);
 }
 

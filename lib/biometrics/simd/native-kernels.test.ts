@@ -1,0 +1,110 @@
+import { describe, expect, it } from "vitest";
+import { ENGINE_KERNELS, nativeKernels } from "./native-kernels";
+
+const variants = nativeKernels?.variants ?? [];
+
+/** The pair matcher's one-point RANSAC as its JavaScript counts it (pair-matcher.ts, agreeingWithAnchor): what bestAnchor must equal. */
+function firstBestAnchor(
+  [scales, logScales, ax, ay, bx, by]: Float64Array[],
+  count: number,
+  cosRotation: number,
+  sinRotation: number,
+  logTolerance: number,
+  tolerancePx: number,
+  toleranceRelative: number,
+): number {
+  let bestAnchor = -1;
+  let bestCount = 0;
+  for (let m = 0; m < count; m++) {
+    const cos = scales[m] * cosRotation;
+    const sin = scales[m] * sinRotation;
+    let agreeing = 0;
+    for (let n = 0; n < count; n++) {
+      if (Math.abs(logScales[n] - logScales[m]) > logTolerance) continue;
+      const dx = ax[n] - ax[m];
+      const dy = ay[n] - ay[m];
+      const px = bx[m] + cos * dx - sin * dy;
+      const py = by[m] + sin * dx + cos * dy;
+      const tolerance = tolerancePx + toleranceRelative * scales[m] * Math.sqrt(dx * dx + dy * dy);
+      const ex = px - bx[n];
+      const ey = py - by[n];
+      if (ex * ex + ey * ey <= tolerance * tolerance) agreeing++;
+    }
+    if (agreeing > bestCount) {
+      bestCount = agreeing;
+      bestAnchor = m;
+    }
+  }
+  return bestAnchor;
+}
+
+/**
+ * `count` tentative matches, a share of them following one similarity transform (rotation, scale, shift) and the rest
+ * anywhere, on a grid of whole pixels so that many distances sit exactly on the tolerance; `size` values an array.
+ */
+function matches(count: number, size: number, seed: number): Float64Array[] {
+  let state = seed;
+  const next = () => ((state = (Math.imul(state, 1664525) + 1013904223) | 0) >>> 0) / 2 ** 32;
+  const arrays = Array.from({ length: 6 }, () => new Float64Array(size));
+  const [scales, logScales, ax, ay, bx, by] = arrays;
+  for (let n = 0; n < count; n++) {
+    ax[n] = Math.round(next() * 300);
+    ay[n] = Math.round(next() * 300);
+    const inlier = next() < 0.5;
+    scales[n] = inlier ? 1.25 : 0.5 + next() * 2;
+    logScales[n] = Math.log(scales[n]);
+    bx[n] = inlier ? Math.round(1.25 * (0.8 * ax[n] - 0.6 * ay[n]) + 40 + next() * 8) : Math.round(next() * 300);
+    by[n] = inlier ? Math.round(1.25 * (0.6 * ax[n] + 0.8 * ay[n]) - 20 + next() * 8) : Math.round(next() * 300);
+  }
+  return arrays;
+}
+
+describe("the native kernels (native/kernels)", () => {
+  it.runIf(process.arch === "x64" && process.platform === "linux")("are built by npm install and run first on this machine", () => {
+    expect(ENGINE_KERNELS.length).toBeGreaterThan(1);
+    expect(ENGINE_KERNELS.at(-1)).toBe("wasm");
+    expect(["avx512-vnni", "avx2"]).toContain(ENGINE_KERNELS[0]);
+  });
+
+  it.each(variants.map((variant) => [variant.name, variant.id] as const))(
+    "%s: bestAnchor finds the JavaScript's first anchor with the most agreeing matches",
+    (_, id) => {
+      const tolerances = [Math.log(1.5), 6, 0.12] as const;
+      for (const count of [0, 1, 2, 3, 7, 8, 9, 16, 17, 33, 120]) {
+        for (const seed of [1, 2, 3]) {
+          const arrays = matches(count, count + 5, 10 * count + seed);
+          for (const rotation of [0, 0.6435011087932844, -0.3490658503988659]) {
+            const [cos, sin] = [Math.cos(rotation), Math.sin(rotation)];
+            expect(nativeKernels!.bestAnchor(id, ...(arrays as [Float64Array, Float64Array, Float64Array, Float64Array, Float64Array, Float64Array]), count, cos, sin, ...tolerances)).toBe(
+              firstBestAnchor(arrays, count, cos, sin, ...tolerances),
+            );
+          }
+        }
+      }
+      // Ties keep the first anchor; a tolerance of zero still counts the anchor itself.
+      const same = matches(12, 12, 5).map((array, k) => (k < 2 ? array.fill(k === 0 ? 1 : 0) : array));
+      expect(nativeKernels!.bestAnchor(id, ...(same as [Float64Array, Float64Array, Float64Array, Float64Array, Float64Array, Float64Array]), 12, 1, 0, 0, 0, 0)).toBe(
+        firstBestAnchor(same, 12, 1, 0, 0, 0, 0),
+      );
+    },
+  );
+
+  it.runIf(variants.length > 0)("refuse arguments outside their arrays or buffer instead of reading past them", () => {
+    const native = nativeKernels!;
+    const id = variants[0].id;
+    const buffer = new ArrayBuffer(4096);
+    // nearest(variant, buffer, pa, na, frames, pb, nb, nbPad, dims, out): 2 rows of 16 dims against 16 columns fit.
+    expect(() => native.nearest(id, buffer, 0, 2, 1, 64, 16, 16, 16, 1024)).not.toThrow();
+    expect(() => native.nearest(id, buffer, 0, 2, 1, 64, 16, 16, 16, 4000)).toThrow(RangeError);
+    expect(() => native.nearest(id, buffer, 0, 200, 1, 64, 16, 16, 16, 1024)).toThrow(RangeError);
+    expect(() => native.nearest(id, buffer, 0, 2, 1, 64, 17, 16, 16, 1024)).toThrow(RangeError);
+    expect(() => native.nearest(id, buffer, 0, 2, 1, 64, 16, 16, 24, 1024)).toThrow(RangeError);
+    expect(() => native.nearest(id, buffer, 0, -1, 1, 64, 16, 16, 16, 1024)).toThrow(TypeError);
+    expect(() => native.nearest(99, buffer, 0, 2, 1, 64, 16, 16, 16, 1024)).toThrow(RangeError);
+    const arrays = matches(8, 8, 1) as [Float64Array, Float64Array, Float64Array, Float64Array, Float64Array, Float64Array];
+    expect(native.bestAnchor(id, ...arrays, 8, 1, 0, 0.4, 6, 0.12)).toBeGreaterThanOrEqual(0);
+    expect(() => native.bestAnchor(id, ...arrays, 9, 1, 0, 0.4, 6, 0.12)).toThrow(TypeError);
+    expect(() => native.bestAnchor(id, arrays[0], arrays[1], arrays[2], arrays[3], arrays[4], new Float32Array(8) as never, 8, 1, 0, 0.4, 6, 0.12)).toThrow(TypeError);
+    expect(() => native.bestAnchor(99, ...arrays, 8, 1, 0, 0.4, 6, 0.12)).toThrow(RangeError);
+  });
+});

@@ -1,0 +1,50 @@
+import { createRequire } from "node:module";
+
+/**
+ * The engine's native kernels (native/kernels, built by npm install with node-gyp): the matcher's nearest-neighbour
+ * figures (`nearest`, on a WebAssembly kernel's memory) and its one-point RANSAC (`bestAnchor`), each in an AVX-512 and
+ * an AVX2 variant giving the WebAssembly and JavaScript code's results exactly (decision 0045).
+ */
+interface NativeKernels {
+  /** The variants this processor runs, fastest first. */
+  variants: { name: string; id: number }[];
+  nearest: (variant: number, buffer: ArrayBuffer, pa: number, na: number, frames: number, pb: number, nb: number, nbPad: number, dims: number, out: number) => void;
+  bestAnchor: (
+    variant: number,
+    scales: Float64Array, logScales: Float64Array, ax: Float64Array, ay: Float64Array, bx: Float64Array, by: Float64Array,
+    count: number, cosRotation: number, sinRotation: number, logTolerance: number, tolerancePx: number, toleranceRelative: number,
+  ) => number;
+}
+
+function loadNativeKernels(): NativeKernels | null {
+  try {
+    // Loaded by Node at run time from node_modules, never bundled: the package is a link into native/, which a bundler
+    // would take for the project's own sources.
+    return createRequire(import.meta.url)(/* turbopackIgnore: true */ "@rhinarium/native-kernels") as NativeKernels;
+  } catch {
+    return null;
+  }
+}
+
+/** The addon, or null where it was not built (the engine then runs its WebAssembly and JavaScript code). */
+export const nativeKernels = loadNativeKernels();
+
+/** The kernel sets this process can run, fastest first: "avx512-vnni", "avx2" (native), "wasm" (no native code). */
+export const ENGINE_KERNELS: readonly string[] = [...(nativeKernels?.variants.map((variant) => variant.name) ?? []), "wasm"];
+
+let variantInUse: number | null = null;
+
+/** Makes the engine run the named kernel set of ENGINE_KERNELS in this thread (tests and benches compare them). */
+export function useEngineKernel(name: string): void {
+  if (!ENGINE_KERNELS.includes(name)) throw new Error(`no engine kernel ${name} here: ${ENGINE_KERNELS.join(", ")}`);
+  variantInUse = nativeKernels?.variants.find((variant) => variant.name === name)?.id ?? null;
+}
+
+/** The native variant in use (its id for the addon's calls), or null for WebAssembly and JavaScript. */
+export function nativeVariant(): number | null {
+  return variantInUse;
+}
+
+/** The kernel set this process runs: ENGINE_KERNEL's when set, else the fastest. */
+export const ENGINE_KERNEL = process.env.ENGINE_KERNEL || ENGINE_KERNELS[0];
+useEngineKernel(ENGINE_KERNEL);
