@@ -19,7 +19,6 @@ const nextConfig: NextConfig = {
     "@prisma/adapter-pg",
     "pg",
     "@node-rs/argon2",
-    "@rhinarium/native-kernels",
     // Loggers and metrics keep one instance per process, loaded from node_modules.
     "pino",
     "prom-client",

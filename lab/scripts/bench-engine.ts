@@ -151,7 +151,7 @@ async function timeFullMatching(): Promise<void> {
  * full (nine hypotheses, 300 keypoints) and lightly (the 1:N light comparison: five hypotheses, 60 keypoints), median
  * of 40 runs, the five pets in turn. The kernels give the same results bit for bit (dot-kernel.test.ts).
  */
-async function timeNearestKernels(): Promise<void> {
+async function timeEngineKernels(): Promise<void> {
   const root = path.join(work, "real");
   await generateDataset({ out: root, subjects: 6, captures: 8, seed: 505, difficulty: "real" });
   const templatesOf = async (subject: number, captures: number[]) =>
@@ -184,7 +184,7 @@ async function timeNearestKernels(): Promise<void> {
 async function main(): Promise<void> {
   console.log(`machine: ${os.cpus().length} x ${os.cpus()[0]?.model}, node ${process.version}; single thread unless stated`);
   if (values.only === "kernels") {
-    await timeNearestKernels();
+    await timeEngineKernels();
     fs.rmSync(work, { recursive: true, force: true });
     return;
   }

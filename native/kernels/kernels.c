@@ -74,11 +74,27 @@ __attribute__((target("avx512f"))) static void finish_row16(const int32_t *best,
   rows[2 * na + i] = first;
 }
 
-static void init_columns(int32_t *colBest, int32_t *colRow, int32_t nbPad) {
+// Block f's output (the layout above): its row figures, then its columns' best and first row, the columns reset.
+typedef struct {
+  int32_t *rows, *colBest, *colRow;
+} frame_output;
+
+static frame_output start_frame(int32_t *out, int32_t f, int32_t na, int32_t nbPad) {
+  frame_output frame;
+  frame.rows = out + (size_t)f * (3 * na + 2 * nbPad);
+  frame.colBest = frame.rows + 3 * na;
+  frame.colRow = frame.colBest + nbPad;
   for (int32_t j = 0; j < nbPad; j++) {
-    colBest[j] = INT32_MIN;
-    colRow[j] = -1;
+    frame.colBest[j] = INT32_MIN;
+    frame.colRow[j] = -1;
   }
+  return frame;
+}
+
+// The `group` rows of a block from row i on, in r (a row past the last repeats the last); returns how many are real.
+static int row_group(const int16_t *block, int32_t i, int32_t na, int32_t dims, int group, const int16_t **r) {
+  for (int k = 0; k < group; k++) r[k] = block + (size_t)(i + k < na ? i + k : na - 1) * dims;
+  return na - i < group ? na - i : group;
 }
 
 // Four rows of a at a time against 32 columns of b (two 512-bit vectors of column pairs; the last 16 alone when nbPad
@@ -93,15 +109,12 @@ __attribute__((target("avx512f,avx512vnni"))) static void nearest_avx512(const i
   const __m512i laneV = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
   const __m512i nbV = _mm512_set1_epi32(nb);
   for (int32_t f = 0; f < frames; f++) {
-    int32_t *rows = out + (size_t)f * (3 * na + 2 * nbPad);
-    int32_t *colBest = rows + 3 * na;
-    int32_t *colRow = colBest + nbPad;
-    init_columns(colBest, colRow, nbPad);
+    const frame_output frame = start_frame(out, f, na, nbPad);
+    int32_t *const rows = frame.rows, *const colBest = frame.colBest, *const colRow = frame.colRow;
     const int16_t *block = a + (size_t)f * na * dims;
     for (int32_t i = 0; i < na; i += 8) {
       const int16_t *r[8];
-      for (int k = 0; k < 8; k++) r[k] = block + (size_t)(i + k < na ? i + k : na - 1) * dims;
-      const int live = na - i < 8 ? na - i : 8;
+      const int live = row_group(block, i, na, dims, 8, r);
       // Each row's lanes' top two and first column, kept in memory between blocks: the sums need the registers.
       int32_t best[8][16], second[8][16], index[8][16];
       for (int k = 0; k < 8; k++) {
@@ -183,15 +196,12 @@ __attribute__((target("avx2"))) static void nearest_avx2(const int16_t *a, int32
   const __m256i laneV = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
   const __m256i nbV = _mm256_set1_epi32(nb);
   for (int32_t f = 0; f < frames; f++) {
-    int32_t *rows = out + (size_t)f * (3 * na + 2 * nbPad);
-    int32_t *colBest = rows + 3 * na;
-    int32_t *colRow = colBest + nbPad;
-    init_columns(colBest, colRow, nbPad);
+    const frame_output frame = start_frame(out, f, na, nbPad);
+    int32_t *const rows = frame.rows, *const colBest = frame.colBest, *const colRow = frame.colRow;
     const int16_t *block = a + (size_t)f * na * dims;
     for (int32_t i = 0; i < na; i += 4) {
       const int16_t *r[4];
-      for (int k = 0; k < 4; k++) r[k] = block + (size_t)(i + k < na ? i + k : na - 1) * dims;
-      const int live = na - i < 4 ? na - i : 4;
+      const int live = row_group(block, i, na, dims, 4, r);
       int32_t best[4][8], second[4][8], index[4][8];
       for (int k = 0; k < 4; k++) {
         _mm256_storeu_si256((__m256i *)best[k], minV);
