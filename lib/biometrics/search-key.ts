@@ -1,6 +1,6 @@
 import { descriptorFrame } from "./features";
 import { DESCRIPTOR_ANGLES_DEG, DESCRIPTOR_DIMS, DESCRIPTOR_SETS, INDEXED_KEYPOINTS, MATCHED_SETS, INDEXED_TURNED_KEYPOINTS, PROBE_KEYPOINTS, QUERY_WORDS, TURNED_QUERY_WORDS } from "./parameters";
-import { assignWords, projectDescriptors, signatureIn, VOCABULARY_FORMAT } from "./visual-words";
+import { lookupWords, VOCABULARY_FORMAT } from "./visual-words";
 
 /**
  * An image's entry in the 1:N inverted index: for its INDEXED_KEYPOINTS strongest keypoints in the upright
@@ -57,16 +57,8 @@ function wordsAndSignatures(
 ): { count: number; words: Uint16Array; signatures: Uint32Array; angles: Uint8Array } {
   const count = Math.min(limit, keypointTotal);
   const strongest = descriptorFrame(descriptors, keypointTotal, set).subarray(0, count * DESCRIPTOR_DIMS);
-  const words = assignWords(strongest, wordsPerKeypoint);
-  const projections = projectDescriptors(strongest);
-  const signatures = new Uint32Array(count * wordsPerKeypoint * 2);
+  const { words, signatures } = lookupWords(strongest, wordsPerKeypoint);
   const angles = new Uint8Array(count).fill(angleStep((DESCRIPTOR_ANGLES_DEG[set] * Math.PI) / 180));
-  for (let i = 0; i < count; i++) {
-    for (let w = 0; w < wordsPerKeypoint; w++) {
-      const at = i * wordsPerKeypoint + w;
-      signatureIn(projections, i, words[at], signatures, at * 2);
-    }
-  }
   return { count, words, signatures, angles };
 }
 

@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import { DESCRIPTOR_DIMS, SIGNATURE_BITS, VOCABULARY_COARSE, VOCABULARY_FINE } from "./parameters";
 import { residentDotProducts, residentRows } from "./simd/dot-kernel";
+import { nativeKernels, nativeVariant } from "./simd/native-kernels";
 
 /**
  * The visual vocabulary of the 1:N index: two-level k-means centroids (int8, descriptor scale), a
@@ -202,6 +203,76 @@ export function projectDescriptors(descriptors: Int8Array, vocab: Vocabulary = v
   const projections = new Float32Array(dots.length);
   for (let i = 0; i < dots.length; i++) projections[i] = dots[i] / scale;
   return projections;
+}
+
+/**
+ * Each descriptor's `wordsPerDescriptor` nearest words (`assignWords`, count x wordsPerDescriptor) and the signature
+ * under each (`signatureIn`, two uint32 a word): by the native kernels where they run (`lookupWords`, the same words and
+ * signatures bit for bit), else by the WebAssembly kernel and JavaScript.
+ */
+export function lookupWords(descriptors: Int8Array, wordsPerDescriptor: number, vocab: Vocabulary = vocabulary()): { words: Uint16Array; signatures: Uint32Array } {
+  const count = descriptors.length / DESCRIPTOR_DIMS;
+  const variant = nativeVariant();
+  if (variant !== null && nativeKernels && count > 0) {
+    const words = new Uint16Array(count * wordsPerDescriptor);
+    const signatures = new Uint32Array(count * wordsPerDescriptor * 2);
+    const laid = nativeLayoutOf(vocab);
+    nativeKernels.lookupWords(variant, descriptors, count, wordsPerDescriptor, laid.coarse, laid.fine, VOCABULARY_FINE, laid.coarseNorms, laid.fineNorms, laid.projection, laid.scale, vocab.medians, words, signatures);
+    return { words, signatures };
+  }
+  const words = assignWords(descriptors, wordsPerDescriptor, vocab);
+  const projections = projectDescriptors(descriptors, vocab);
+  const signatures = new Uint32Array(count * wordsPerDescriptor * 2);
+  for (let i = 0; i < count; i++) {
+    for (let w = 0; w < wordsPerDescriptor; w++) {
+      const at = i * wordsPerDescriptor + w;
+      signatureIn(projections, i, words[at], signatures, at * 2, vocab);
+    }
+  }
+  return { words, signatures };
+}
+
+/** A vocabulary as the native `lookupWords` reads it: rows laid out by column pairs, 16 rows a block (kernels.c). */
+interface NativeLayout {
+  coarse: Int16Array;
+  fine: Int16Array;
+  projection: Int16Array;
+  coarseNorms: Int32Array;
+  fineNorms: Int32Array;
+  scale: number;
+}
+
+const nativeLayouts = new WeakMap<Vocabulary, NativeLayout>();
+
+function nativeLayoutOf(vocab: Vocabulary): NativeLayout {
+  let laid = nativeLayouts.get(vocab);
+  if (!laid) {
+    const { rows, scale } = quantisedProjection(vocab.projection);
+    laid = {
+      coarse: byColumnPairs(vocab.coarse),
+      fine: byColumnPairs(vocab.fine),
+      projection: byColumnPairs(rows),
+      coarseNorms: Int32Array.from(normsOf(vocab.coarse)),
+      fineNorms: Int32Array.from(normsOf(vocab.fine)),
+      scale,
+    };
+    nativeLayouts.set(vocab, laid);
+  }
+  return laid;
+}
+
+/** Rows of DESCRIPTOR_DIMS int8 (a multiple of 16 rows) as int16, 16 rows a block, column pair by column pair. */
+function byColumnPairs(matrix: Int8Array): Int16Array {
+  const pairs = DESCRIPTOR_DIMS / 2;
+  const out = new Int16Array(matrix.length);
+  for (let row = 0; row < matrix.length / DESCRIPTOR_DIMS; row++) {
+    const block = Math.floor(row / 16);
+    const lane = row % 16;
+    for (let p = 0; p < pairs; p++) {
+      for (let t = 0; t < 2; t++) out[(block * pairs + p) * 32 + lane * 2 + t] = matrix[row * DESCRIPTOR_DIMS + 2 * p + t];
+    }
+  }
+  return out;
 }
 
 /** The 64-bit Hamming signature (two uint32 words) of a projected descriptor inside `word`'s cell. */

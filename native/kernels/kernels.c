@@ -4,6 +4,8 @@
 //   ArrayBuffer, passed with the same byte offsets). WebAssembly SIMD multiplies 8 int16 pairs an instruction; AVX-512
 //   VNNI (vpdpwssd) multiplies and adds 32 into 16 columns at once, AVX2 (vpmaddwd) 16 into 8.
 // - `bestAnchor`, the pair matcher's one-point RANSAC (pair-matcher.ts), in the same double arithmetic (below).
+// - `lookupWords`, the 1:N vocabulary's lookups (visual-words.ts, assignWords and signatureIn): each descriptor's
+//   nearest words and its Hamming signature under each (below).
 //
 // `nearest`'s layout (byte offsets into the buffer):
 //   a at pa: `frames` blocks of `na` rows of `dims` int16 each (row i of block f at pa + (f x na + i) x dims x 2);
@@ -17,6 +19,7 @@
 // int32 exactly, and every comparison keeps the first of equals, so the lanes' order does not change any result.
 #include <node_api.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #if defined(__x86_64__)
@@ -349,24 +352,219 @@ __attribute__((target("avx2"))) static int32_t best_anchor_avx2(const anchor_inp
   return bestAnchor;
 }
 
+
+// The 1:N vocabulary's lookups (visual-words.ts `lookupWords`): for each 64-dimension int8 descriptor, its nearest
+// coarse cells, its `wordsPer` nearest words among the fine centroids of its nearest `wordsPer` cells (cells in ascending
+// order, centroids in order, the first of equal distances kept: assignWords' running nearest two), and each word's
+// 64-bit signature (signatureIn: bit b set when the projection on axis b, the int8 projection's dot product over `scale`
+// rounded to float32, exceeds the word's median). Distances are norm − 2 × dot in int32: the centroids' squared norms
+// are integers below 2^21 and every distance below 2^24 in magnitude, so float32 holds them exactly and the integer
+// comparison is the JavaScript's. Centroids (and projection axes) are laid out 16 rows a block, column pair by
+// column pair: pair p of row 16b + l at ((32b + p) x 32 + 2l) int16.
+#define WORD_DIMS 64
+#define WORD_PAIRS (WORD_DIMS / 2)
+#define SIGNATURE_AXES 64
+
+// Four descriptors at a time (each widened to int16), so that each loaded block of rows serves four sums.
+typedef void (*block_dots_fn)(const int16_t *const x[4], const int16_t *rows, int32_t blocks, int32_t *const out[4]);
+
+// The four descriptors' dot products with `blocks` blocks of 16 laid-out rows, in row order.
+__attribute__((target("avx512f,avx512vnni"))) static void block_dots_avx512(const int16_t *const x[4], const int16_t *rows,
+                                                                             int32_t blocks, int32_t *const out[4]) {
+  for (int32_t b = 0; b < blocks; b++) {
+    const int16_t *w = rows + (size_t)b * WORD_PAIRS * 32;
+    __m512i s0 = _mm512_setzero_si512(), s1 = _mm512_setzero_si512(), s2 = _mm512_setzero_si512(), s3 = _mm512_setzero_si512();
+    for (int p = 0; p < WORD_PAIRS; p++, w += 32) {
+      const __m512i c = _mm512_loadu_si512((const void *)w);
+      s0 = _mm512_dpwssd_epi32(s0, c, _mm512_set1_epi32(load_pair(x[0] + 2 * p)));
+      s1 = _mm512_dpwssd_epi32(s1, c, _mm512_set1_epi32(load_pair(x[1] + 2 * p)));
+      s2 = _mm512_dpwssd_epi32(s2, c, _mm512_set1_epi32(load_pair(x[2] + 2 * p)));
+      s3 = _mm512_dpwssd_epi32(s3, c, _mm512_set1_epi32(load_pair(x[3] + 2 * p)));
+    }
+    _mm512_storeu_si512((void *)(out[0] + b * 16), s0);
+    _mm512_storeu_si512((void *)(out[1] + b * 16), s1);
+    _mm512_storeu_si512((void *)(out[2] + b * 16), s2);
+    _mm512_storeu_si512((void *)(out[3] + b * 16), s3);
+  }
+}
+
+// Each block's 16 rows as two 256-bit halves of 8 (vpmaddwd, then added).
+__attribute__((target("avx2"))) static void block_dots_avx2(const int16_t *const x[4], const int16_t *rows, int32_t blocks,
+                                                            int32_t *const out[4]) {
+  for (int32_t b = 0; b < blocks; b++) {
+    const int16_t *w = rows + (size_t)b * WORD_PAIRS * 32;
+    __m256i s[4][2];
+    for (int k = 0; k < 4; k++) s[k][0] = s[k][1] = _mm256_setzero_si256();
+    for (int p = 0; p < WORD_PAIRS; p++, w += 32) {
+      const __m256i c0 = _mm256_loadu_si256((const __m256i *)w);
+      const __m256i c1 = _mm256_loadu_si256((const __m256i *)(w + 16));
+      for (int k = 0; k < 4; k++) {
+        const __m256i xp = _mm256_set1_epi32(load_pair(x[k] + 2 * p));
+        s[k][0] = _mm256_add_epi32(s[k][0], _mm256_madd_epi16(c0, xp));
+        s[k][1] = _mm256_add_epi32(s[k][1], _mm256_madd_epi16(c1, xp));
+      }
+    }
+    for (int k = 0; k < 4; k++) {
+      _mm256_storeu_si256((__m256i *)(out[k] + b * 16), s[k][0]);
+      _mm256_storeu_si256((__m256i *)(out[k] + b * 16 + 8), s[k][1]);
+    }
+  }
+}
+
+// The two nearest so far (index −1 and INT32_MAX for none: every distance is below 2^24 in magnitude), updated in
+// order with rows from..from + n − 1 (n a multiple of 16). A run of 16 none of which is nearer than the second changes
+// nothing and is passed over on its smallest distance (a loop the compiler vectorises).
+typedef struct {
+  int32_t first, second;
+  int32_t firstDistance, secondDistance;
+} nearest_two;
+
+static void nearest_two_update(nearest_two *near, const int32_t *dots, int32_t n, const int32_t *norms, int32_t from) {
+  for (int32_t k0 = 0; k0 < n; k0 += 16) {
+    int32_t distance[16];
+    int32_t smallest = INT32_MAX;
+    for (int l = 0; l < 16; l++) {
+      distance[l] = norms[from + k0 + l] - 2 * dots[k0 + l];
+      smallest = distance[l] < smallest ? distance[l] : smallest;
+    }
+    if (smallest >= near->secondDistance) continue;
+    for (int l = 0; l < 16; l++) {
+      if (distance[l] < near->firstDistance) {
+        near->secondDistance = near->firstDistance;
+        near->second = near->first;
+        near->firstDistance = distance[l];
+        near->first = from + k0 + l;
+      } else if (distance[l] < near->secondDistance) {
+        near->secondDistance = distance[l];
+        near->second = from + k0 + l;
+      }
+    }
+  }
+}
+
+typedef struct {
+  const int8_t *descriptors;
+  int32_t count, wordsPer, coarseRows, fineRows;
+  const int16_t *coarse, *fine, *projection;
+  const int32_t *coarseNorms, *fineNorms;
+  double scale;
+  const float *medians;
+  uint16_t *words;
+  uint32_t *signatures;
+} lookup_input;
+
+#define MAX_VOCABULARY_ROWS 4096
+
+static void lookup_words_with(block_dots_fn dots, const lookup_input *in, int16_t *x, int32_t *cells, int32_t *members,
+                              nearest_two *words, int32_t *scratch) {
+  const int32_t count = in->count, per = in->wordsPer;
+  for (int32_t i = 0; i < count; i++)
+    for (int d = 0; d < WORD_DIMS; d++) x[(size_t)i * WORD_DIMS + d] = in->descriptors[(size_t)i * WORD_DIMS + d];
+  // Each descriptor's nearest `per` cells, from the coarse sums of four descriptors at a time.
+  for (int32_t g = 0; g < count; g += 4) {
+    const int16_t *xs[4];
+    int32_t *o[4];
+    for (int k = 0; k < 4; k++) {
+      xs[k] = x + (size_t)(g + k < count ? g + k : count - 1) * WORD_DIMS;
+      o[k] = scratch + (size_t)k * in->coarseRows;
+    }
+    dots(xs, in->coarse, in->coarseRows / 16, o);
+    for (int k = 0; k < 4 && g + k < count; k++) {
+      nearest_two near = {-1, -1, INT32_MAX, INT32_MAX};
+      nearest_two_update(&near, o[k], in->coarseRows, in->coarseNorms, 0);
+      cells[(size_t)(g + k) * per] = near.first;
+      if (per == 2) cells[(size_t)(g + k) * 2 + 1] = near.second;
+    }
+  }
+  // The descriptors of each cell (counting sort: cells ascending, descriptors in order), each cell's fine centroids
+  // read once for all of them; every descriptor meets its cells in ascending order, as assignWords' scan does.
+  int32_t start[MAX_VOCABULARY_ROWS + 1];
+  memset(start, 0, sizeof(int32_t) * (in->coarseRows + 1));
+  for (int32_t j = 0; j < count * per; j++) start[cells[j] + 1]++;
+  for (int32_t c = 0; c < in->coarseRows; c++) start[c + 1] += start[c];
+  int32_t placed[MAX_VOCABULARY_ROWS];
+  memcpy(placed, start, sizeof(int32_t) * in->coarseRows);
+  for (int32_t j = 0; j < count * per; j++) members[placed[cells[j]]++] = j / per;
+  for (int32_t i = 0; i < count; i++) words[i] = (nearest_two){-1, -1, INT32_MAX, INT32_MAX};
+  const int32_t fineBlocks = in->fineRows / 16;
+  for (int32_t c = 0; c < in->coarseRows; c++) {
+    const int32_t from = c * in->fineRows;
+    const int16_t *rows = in->fine + (size_t)from * WORD_DIMS;
+    for (int32_t g = start[c]; g < start[c + 1]; g += 4) {
+      const int16_t *xs[4];
+      int32_t *o[4];
+      for (int k = 0; k < 4; k++) {
+        xs[k] = x + (size_t)members[g + k < start[c + 1] ? g + k : start[c + 1] - 1] * WORD_DIMS;
+        o[k] = scratch + (size_t)k * in->fineRows;
+      }
+      dots(xs, rows, fineBlocks, o);
+      for (int k = 0; k < 4 && g + k < start[c + 1]; k++) nearest_two_update(&words[members[g + k]], o[k], in->fineRows, in->fineNorms, from);
+    }
+  }
+  // The projections, four descriptors at a time, and each word's signature.
+  for (int32_t g = 0; g < count; g += 4) {
+    const int16_t *xs[4];
+    int32_t *o[4];
+    for (int k = 0; k < 4; k++) {
+      xs[k] = x + (size_t)(g + k < count ? g + k : count - 1) * WORD_DIMS;
+      o[k] = scratch + (size_t)k * SIGNATURE_AXES;
+    }
+    dots(xs, in->projection, SIGNATURE_AXES / 16, o);
+    for (int k = 0; k < 4 && g + k < count; k++) {
+      const int32_t i = g + k;
+      float projected[SIGNATURE_AXES];
+      for (int b = 0; b < SIGNATURE_AXES; b++) projected[b] = (float)((double)o[k][b] / in->scale);
+      const int32_t chosen[2] = {words[i].first, words[i].second};
+      for (int w = 0; w < per; w++) {
+        const size_t at = (size_t)i * per + w;
+        const float *median = in->medians + (size_t)chosen[w] * SIGNATURE_AXES;
+        uint32_t low = 0, high = 0;
+        for (int b = 0; b < 32; b++) low |= (uint32_t)(projected[b] > median[b]) << b;
+        for (int b = 0; b < 32; b++) high |= (uint32_t)(projected[32 + b] > median[32 + b]) << b;
+        in->words[at] = (uint16_t)chosen[w];
+        in->signatures[2 * at] = low;
+        in->signatures[2 * at + 1] = high;
+      }
+    }
+  }
+}
+
 typedef struct {
   const char *name;
   nearest_fn run;
   int32_t (*bestAnchor)(const anchor_input *in);
+  block_dots_fn blockDots;
 } variant;
 
-static const variant kernel_variants[] = {{"avx512-vnni", nearest_avx512, best_anchor_avx512},
-                                          {"avx2", nearest_avx2, best_anchor_avx2}};
+static const variant kernel_variants[] = {{"avx512-vnni", nearest_avx512, best_anchor_avx512, block_dots_avx512},
+                                          {"avx2", nearest_avx2, best_anchor_avx2, block_dots_avx2}};
 static const int kernel_variant_count = sizeof kernel_variants / sizeof kernel_variants[0];
+
+// The call's `n` arguments into `args`; false (a TypeError thrown) when it was given another number.
+static int call_arguments(napi_env env, napi_callback_info info, size_t n, napi_value *args, const char *message) {
+  size_t argc = n;
+  if (napi_get_cb_info(env, info, &argc, args, NULL, NULL) != napi_ok || argc != n) {
+    napi_throw_type_error(env, NULL, message);
+    return 0;
+  }
+  return 1;
+}
+
+// A typed array's data when it is of `type` and holds exactly `length` values (at least, when `atLeast`), else NULL.
+static void *typed_array(napi_env env, napi_value value, napi_typedarray_type type, size_t length, int atLeast) {
+  napi_typedarray_type actual;
+  size_t actualLength;
+  void *data;
+  if (napi_get_typedarray_info(env, value, &actual, &actualLength, &data, NULL, NULL) != napi_ok || actual != type ||
+      (atLeast ? actualLength < length : actualLength != length))
+    return NULL;
+  return data;
+}
 
 // nearest(variant, buffer, pa, na, frames, pt, nb, nbPad, dims, out): `variant` is an index into `variants`.
 static napi_value nearest(napi_env env, napi_callback_info info) {
-  size_t argc = 10;
   napi_value args[10];
-  if (napi_get_cb_info(env, info, &argc, args, NULL, NULL) != napi_ok || argc != 10) {
-    napi_throw_type_error(env, NULL, "nearest takes 10 arguments");
-    return NULL;
-  }
+  if (!call_arguments(env, info, 10, args, "nearest takes 10 arguments")) return NULL;
   void *data = NULL;
   size_t length = 0;
   if (napi_get_arraybuffer_info(env, args[1], &data, &length) != napi_ok) {
@@ -402,12 +600,8 @@ static napi_value nearest(napi_env env, napi_callback_info info) {
 // bestAnchor(variant, scales, logScales, ax, ay, bx, by, count, cosRotation, sinRotation, logTolerance, tolerancePx,
 // toleranceRelative): the six arrays Float64Arrays of at least `count` values each.
 static napi_value best_anchor(napi_env env, napi_callback_info info) {
-  size_t argc = 13;
   napi_value args[13];
-  if (napi_get_cb_info(env, info, &argc, args, NULL, NULL) != napi_ok || argc != 13) {
-    napi_throw_type_error(env, NULL, "bestAnchor takes 13 arguments");
-    return NULL;
-  }
+  if (!call_arguments(env, info, 13, args, "bestAnchor takes 13 arguments")) return NULL;
   int32_t which, count;
   if (napi_get_value_int32(env, args[0], &which) != napi_ok || which < 0 || which >= kernel_variant_count ||
       napi_get_value_int32(env, args[7], &count) != napi_ok || count < 0) {
@@ -416,15 +610,10 @@ static napi_value best_anchor(napi_env env, napi_callback_info info) {
   }
   const double *arrays[6];
   for (int k = 0; k < 6; k++) {
-    napi_typedarray_type type;
-    size_t length;
-    void *data;
-    if (napi_get_typedarray_info(env, args[1 + k], &type, &length, &data, NULL, NULL) != napi_ok ||
-        type != napi_float64_array || length < (size_t)count) {
+    if (!(arrays[k] = typed_array(env, args[1 + k], napi_float64_array, (size_t)count, 1))) {
       napi_throw_type_error(env, NULL, "bestAnchor reads six Float64Arrays of at least count values");
       return NULL;
     }
-    arrays[k] = (const double *)data;
   }
   double figures[5];
   for (int k = 0; k < 5; k++) {
@@ -438,6 +627,75 @@ static napi_value best_anchor(napi_env env, napi_callback_info info) {
   napi_value result;
   napi_create_int32(env, kernel_variants[which].bestAnchor(&in), &result);
   return result;
+}
+
+
+// lookupWords(variant, descriptors, count, wordsPer, coarse, fine, fineRows, coarseNorms, fineNorms, projection, scale,
+// medians, words, signatures): descriptors an Int8Array of at least count x 64; coarse, fine and projection Int16Arrays
+// laid out as above (coarseRows, coarseRows x fineRows and 64 rows, coarseRows from coarseNorms, an Int32Array, as is
+// fineNorms); medians a Float32Array of 64 a word; words (Uint16Array) and signatures (Uint32Array) receive
+// count x wordsPer and twice that.
+static napi_value lookup_words(napi_env env, napi_callback_info info) {
+  napi_value args[14];
+  if (!call_arguments(env, info, 14, args, "lookupWords takes 14 arguments")) return NULL;
+  int32_t which, count, wordsPer, fineRows;
+  double scale;
+  if (napi_get_value_int32(env, args[0], &which) != napi_ok || napi_get_value_int32(env, args[2], &count) != napi_ok ||
+      napi_get_value_int32(env, args[3], &wordsPer) != napi_ok || napi_get_value_int32(env, args[6], &fineRows) != napi_ok ||
+      napi_get_value_double(env, args[10], &scale) != napi_ok) {
+    napi_throw_type_error(env, NULL, "lookupWords takes integers and a number");
+    return NULL;
+  }
+  napi_typedarray_type type;
+  size_t coarseRows = 0;
+  if (napi_get_typedarray_info(env, args[7], &type, &coarseRows, NULL, NULL, NULL) != napi_ok) coarseRows = 0;
+  if (which < 0 || which >= kernel_variant_count || count < 0 || (wordsPer != 1 && wordsPer != 2) || fineRows <= 0 ||
+      fineRows % 16 != 0 || fineRows > MAX_VOCABULARY_ROWS || coarseRows < 2 || coarseRows % 16 != 0 ||
+      coarseRows > MAX_VOCABULARY_ROWS || !(scale > 0)) {
+    napi_throw_range_error(env, NULL, "lookupWords: bad variant, count, words a descriptor, vocabulary shape or scale");
+    return NULL;
+  }
+  const size_t words = coarseRows * (size_t)fineRows;
+  lookup_input in = {
+      .descriptors = typed_array(env, args[1], napi_int8_array, (size_t)count * WORD_DIMS, 1),
+      .count = count,
+      .wordsPer = wordsPer,
+      .coarseRows = (int32_t)coarseRows,
+      .fineRows = fineRows,
+      .coarse = typed_array(env, args[4], napi_int16_array, coarseRows * WORD_DIMS, 0),
+      .fine = typed_array(env, args[5], napi_int16_array, words * WORD_DIMS, 0),
+      .projection = typed_array(env, args[9], napi_int16_array, SIGNATURE_AXES * WORD_DIMS, 0),
+      .coarseNorms = typed_array(env, args[7], napi_int32_array, coarseRows, 0),
+      .fineNorms = typed_array(env, args[8], napi_int32_array, words, 0),
+      .scale = scale,
+      .medians = typed_array(env, args[11], napi_float32_array, words * SIGNATURE_AXES, 0),
+      .words = typed_array(env, args[12], napi_uint16_array, (size_t)count * wordsPer, 1),
+      .signatures = typed_array(env, args[13], napi_uint32_array, (size_t)count * wordsPer * 2, 1),
+  };
+  if (!in.descriptors || !in.coarse || !in.fine || !in.projection || !in.coarseNorms || !in.fineNorms || !in.medians ||
+      !in.words || !in.signatures) {
+    napi_throw_type_error(env, NULL, "lookupWords: an array is not of its type or length");
+    return NULL;
+  }
+  // Working memory: the descriptors widened, each one's cells, the cells' members, each one's nearest words, and the
+  // sums of four descriptors.
+  const size_t rowsMax = coarseRows > (size_t)fineRows ? coarseRows : (size_t)fineRows;
+  int16_t *x = malloc(((size_t)count + 1) * WORD_DIMS * sizeof(int16_t));
+  int32_t *cells = malloc(((size_t)count * wordsPer + 1) * sizeof(int32_t));
+  int32_t *members = malloc(((size_t)count * wordsPer + 1) * sizeof(int32_t));
+  nearest_two *nearest = malloc(((size_t)count + 1) * sizeof(nearest_two));
+  int32_t *scratch = malloc(4 * (rowsMax > SIGNATURE_AXES ? rowsMax : SIGNATURE_AXES) * sizeof(int32_t));
+  if (!x || !cells || !members || !nearest || !scratch) {
+    napi_throw_error(env, NULL, "lookupWords: out of memory");
+  } else {
+    lookup_words_with(kernel_variants[which].blockDots, &in, x, cells, members, nearest, scratch);
+  }
+  free(x);
+  free(cells);
+  free(members);
+  free(nearest);
+  free(scratch);
+  return NULL;
 }
 
 NAPI_MODULE_INIT() {
@@ -463,6 +721,8 @@ NAPI_MODULE_INIT() {
   napi_set_named_property(env, exports, "nearest", fn);
   napi_create_function(env, "bestAnchor", NAPI_AUTO_LENGTH, best_anchor, NULL, &fn);
   napi_set_named_property(env, exports, "bestAnchor", fn);
+  napi_create_function(env, "lookupWords", NAPI_AUTO_LENGTH, lookup_words, NULL, &fn);
+  napi_set_named_property(env, exports, "lookupWords", fn);
   return exports;
 }
 

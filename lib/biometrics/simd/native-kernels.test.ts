@@ -106,5 +106,16 @@ describe("the native kernels (native/kernels)", () => {
     expect(() => native.bestAnchor(id, ...arrays, 9, 1, 0, 0.4, 6, 0.12)).toThrow(TypeError);
     expect(() => native.bestAnchor(id, arrays[0], arrays[1], arrays[2], arrays[3], arrays[4], new Float32Array(8) as never, 8, 1, 0, 0.4, 6, 0.12)).toThrow(TypeError);
     expect(() => native.bestAnchor(99, ...arrays, 8, 1, 0, 0.4, 6, 0.12)).toThrow(RangeError);
+    // lookupWords(variant, descriptors, count, wordsPer, coarse, fine, fineRows, coarseNorms, fineNorms, projection,
+    // scale, medians, words, signatures): 3 descriptors against 16 cells of 16 words.
+    const lookup = (count: number, wordsPer: number, fineRows = 16, words = new Uint16Array(6), medians = new Float32Array(256 * 64)) =>
+      native.lookupWords(id, new Int8Array(3 * 64), count, wordsPer, new Int16Array(16 * 64), new Int16Array(256 * 64), fineRows, new Int32Array(16), new Int32Array(256), new Int16Array(64 * 64), 1, medians, words, new Uint32Array(12));
+    expect(() => lookup(3, 2)).not.toThrow();
+    expect(() => lookup(4, 2)).toThrow(TypeError);
+    expect(() => lookup(3, 3)).toThrow(RangeError);
+    expect(() => lookup(3, 2, 32)).toThrow(TypeError);
+    expect(() => lookup(3, 2, 8)).toThrow(RangeError);
+    expect(() => lookup(3, 2, 16, new Uint16Array(5))).toThrow(TypeError);
+    expect(() => lookup(3, 2, 16, new Uint16Array(6), new Float32Array(256 * 64 - 1))).toThrow(TypeError);
   });
 });

@@ -2,7 +2,8 @@ import { createRequire } from "node:module";
 
 /**
  * The engine's native kernels (native/kernels, built by npm install with node-gyp): the matcher's nearest-neighbour
- * figures (`nearest`, on a WebAssembly kernel's memory) and its one-point RANSAC (`bestAnchor`), each in an AVX-512 and
+ * figures (`nearest`, on a WebAssembly kernel's memory), its one-point RANSAC (`bestAnchor`) and the 1:N vocabulary's
+ * lookups (`lookupWords`), each in an AVX-512 and
  * an AVX2 variant giving the WebAssembly and JavaScript code's results exactly (decision 0045).
  */
 interface NativeKernels {
@@ -14,6 +15,12 @@ interface NativeKernels {
     scales: Float64Array, logScales: Float64Array, ax: Float64Array, ay: Float64Array, bx: Float64Array, by: Float64Array,
     count: number, cosRotation: number, sinRotation: number, logTolerance: number, tolerancePx: number, toleranceRelative: number,
   ) => number;
+  lookupWords: (
+    variant: number,
+    descriptors: Int8Array, count: number, wordsPer: number,
+    coarse: Int16Array, fine: Int16Array, fineRows: number, coarseNorms: Int32Array, fineNorms: Int32Array,
+    projection: Int16Array, scale: number, medians: Float32Array, words: Uint16Array, signatures: Uint32Array,
+  ) => void;
 }
 
 function loadNativeKernels(): NativeKernels | null {
