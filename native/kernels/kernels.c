@@ -1,22 +1,27 @@
 // The engine's native kernels, each giving exactly what the code it stands in for gives:
-// - `nearest`, the pair matcher's nearest-neighbour figures: the same computation, memory layout and results as
-//   `nearest` in lib/biometrics/simd/dot-kernel.wat, on the kernel instance's own memory (a WebAssembly.Memory's
-//   ArrayBuffer, passed with the same byte offsets). WebAssembly SIMD multiplies 8 int16 pairs an instruction; AVX-512
-//   VNNI (vpdpwssd) multiplies and adds 32 into 16 columns at once, AVX2 (vpmaddwd) 16 into 8.
+// - `nearest`, the pair matcher's nearest-neighbour figures: the same computation and results as `nearest` in
+//   lib/biometrics/simd/dot-kernel.wat, on the kernel instance's own memory (a WebAssembly.Memory's ArrayBuffer, passed
+//   with byte offsets), in its layout or one of bytes (below). WebAssembly SIMD multiplies 8 int16 pairs an instruction; AVX-512
+//   VNNI (vpdpbusd, on bytes) multiplies and adds 64 into 16 columns at once, AVX2 (vpmaddwd) 16 into 8.
 // - `bestAnchor`, the pair matcher's one-point RANSAC (pair-matcher.ts), in the same double arithmetic (below).
 // - `lookupWords`, the 1:N vocabulary's lookups (visual-words.ts, assignWords and signatureIn): each descriptor's
 //   nearest words and its Hamming signature under each (below).
 //
-// `nearest`'s layout (byte offsets into the buffer):
-//   a at pa: `frames` blocks of `na` rows of `dims` int16 each (row i of block f at pa + (f x na + i) x dims x 2);
-//   b at pt: column pair by column pair, pair p of column j at pt + (p x nbPad + j) x 4 (two int16), nbPad a multiple
-//     of 16, columns from nb up ignored;
+// `nearest`'s layouts (byte offsets into the buffer), as the variant says (`variants[k].layout`):
+//   "pairs" (AVX2, and the WebAssembly kernel's own): a at pa, `frames` blocks of `na` rows of `dims` int16 each (row i
+//     of block f at pa + (f x na + i) x dims x 2); b at pt, column pair by column pair, pair p of column j at
+//     pt + (p x nbPad + j) x 4 (two int16);
+//   "quads" (AVX-512 VNNI): a at pa, the same rows as uint8, each value + 128 (row i of block f at pa + (f x na + i) x
+//     dims); b at pt, column quad by column quad, quad q of column j at pt + (q x nbPad + j) x 4 (four int8), then each
+//     column's sum as int32 (column j at pt + (dims / 4) x nbPad x 4 + j x 4; `layQuads` lays b out);
+//   in both, nbPad a multiple of 16, columns from nb up ignored (zero), and
 //   out: per block f at out + f x (3 na + 2 nbPad) x 4, int32 each: rowBest[na], rowSecond[na], rowIndex[na] (each
 //     row's largest dot product, the runner-up, the first column reaching the largest; INT32_MIN, INT32_MIN, -1 when
 //     nb = 0), then columnBest[nbPad] and columnRow[nbPad] (each column's largest dot product and the first row
 //     reaching it).
 // Exactly what a scalar scan in row, then column order gives: int16 products of int8 values and their sums fit in
-// int32 exactly, and every comparison keeps the first of equals, so the lanes' order does not change any result.
+// int32 exactly (and so do (a + 128) x b and its sums, from which 128 x the column's sum is taken), and every comparison
+// keeps the first of equals, so the lanes' order does not change any result.
 #include <node_api.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -25,10 +30,11 @@
 #if defined(__x86_64__)
 #include <immintrin.h>
 
-typedef void (*nearest_fn)(const int16_t *a, int32_t na, int32_t frames, const int16_t *b, int32_t nb, int32_t nbPad,
+typedef void (*nearest_fn)(const uint8_t *a, int32_t na, int32_t frames, const uint8_t *b, int32_t nb, int32_t nbPad,
                            int32_t dims, int32_t *out);
 
-static inline int32_t load_pair(const int16_t *at) {
+// Four bytes as one int32 (two int16 of a row, or four uint8), to be broadcast.
+static inline int32_t load_pair(const void *at) {
   int32_t value;
   memcpy(&value, at, sizeof value);
   return value;
@@ -94,30 +100,33 @@ static frame_output start_frame(int32_t *out, int32_t f, int32_t na, int32_t nbP
   return frame;
 }
 
-// The `group` rows of a block from row i on, in r (a row past the last repeats the last); returns how many are real.
-static int row_group(const int16_t *block, int32_t i, int32_t na, int32_t dims, int group, const int16_t **r) {
-  for (int k = 0; k < group; k++) r[k] = block + (size_t)(i + k < na ? i + k : na - 1) * dims;
+// The `group` rows of `rowBytes` each of a block from row i on, in r (a row past the last repeats the last); returns how
+// many are real.
+static int row_group(const uint8_t *block, int32_t i, int32_t na, size_t rowBytes, int group, const uint8_t **r) {
+  for (int k = 0; k < group; k++) r[k] = block + (size_t)(i + k < na ? i + k : na - 1) * rowBytes;
   return na - i < group ? na - i : group;
 }
 
-// Four rows of a at a time against 32 columns of b (two 512-bit vectors of column pairs; the last 16 alone when nbPad
-// is an odd number of 16s): eight independent sums, so the multiply-adds are not held up by each other's latency, and
-// each loaded vector of b serves four rows. A row past the last repeats the last and is neither written nor offered to
-// a column.
-__attribute__((target("avx512f,avx512vnni"))) static void nearest_avx512(const int16_t *a, int32_t na,
-                                                                          int32_t frames, const int16_t *b, int32_t nb,
+// The quads layout (above): eight rows of a at a time against 32 columns of b (two 512-bit vectors of column quads;
+// the last 16 alone when nbPad is an odd number of 16s), vpdpbusd multiplying a's unsigned bytes (value + 128) by b's
+// signed ones and adding each four products into a column's sum, so that sixteen independent sums are not held up by
+// each other's latency and each loaded vector of b serves eight rows; 128 x the column's sum taken off gives the dot
+// product exactly. A row past the last repeats the last and is neither written nor offered to a column.
+__attribute__((target("avx512f,avx512vnni"))) static void nearest_avx512(const uint8_t *a, int32_t na,
+                                                                          int32_t frames, const uint8_t *b, int32_t nb,
                                                                           int32_t nbPad, int32_t dims, int32_t *out) {
-  const int32_t pairs = dims / 2;
+  const int32_t quads = dims / 4;
+  const int32_t *columnSums = (const int32_t *)(b + (size_t)quads * nbPad * 4);
   const __m512i minV = _mm512_set1_epi32(INT32_MIN);
   const __m512i laneV = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
   const __m512i nbV = _mm512_set1_epi32(nb);
   for (int32_t f = 0; f < frames; f++) {
     const frame_output frame = start_frame(out, f, na, nbPad);
     int32_t *const rows = frame.rows, *const colBest = frame.colBest, *const colRow = frame.colRow;
-    const int16_t *block = a + (size_t)f * na * dims;
+    const uint8_t *block = a + (size_t)f * na * dims;
     for (int32_t i = 0; i < na; i += 8) {
-      const int16_t *r[8];
-      const int live = row_group(block, i, na, dims, 8, r);
+      const uint8_t *r[8];
+      const int live = row_group(block, i, na, (size_t)dims, 8, r);
       // Each row's lanes' top two and first column, kept in memory between blocks: the sums need the registers.
       int32_t best[8][16], second[8][16], index[8][16];
       for (int k = 0; k < 8; k++) {
@@ -127,37 +136,37 @@ __attribute__((target("avx512f,avx512vnni"))) static void nearest_avx512(const i
       }
       for (int32_t jb = 0; jb < nbPad; jb += 32) {
         const int halves = jb + 16 < nbPad ? 2 : 1;
-        // The second half's columns, 16 columns (32 int16) on; the first again when there is none.
-        const size_t second16 = halves == 2 ? 32 : 0;
+        // The second half's columns, 16 columns (64 bytes) on; the first again when there is none.
+        const size_t second16 = halves == 2 ? 64 : 0;
         __m512i s00 = _mm512_setzero_si512(), s01 = _mm512_setzero_si512(), s02 = _mm512_setzero_si512(), s03 = _mm512_setzero_si512(), s04 = _mm512_setzero_si512(), s05 = _mm512_setzero_si512(), s06 = _mm512_setzero_si512(), s07 = _mm512_setzero_si512(), s10 = _mm512_setzero_si512(), s11 = _mm512_setzero_si512(), s12 = _mm512_setzero_si512(), s13 = _mm512_setzero_si512(), s14 = _mm512_setzero_si512(), s15 = _mm512_setzero_si512(), s16 = _mm512_setzero_si512(), s17 = _mm512_setzero_si512();
-        const int16_t *w = b + (size_t)jb * 2;
-        for (int32_t p = 0; p < pairs; p++, w += (size_t)nbPad * 2) {
+        const uint8_t *w = b + (size_t)jb * 4;
+        for (int32_t p = 0; p < quads; p++, w += (size_t)nbPad * 4) {
           const __m512i c0 = _mm512_loadu_si512((const void *)w);
           const __m512i c1 = _mm512_loadu_si512((const void *)(w + second16));
-          const __m512i x0 = _mm512_set1_epi32(load_pair(r[0] + 2 * p));
-          s00 = _mm512_dpwssd_epi32(s00, c0, x0);
-          s10 = _mm512_dpwssd_epi32(s10, c1, x0);
-          const __m512i x1 = _mm512_set1_epi32(load_pair(r[1] + 2 * p));
-          s01 = _mm512_dpwssd_epi32(s01, c0, x1);
-          s11 = _mm512_dpwssd_epi32(s11, c1, x1);
-          const __m512i x2 = _mm512_set1_epi32(load_pair(r[2] + 2 * p));
-          s02 = _mm512_dpwssd_epi32(s02, c0, x2);
-          s12 = _mm512_dpwssd_epi32(s12, c1, x2);
-          const __m512i x3 = _mm512_set1_epi32(load_pair(r[3] + 2 * p));
-          s03 = _mm512_dpwssd_epi32(s03, c0, x3);
-          s13 = _mm512_dpwssd_epi32(s13, c1, x3);
-          const __m512i x4 = _mm512_set1_epi32(load_pair(r[4] + 2 * p));
-          s04 = _mm512_dpwssd_epi32(s04, c0, x4);
-          s14 = _mm512_dpwssd_epi32(s14, c1, x4);
-          const __m512i x5 = _mm512_set1_epi32(load_pair(r[5] + 2 * p));
-          s05 = _mm512_dpwssd_epi32(s05, c0, x5);
-          s15 = _mm512_dpwssd_epi32(s15, c1, x5);
-          const __m512i x6 = _mm512_set1_epi32(load_pair(r[6] + 2 * p));
-          s06 = _mm512_dpwssd_epi32(s06, c0, x6);
-          s16 = _mm512_dpwssd_epi32(s16, c1, x6);
-          const __m512i x7 = _mm512_set1_epi32(load_pair(r[7] + 2 * p));
-          s07 = _mm512_dpwssd_epi32(s07, c0, x7);
-          s17 = _mm512_dpwssd_epi32(s17, c1, x7);
+          const __m512i x0 = _mm512_set1_epi32(load_pair(r[0] + 4 * p));
+          s00 = _mm512_dpbusd_epi32(s00, x0, c0);
+          s10 = _mm512_dpbusd_epi32(s10, x0, c1);
+          const __m512i x1 = _mm512_set1_epi32(load_pair(r[1] + 4 * p));
+          s01 = _mm512_dpbusd_epi32(s01, x1, c0);
+          s11 = _mm512_dpbusd_epi32(s11, x1, c1);
+          const __m512i x2 = _mm512_set1_epi32(load_pair(r[2] + 4 * p));
+          s02 = _mm512_dpbusd_epi32(s02, x2, c0);
+          s12 = _mm512_dpbusd_epi32(s12, x2, c1);
+          const __m512i x3 = _mm512_set1_epi32(load_pair(r[3] + 4 * p));
+          s03 = _mm512_dpbusd_epi32(s03, x3, c0);
+          s13 = _mm512_dpbusd_epi32(s13, x3, c1);
+          const __m512i x4 = _mm512_set1_epi32(load_pair(r[4] + 4 * p));
+          s04 = _mm512_dpbusd_epi32(s04, x4, c0);
+          s14 = _mm512_dpbusd_epi32(s14, x4, c1);
+          const __m512i x5 = _mm512_set1_epi32(load_pair(r[5] + 4 * p));
+          s05 = _mm512_dpbusd_epi32(s05, x5, c0);
+          s15 = _mm512_dpbusd_epi32(s15, x5, c1);
+          const __m512i x6 = _mm512_set1_epi32(load_pair(r[6] + 4 * p));
+          s06 = _mm512_dpbusd_epi32(s06, x6, c0);
+          s16 = _mm512_dpbusd_epi32(s16, x6, c1);
+          const __m512i x7 = _mm512_set1_epi32(load_pair(r[7] + 4 * p));
+          s07 = _mm512_dpbusd_epi32(s07, x7, c0);
+          s17 = _mm512_dpbusd_epi32(s17, x7, c1);
         }
         const __m512i acc[2][8] = {{s00, s01, s02, s03, s04, s05, s06, s07}, {s10, s11, s12, s13, s14, s15, s16, s17}};
         for (int h = 0; h < halves; h++) {
@@ -166,8 +175,9 @@ __attribute__((target("avx512f,avx512vnni"))) static void nearest_avx512(const i
           const __mmask16 valid = _mm512_cmplt_epi32_mask(columnV, nbV);
           __m512i cb = _mm512_loadu_si512((const void *)(colBest + j0));
           __m512i cr = _mm512_loadu_si512((const void *)(colRow + j0));
+          const __m512i offset = _mm512_slli_epi32(_mm512_loadu_si512((const void *)(columnSums + j0)), 7);
           for (int k = 0; k < live; k++) {
-            const __m512i d = _mm512_mask_blend_epi32(valid, minV, acc[h][k]);
+            const __m512i d = _mm512_mask_blend_epi32(valid, minV, _mm512_sub_epi32(acc[h][k], offset));
             const __m512i rowBest = _mm512_loadu_si512((const void *)best[k]);
             const __m512i rowSecond = _mm512_loadu_si512((const void *)second[k]);
             const __m512i rowIndex = _mm512_loadu_si512((const void *)index[k]);
@@ -191,9 +201,10 @@ __attribute__((target("avx512f,avx512vnni"))) static void nearest_avx512(const i
 // Four rows of a at a time against 16 columns of b, as two 256-bit vectors of 8 column pairs each (eight independent
 // sums); each row's 8 lanes see columns jb + l, then jb + 8 + l, so every lane still meets its columns in ascending
 // order. The rows' lanes are kept in memory between blocks, as in the AVX-512 variant.
-__attribute__((target("avx2"))) static void nearest_avx2(const int16_t *a, int32_t na, int32_t frames,
-                                                         const int16_t *b, int32_t nb, int32_t nbPad, int32_t dims,
+__attribute__((target("avx2"))) static void nearest_avx2(const uint8_t *a, int32_t na, int32_t frames,
+                                                         const uint8_t *bBytes, int32_t nb, int32_t nbPad, int32_t dims,
                                                          int32_t *out) {
+  const int16_t *b = (const int16_t *)bBytes;
   const int32_t pairs = dims / 2;
   const __m256i minV = _mm256_set1_epi32(INT32_MIN);
   const __m256i laneV = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
@@ -201,10 +212,10 @@ __attribute__((target("avx2"))) static void nearest_avx2(const int16_t *a, int32
   for (int32_t f = 0; f < frames; f++) {
     const frame_output frame = start_frame(out, f, na, nbPad);
     int32_t *const rows = frame.rows, *const colBest = frame.colBest, *const colRow = frame.colRow;
-    const int16_t *block = a + (size_t)f * na * dims;
+    const uint8_t *block = a + (size_t)f * na * dims * 2;
     for (int32_t i = 0; i < na; i += 4) {
-      const int16_t *r[4];
-      const int live = row_group(block, i, na, dims, 4, r);
+      const uint8_t *r[4];
+      const int live = row_group(block, i, na, (size_t)dims * 2, 4, r);
       int32_t best[4][8], second[4][8], index[4][8];
       for (int k = 0; k < 4; k++) {
         _mm256_storeu_si256((__m256i *)best[k], minV);
@@ -219,16 +230,16 @@ __attribute__((target("avx2"))) static void nearest_avx2(const int16_t *a, int32
         for (int32_t p = 0; p < pairs; p++, w += (size_t)nbPad * 2) {
           const __m256i c0 = _mm256_loadu_si256((const __m256i *)w);
           const __m256i c1 = _mm256_loadu_si256((const __m256i *)(w + 16));
-          const __m256i x0 = _mm256_set1_epi32(load_pair(r[0] + 2 * p));
+          const __m256i x0 = _mm256_set1_epi32(load_pair(r[0] + 4 * p));
           s00 = _mm256_add_epi32(s00, _mm256_madd_epi16(c0, x0));
           s10 = _mm256_add_epi32(s10, _mm256_madd_epi16(c1, x0));
-          const __m256i x1 = _mm256_set1_epi32(load_pair(r[1] + 2 * p));
+          const __m256i x1 = _mm256_set1_epi32(load_pair(r[1] + 4 * p));
           s01 = _mm256_add_epi32(s01, _mm256_madd_epi16(c0, x1));
           s11 = _mm256_add_epi32(s11, _mm256_madd_epi16(c1, x1));
-          const __m256i x2 = _mm256_set1_epi32(load_pair(r[2] + 2 * p));
+          const __m256i x2 = _mm256_set1_epi32(load_pair(r[2] + 4 * p));
           s02 = _mm256_add_epi32(s02, _mm256_madd_epi16(c0, x2));
           s12 = _mm256_add_epi32(s12, _mm256_madd_epi16(c1, x2));
-          const __m256i x3 = _mm256_set1_epi32(load_pair(r[3] + 2 * p));
+          const __m256i x3 = _mm256_set1_epi32(load_pair(r[3] + 4 * p));
           s03 = _mm256_add_epi32(s03, _mm256_madd_epi16(c0, x3));
           s13 = _mm256_add_epi32(s13, _mm256_madd_epi16(c1, x3));
         }
@@ -531,13 +542,16 @@ static void lookup_words_with(block_dots_fn dots, const lookup_input *in, int16_
 
 typedef struct {
   const char *name;
+  // How `nearest` reads its matrices (the header): "quads" or "pairs".
+  const char *layout;
   nearest_fn run;
   int32_t (*bestAnchor)(const anchor_input *in);
   block_dots_fn blockDots;
 } variant;
 
-static const variant kernel_variants[] = {{"avx512-vnni", nearest_avx512, best_anchor_avx512, block_dots_avx512},
-                                          {"avx2", nearest_avx2, best_anchor_avx2, block_dots_avx2}};
+static const variant kernel_variants[] = {
+    {"avx512-vnni", "quads", nearest_avx512, best_anchor_avx512, block_dots_avx512},
+    {"avx2", "pairs", nearest_avx2, best_anchor_avx2, block_dots_avx2}};
 static const int kernel_variant_count = sizeof kernel_variants / sizeof kernel_variants[0];
 
 // The call's `n` arguments into `args`; false (a TypeError thrown) when it was given another number.
@@ -582,8 +596,9 @@ static napi_value nearest(napi_env env, napi_callback_info info) {
   const int32_t which = v[0], pa = v[2], na = v[3], frames = v[4], pt = v[5], nb = v[6], nbPad = v[7], dims = v[8],
                 out = v[9];
   // Every byte the kernel reads or writes lies in the buffer: 64-bit arithmetic, so no product wraps around.
-  const uint64_t aEnd = (uint64_t)pa + (uint64_t)frames * na * dims * 2;
-  const uint64_t bEnd = (uint64_t)pt + (uint64_t)(dims / 2) * nbPad * 4;
+  const int quads = which < kernel_variant_count && strcmp(kernel_variants[which].layout, "quads") == 0;
+  const uint64_t aEnd = (uint64_t)pa + (uint64_t)frames * na * dims * (quads ? 1 : 2);
+  const uint64_t bEnd = (uint64_t)pt + (uint64_t)(dims / (quads ? 4 : 2)) * nbPad * 4 + (quads ? (uint64_t)nbPad * 4 : 0);
   const uint64_t outEnd = (uint64_t)out + (uint64_t)frames * (3 * (uint64_t)na + 2 * (uint64_t)nbPad) * 4;
   if (which >= kernel_variant_count || dims % 16 != 0 || nbPad % 16 != 0 || nb > nbPad || pa % 2 != 0 ||
       pt % 4 != 0 || out % 4 != 0 || aEnd > length || bEnd > length || outEnd > length) {
@@ -591,8 +606,7 @@ static napi_value nearest(napi_env env, napi_callback_info info) {
     return NULL;
   }
   uint8_t *base = (uint8_t *)data;
-  kernel_variants[which].run((const int16_t *)(base + pa), na, frames, (const int16_t *)(base + pt), nb, nbPad, dims,
-                             (int32_t *)(base + out));
+  kernel_variants[which].run(base + pa, na, frames, base + pt, nb, nbPad, dims, (int32_t *)(base + out));
   return NULL;
 }
 
@@ -629,6 +643,43 @@ static napi_value best_anchor(napi_env env, napi_callback_info info) {
   return result;
 }
 
+
+// layQuads(buffer, src, rows, dims, dst): the `rows` rows of `dims` int8 at src laid out for the quads layout from dst
+// on (quad q of row j at dst + (q x rows + j) x 4, then each row's sum as int32), both in the buffer, dst a multiple of 4.
+static napi_value lay_quads(napi_env env, napi_callback_info info) {
+  napi_value args[5];
+  if (!call_arguments(env, info, 5, args, "layQuads takes 5 arguments")) return NULL;
+  void *data = NULL;
+  size_t length = 0;
+  if (napi_get_arraybuffer_info(env, args[0], &data, &length) != napi_ok) {
+    napi_throw_type_error(env, NULL, "layQuads reads an ArrayBuffer");
+    return NULL;
+  }
+  int32_t v[5];
+  for (int k = 1; k < 5; k++) {
+    if (napi_get_value_int32(env, args[k], &v[k]) != napi_ok || v[k] < 0) {
+      napi_throw_type_error(env, NULL, "layQuads takes non-negative integers");
+      return NULL;
+    }
+  }
+  const int32_t src = v[1], rows = v[2], dims = v[3], dst = v[4];
+  const uint64_t srcEnd = (uint64_t)src + (uint64_t)rows * dims, dstEnd = (uint64_t)dst + (uint64_t)rows * dims + (uint64_t)rows * 4;
+  if (dims % 4 != 0 || dst % 4 != 0 || srcEnd > length || dstEnd > length || ((uint64_t)src < dstEnd && (uint64_t)dst < srcEnd)) {
+    napi_throw_range_error(env, NULL, "layQuads: arguments outside the buffer or overlapping");
+    return NULL;
+  }
+  const int8_t *from = (const int8_t *)data + src;
+  int8_t *to = (int8_t *)data + dst;
+  int32_t *sums = (int32_t *)(to + (size_t)rows * dims);
+  for (int32_t j = 0; j < rows; j++) {
+    const int8_t *row = from + (size_t)j * dims;
+    int32_t sum = 0;
+    for (int32_t d = 0; d < dims; d++) sum += row[d];
+    sums[j] = sum;
+    for (int32_t q = 0; q < dims / 4; q++) memcpy(to + ((size_t)q * rows + j) * 4, row + 4 * q, 4);
+  }
+  return NULL;
+}
 
 // lookupWords(variant, descriptors, count, wordsPer, coarse, fine, fineRows, coarseNorms, fineNorms, projection, scale,
 // medians, words, signatures): descriptors an Int8Array of at least count x 64; coarse, fine and projection Int16Arrays
@@ -707,13 +758,15 @@ NAPI_MODULE_INIT() {
   for (int k = 0; k < kernel_variant_count; k++) {
     const int supported = k == 0 ? __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vnni")
                                  : __builtin_cpu_supports("avx2");
-    napi_value entry, name, index;
+    napi_value entry, name, index, layout;
     if (!supported) continue;
     napi_create_object(env, &entry);
     napi_create_string_utf8(env, kernel_variants[k].name, NAPI_AUTO_LENGTH, &name);
     napi_create_int32(env, k, &index);
+    napi_create_string_utf8(env, kernel_variants[k].layout, NAPI_AUTO_LENGTH, &layout);
     napi_set_named_property(env, entry, "name", name);
     napi_set_named_property(env, entry, "id", index);
+    napi_set_named_property(env, entry, "layout", layout);
     napi_set_element(env, names, count++, entry);
   }
   napi_set_named_property(env, exports, "variants", names);
@@ -721,6 +774,8 @@ NAPI_MODULE_INIT() {
   napi_set_named_property(env, exports, "nearest", fn);
   napi_create_function(env, "bestAnchor", NAPI_AUTO_LENGTH, best_anchor, NULL, &fn);
   napi_set_named_property(env, exports, "bestAnchor", fn);
+  napi_create_function(env, "layQuads", NAPI_AUTO_LENGTH, lay_quads, NULL, &fn);
+  napi_set_named_property(env, exports, "layQuads", fn);
   napi_create_function(env, "lookupWords", NAPI_AUTO_LENGTH, lookup_words, NULL, &fn);
   napi_set_named_property(env, exports, "lookupWords", fn);
   return exports;

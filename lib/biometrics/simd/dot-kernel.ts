@@ -1,6 +1,6 @@
 import { DOT_KERNEL_WASM_BASE64 } from "./dot-kernel-wasm";
 import { growMemoryTo } from "./memory";
-import { nativeKernels, nativeVariant } from "./native-kernels";
+import { nativeKernels, nativeVariant, nearestLayout, type NearestLayout } from "./native-kernels";
 
 const INT32_MIN = -(2 ** 31);
 
@@ -13,7 +13,10 @@ const wasmNearest = instance.exports.nearest as (
   pa: number, na: number, frames: number, pb: number, nb: number, nbPad: number, dims: number, out: number, scratch: number,
 ) => void;
 
-/** `nearest` in native code where the engine runs its native kernels (native-kernels.ts), else in WebAssembly. */
+/**
+ * `nearest` in native code where the engine runs its native kernels (native-kernels.ts), else in WebAssembly; a and b
+ * laid out as the kernel in use reads them (`nearestLayout`: `widenedA`, and `layColumnPairs` by the quad layer).
+ */
 function nearest(pa: number, na: number, frames: number, pb: number, nb: number, nbPad: number, dims: number, out: number, scratch: number): void {
   const variant = nativeVariant();
   if (variant !== null) nativeKernels!.nearest(variant, memory.buffer, pa, na, frames, pb, nb, nbPad, dims, out);
@@ -26,6 +29,8 @@ interface PairLayer {
   layPairs: (src: number, rows: number, dims: number, dst: number) => void;
 }
 const main: PairLayer = { memory, layPairs: instance.exports.layPairs as PairLayer["layPairs"] };
+/** The native kernels' "quads" layout of b, laid out in the main instance's memory. */
+const quadLayer: PairLayer = { memory, layPairs: (src, rows, dims, dst) => nativeKernels!.layQuads(memory.buffer, src, rows, dims, dst) };
 
 const align16 = (bytes: number) => (bytes + 15) & ~15;
 const roundUp4 = (count: number) => (count + 3) & ~3;
@@ -35,7 +40,8 @@ const roundUp16 = (count: number) => (count + 15) & ~15;
  * Blocks of rows of `dims` int8, each laid out column pair by column pair as int16 (`rowsPadded` × dims values, padding
  * rows zero) one after another from byte `at` of a kernel's memory, as `nearest` and `secondBest` read a matrix: pair p
  * of row j of block k at at + (k × rowsPadded × dims + (p × rowsPadded + j) × 2) × 2. The blocks are staged as int8
- * from byte `stage` on (as many bytes as the blocks padded), and laid out by the kernel (`layPairs`).
+ * from byte `stage` on (as many bytes as the blocks padded), and laid out by the kernel (`layPairs`; the quad layer lays
+ * the native "quads" layout, which fits in the same room, instead).
  */
 function layColumnPairs(kernel: PairLayer, blocks: readonly Int8Array[], dims: number, rowsPadded: number, at: number, stage: number): void {
   const padded = rowsPadded * dims;
@@ -55,16 +61,20 @@ function layColumnPairs(kernel: PairLayer, blocks: readonly Int8Array[], dims: n
  * never changed in place) or after `load` wrote over them; past KEPT_A_SETS sets or KEPT_A_BYTES bytes (staging
  * included) the list starts again empty. `b` is laid out from KEPT_A_BYTES on.
  */
-let keptA: { blocks: readonly Int8Array[]; at: number }[] = [];
+let keptA: { blocks: readonly Int8Array[]; at: number; layout: NearestLayout }[] = [];
 let keptAEnd = 0;
 const KEPT_A_SETS = 8;
 const KEPT_A_BYTES = 4 << 20;
 /** The blocks of `b` last laid out (at `at`, `padB` rows): an enrolled image compared with each probe image in turn. */
-let keptB: { blocks: readonly Int8Array[]; at: number; padB: number } | null = null;
+let keptB: { blocks: readonly Int8Array[]; at: number; padB: number; layout: NearestLayout } | null = null;
 
-/** Where `aBlocks` lie widened in kernel memory: from the kept sets, or widened after them now. */
+/**
+ * Where `aBlocks` lie in kernel memory as the `nearest` kernel in use reads them (widened to int16, or as uint8 each
+ * value + 128 for the "quads" layout: its byte with the top bit flipped): from the kept sets, or placed after them now.
+ */
 function widenedA(aBlocks: readonly Int8Array[], aLength: number): number {
-  const kept = keptA.find((set) => sameBlocks(set.blocks, aBlocks));
+  const layout = nearestLayout();
+  const kept = keptA.find((set) => set.layout === layout && sameBlocks(set.blocks, aBlocks));
   if (kept) return kept.at;
   const total = aLength * aBlocks.length;
   if (keptA.length >= KEPT_A_SETS || keptAEnd + 3 * total > KEPT_A_BYTES) {
@@ -76,9 +86,16 @@ function widenedA(aBlocks: readonly Int8Array[], aLength: number): number {
   const stage = align16(at + 2 * total);
   growMemoryTo(memory, stage + total);
   const bytes = new Int8Array(memory.buffer);
-  aBlocks.forEach((block, i) => bytes.set(block, stage + i * aLength));
-  widen(stage, total, at);
-  keptA.push({ blocks: [...aBlocks], at });
+  if (layout === "quads") {
+    aBlocks.forEach((block, i) => bytes.set(block, at + i * aLength));
+    // Whole words: `at` is aligned and each block a multiple of 16 bytes.
+    const words = new Uint32Array(memory.buffer, at, total / 4);
+    for (let i = 0; i < words.length; i++) words[i] ^= 0x80808080;
+  } else {
+    aBlocks.forEach((block, i) => bytes.set(block, stage + i * aLength));
+    widen(stage, total, at);
+  }
+  keptA.push({ blocks: [...aBlocks], at, layout });
   keptAEnd = at + 2 * total;
   // b is laid out after KEPT_A_BYTES: a set larger than that was staged over it.
   if (stage + total > KEPT_A_BYTES) keptB = null;
@@ -163,7 +180,10 @@ export function blockNeighbours(aBlocks: readonly Int8Array[], bBlocks: readonly
   const countB = bLength / dims;
   const padB = roundUp16(countB);
   const laidB = 2 * padB * dims;
+  const layout = nearestLayout();
   const pa = widenedA(aBlocks, aLength);
+  // One block of a's bytes: int16 values, or one byte each in the "quads" layout.
+  const aBlockBytes = layout === "quads" ? aLength : 2 * aLength;
   // b after the kept sets' room, so that its place stays put while they change.
   const pb = align16(Math.max(KEPT_A_BYTES, keptAEnd));
   const perFrame = 3 * countA + 2 * padB;
@@ -172,15 +192,15 @@ export function blockNeighbours(aBlocks: readonly Int8Array[], bBlocks: readonly
   const scratch = stageB + (laidB / 2) * bBlocks.length;
   const out = scratch + 48;
   growMemoryTo(memory, out + perFrame * pairs.length * 4);
-  if (!keptB || keptB.at !== pb || keptB.padB !== padB || !sameBlocks(keptB.blocks, bBlocks)) {
-    layColumnPairs(main, bBlocks, dims, padB, pb, stageB);
-    keptB = { blocks: [...bBlocks], at: pb, padB };
+  if (!keptB || keptB.at !== pb || keptB.padB !== padB || keptB.layout !== layout || !sameBlocks(keptB.blocks, bBlocks)) {
+    layColumnPairs(layout === "quads" ? quadLayer : main, bBlocks, dims, padB, pb, stageB);
+    keptB = { blocks: [...bBlocks], at: pb, padB, layout };
   }
   for (let k = 0; k < pairs.length; ) {
     const [first, b] = pairs[k];
     let run = 1;
     while (k + run < pairs.length && pairs[k + run][1] === b && pairs[k + run][0] === first + run) run++;
-    nearest(pa + first * 2 * aLength, countA, run, pb + b * laidB, countB, padB, dims, out + k * perFrame * 4, scratch);
+    nearest(pa + first * aBlockBytes, countA, run, pb + b * laidB, countB, padB, dims, out + k * perFrame * 4, scratch);
     k += run;
   }
   if (neighbourValues.length < perFrame * pairs.length) neighbourValues = new Int32Array(2 * perFrame * pairs.length);

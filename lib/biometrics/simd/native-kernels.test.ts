@@ -89,6 +89,19 @@ describe("the native kernels (native/kernels)", () => {
     },
   );
 
+  it.runIf(variants.length > 0)("layQuads lays rows out by column quads with each row's sum, as the quads layout reads b", () => {
+    const buffer = new ArrayBuffer(1024);
+    const rows = new Int8Array(buffer, 0, 3 * 8);
+    rows.set([1, -2, 3, -4, 5, -6, 7, -128, 127, 0, 0, 0, 0, 0, 0, 1, -1, -1, -1, -1, 2, 2, 2, 2]);
+    nativeKernels!.layQuads(buffer, 0, 3, 8, 64);
+    // Quad q of row j at 64 + (q x 3 + j) x 4, then the three sums.
+    expect(Array.from(new Int8Array(buffer, 64, 24))).toEqual([1, -2, 3, -4, 127, 0, 0, 0, -1, -1, -1, -1, 5, -6, 7, -128, 0, 0, 0, 1, 2, 2, 2, 2]);
+    expect(Array.from(new Int32Array(buffer, 88, 3))).toEqual([-124, 128, 4]);
+    expect(() => nativeKernels!.layQuads(buffer, 0, 3, 8, 1020)).toThrow(RangeError);
+    expect(() => nativeKernels!.layQuads(buffer, 0, 3, 8, 8)).toThrow(RangeError);
+    expect(() => nativeKernels!.layQuads(buffer, 0, 3, 6, 64)).toThrow(RangeError);
+  });
+
   it.runIf(variants.length > 0)("refuse arguments outside their arrays or buffer instead of reading past them", () => {
     const native = nativeKernels!;
     const id = variants[0].id;
@@ -96,7 +109,7 @@ describe("the native kernels (native/kernels)", () => {
     // nearest(variant, buffer, pa, na, frames, pb, nb, nbPad, dims, out): 2 rows of 16 dims against 16 columns fit.
     expect(() => native.nearest(id, buffer, 0, 2, 1, 64, 16, 16, 16, 1024)).not.toThrow();
     expect(() => native.nearest(id, buffer, 0, 2, 1, 64, 16, 16, 16, 4000)).toThrow(RangeError);
-    expect(() => native.nearest(id, buffer, 0, 200, 1, 64, 16, 16, 16, 1024)).toThrow(RangeError);
+    expect(() => native.nearest(id, buffer, 0, 300, 1, 64, 16, 16, 16, 1024)).toThrow(RangeError);
     expect(() => native.nearest(id, buffer, 0, 2, 1, 64, 17, 16, 16, 1024)).toThrow(RangeError);
     expect(() => native.nearest(id, buffer, 0, 2, 1, 64, 16, 16, 24, 1024)).toThrow(RangeError);
     expect(() => native.nearest(id, buffer, 0, -1, 1, 64, 16, 16, 16, 1024)).toThrow(TypeError);

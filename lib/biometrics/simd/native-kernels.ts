@@ -7,9 +7,11 @@ import { createRequire } from "node:module";
  * an AVX2 variant giving the WebAssembly and JavaScript code's results exactly (decision 0045).
  */
 interface NativeKernels {
-  /** The variants this processor runs, fastest first. */
-  variants: { name: string; id: number }[];
+  /** The variants this processor runs, fastest first, and how each one's `nearest` reads its matrices (kernels.c). */
+  variants: { name: string; id: number; layout: NearestLayout }[];
   nearest: (variant: number, buffer: ArrayBuffer, pa: number, na: number, frames: number, pb: number, nb: number, nbPad: number, dims: number, out: number) => void;
+  /** Lays `rows` int8 rows at `src` out as the "quads" layout's b from `dst` on (kernels.c). */
+  layQuads: (buffer: ArrayBuffer, src: number, rows: number, dims: number, dst: number) => void;
   bestAnchor: (
     variant: number,
     scales: Float64Array, logScales: Float64Array, ax: Float64Array, ay: Float64Array, bx: Float64Array, by: Float64Array,
@@ -39,12 +41,26 @@ export const nativeKernels = loadNativeKernels();
 /** The kernel sets this process can run, fastest first: "avx512-vnni", "avx2" (native), "wasm" (no native code). */
 export const ENGINE_KERNELS: readonly string[] = [...(nativeKernels?.variants.map((variant) => variant.name) ?? []), "wasm"];
 
+/**
+ * How the `nearest` kernel in use reads its matrices: "pairs" (the WebAssembly kernel's int16 rows and column pairs) or
+ * "quads" (uint8 rows and int8 column quads with their sums: AVX-512 VNNI's vpdpbusd), kernels.c.
+ */
+export type NearestLayout = "pairs" | "quads";
+
 let variantInUse: number | null = null;
+let layoutInUse: NearestLayout = "pairs";
 
 /** Makes the engine run the named kernel set of ENGINE_KERNELS in this thread (tests and benches compare them). */
 export function useEngineKernel(name: string): void {
   if (!ENGINE_KERNELS.includes(name)) throw new Error(`no engine kernel ${name} here: ${ENGINE_KERNELS.join(", ")}`);
-  variantInUse = nativeKernels?.variants.find((variant) => variant.name === name)?.id ?? null;
+  const variant = nativeKernels?.variants.find((candidate) => candidate.name === name);
+  variantInUse = variant?.id ?? null;
+  layoutInUse = variant?.layout ?? "pairs";
+}
+
+/** The layout the `nearest` kernel in use reads. */
+export function nearestLayout(): NearestLayout {
+  return layoutInUse;
 }
 
 /** The native variant in use (its id for the addon's calls), or null for WebAssembly and JavaScript. */
