@@ -206,12 +206,14 @@ async function enrolledCutsByPet(
       ${cached.size > 0 ? Prisma.sql`AND NOT (id = ANY(${[...cached.keys()]}::text[]))` : Prisma.empty}
     ORDER BY "createdAt", id`;
   const missing = rows.filter((row) => row.part === null || row.engineVersion !== ENGINE_VERSION).map((row) => row.id);
+  // The parts a search posts to the engine at every pass (the light templates, kept) lie in shared memory.
+  const kept = cache ? inSharedMemory : (bytes: Uint8Array) => new Uint8Array(bytes);
   const parts = new Map<string, Uint8Array>(cached);
   if (missing.length > 0) {
     const images = await currentTemplates(db, await imageRows(db, Prisma.sql`id = ANY(${missing}::text[])`));
     for (const image of images) {
       if (!image.usable || !image.template) continue;
-      const part = cut(new Uint8Array(image.template));
+      const part = kept(cut(new Uint8Array(image.template)));
       await writeImageBytes(db, image.id, { [column]: part });
       parts.set(image.id, part);
       cache?.set(image.id, part);
@@ -220,7 +222,7 @@ async function enrolledCutsByPet(
   const isMissing = new Set(missing);
   for (const row of rows) {
     if (isMissing.has(row.id)) continue;
-    const part = new Uint8Array(Buffer.from(row.part!, "base64"));
+    const part = kept(Buffer.from(row.part!, "base64"));
     parts.set(row.id, part);
     cache?.set(row.id, part);
   }
@@ -231,6 +233,17 @@ async function enrolledCutsByPet(
     byPet.set(row.petId, [...(byPet.get(row.petId) ?? []), part]);
   }
   return byPet;
+}
+
+/**
+ * A copy of `bytes` in shared memory: the engine threads each search posts them to read them where they lie rather
+ * than receive a copy (a deep pass posts ~22 MB of light templates, which the web process's event loop would copy).
+ * Never written after: every reader only reads.
+ */
+function inSharedMemory(bytes: Uint8Array): Uint8Array {
+  const shared = new Uint8Array(new SharedArrayBuffer(bytes.byteLength));
+  shared.set(bytes);
+  return shared;
 }
 
 /** The enrolled, usable templates of these pets of the account, current engine version, by pet. */
