@@ -55,6 +55,17 @@ export function workerEntryPath(): string {
 }
 
 /** FNV-1a: spreads keys (gallery keys, pet ids) over the pool's slots. */
+/**
+ * A copy of `bytes` in shared memory: posted to the pool's threads, it is read where it lies instead of being copied by
+ * the sender and again by each receiver (a 1:N search posts its probe to every task, a deep pass ~22 MB of light
+ * templates). Never written after: every reader only reads.
+ */
+export function inSharedMemory(bytes: Uint8Array): Uint8Array {
+  const shared = new Uint8Array(new SharedArrayBuffer(bytes.byteLength));
+  shared.set(bytes);
+  return shared;
+}
+
 export function hashKey(key: string): number {
   let hash = 0x811c9dc5;
   for (let i = 0; i < key.length; i++) hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193) >>> 0;

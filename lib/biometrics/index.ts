@@ -2,7 +2,7 @@
  * The nose-print engine's public interface. Every heavy call runs in a worker-thread pool sized to the
  * cores; the calling thread (e.g. the web server) only posts bytes and awaits the result.
  */
-import { EnginePool, EngineTaskError, hashKey } from "./engine-pool";
+import { EnginePool, EngineTaskError, hashKey, inSharedMemory } from "./engine-pool";
 import { mergeShortlists } from "./gallery-shortlist";
 import { rankInTurn, runCascade, type CandidateRanking, type CascadeStages } from "./cascade";
 import { GalleryNotLoadedError } from "./gallery-not-loaded";
@@ -17,6 +17,7 @@ import { splitTemplates, TemplateFormatError, templateVersionOf } from "./templa
 import { QUARTER_TURNS } from "./turns";
 
 export { isJpeg } from "./decode";
+export { inSharedMemory } from "./engine-pool";
 export type { ImageRejectionCode } from "./image-rejection";
 export type { ExtractionOptions } from "./extract";
 export type { QualityReport, QualityFigures, QualityReason } from "./quality";
@@ -191,19 +192,21 @@ let searches = 0;
  * matching's templates (the promoted pets' only) come from `loadTemplates`, the light comparison's (every shortlisted
  * pet's) from `loadLightTemplates` (`lightTemplateOf`
  * each: a fifth of the bytes; by default the whole templates, which it cuts the same way). Pets that a loader leaves
- * out (deleted meanwhile) are skipped. With a way to turn the probe images (`probeTurns[p]` for `probe[p]`: the views
+ * out (deleted meanwhile) are skipped. With a way to turn the probe images (`probeTurns[p]` for `probeBytes[p]`: the views
  * its upload made, or its JPEG), a search whose upright passes accepted nobody runs a third pass on the probe's
  * quarter-turned views (`runCascade`, decisions 0029 and 0042).
  */
 export async function identifyInGallery(
   galleryKey: string,
-  probe: Uint8Array[],
+  probeBytes: Uint8Array[],
   loadTemplates: (petIds: string[]) => Promise<GalleryPet[]>,
   loadLightTemplates: (petIds: string[]) => Promise<GalleryPet[]> = loadTemplates,
   probeTurns?: ProbeTurns[],
   observe?: CascadeStages["observe"],
 ): Promise<IdentificationOutcome> {
   const engine = enginePool();
+  // Every task of the search is posted the probe (and the turned pass its views): in shared memory, not copied each time.
+  const probe = probeBytes.map(inSharedMemory);
   // Each shard keeps the fast pass's votes under this search's token; a deep pass adds the ± 40° frames' votes to them.
   const search = `search-${++searches}`;
   // The probe's lookups are computed once for every shard: from the frames a search's earlier pass looked up (each
@@ -242,7 +245,7 @@ export async function identifyInGallery(
     // or made now from its JPEG, at once over the pool.
     turned: async () => {
       if (!probeTurns) return null;
-      const views = await Promise.all(probe.map((template, p) => turnedViewsOf(engine, template, probeTurns[p])));
+      const views = (await Promise.all(probe.map((template, p) => turnedViewsOf(engine, template, probeTurns[p])))).map((turned) => turned.map(inSharedMemory));
       const flat = views.flat();
       if (flat.length === 0) return null;
       return { shortlist: shortlistOf(flat), rank: rankWith(views), rankBatches: rankBatchesWith(views), compareLightly: compareLightlyWith(flat) };

@@ -3,7 +3,7 @@ import type { Db } from "@/lib/db/connect";
 import { Prisma } from "@/lib/generated/prisma/client";
 import { readImageFile } from "@/lib/storage/images";
 import type { SessionPurpose } from "@/lib/generated/prisma/client";
-import { analyseImage, ENGINE_VERSION, lightTemplateOf, searchKeyOfTemplate, type ExtractionOptions, type ProbeTurns } from "@/lib/engine";
+import { analyseImage, ENGINE_VERSION, inSharedMemory, lightTemplateOf, searchKeyOfTemplate, type ExtractionOptions, type ProbeTurns } from "@/lib/engine";
 
 export interface ImageRow {
   id: string;
@@ -233,17 +233,6 @@ async function enrolledCutsByPet(
     byPet.set(row.petId, [...(byPet.get(row.petId) ?? []), part]);
   }
   return byPet;
-}
-
-/**
- * A copy of `bytes` in shared memory: the engine threads each search posts them to read them where they lie rather
- * than receive a copy (a deep pass posts ~22 MB of light templates, which the web process's event loop would copy).
- * Never written after: every reader only reads.
- */
-function inSharedMemory(bytes: Uint8Array): Uint8Array {
-  const shared = new Uint8Array(new SharedArrayBuffer(bytes.byteLength));
-  shared.set(bytes);
-  return shared;
 }
 
 /** The enrolled, usable templates of these pets of the account, current engine version, by pet. */
