@@ -423,32 +423,25 @@ __attribute__((target("avx2"))) static void block_dots_avx2(const int16_t *const
 }
 
 // The two nearest so far (index −1 and INT32_MAX for none: every distance is below 2^24 in magnitude), updated in
-// order with rows from..from + n − 1 (n a multiple of 16). A run of 16 none of which is nearer than the second changes
-// nothing and is passed over on its smallest distance (a loop the compiler vectorises).
+// order with rows from..from + n − 1.
 typedef struct {
   int32_t first, second;
   int32_t firstDistance, secondDistance;
 } nearest_two;
 
+static const nearest_two none_nearer = {-1, -1, INT32_MAX, INT32_MAX};
+
 static void nearest_two_update(nearest_two *near, const int32_t *dots, int32_t n, const int32_t *norms, int32_t from) {
-  for (int32_t k0 = 0; k0 < n; k0 += 16) {
-    int32_t distance[16];
-    int32_t smallest = INT32_MAX;
-    for (int l = 0; l < 16; l++) {
-      distance[l] = norms[from + k0 + l] - 2 * dots[k0 + l];
-      smallest = distance[l] < smallest ? distance[l] : smallest;
-    }
-    if (smallest >= near->secondDistance) continue;
-    for (int l = 0; l < 16; l++) {
-      if (distance[l] < near->firstDistance) {
-        near->secondDistance = near->firstDistance;
-        near->second = near->first;
-        near->firstDistance = distance[l];
-        near->first = from + k0 + l;
-      } else if (distance[l] < near->secondDistance) {
-        near->secondDistance = distance[l];
-        near->second = from + k0 + l;
-      }
+  for (int32_t k = 0; k < n; k++) {
+    const int32_t distance = norms[from + k] - 2 * dots[k];
+    if (distance < near->firstDistance) {
+      near->secondDistance = near->firstDistance;
+      near->second = near->first;
+      near->firstDistance = distance;
+      near->first = from + k;
+    } else if (distance < near->secondDistance) {
+      near->secondDistance = distance;
+      near->second = from + k;
     }
   }
 }
@@ -466,6 +459,21 @@ typedef struct {
 
 #define MAX_VOCABULARY_ROWS 4096
 
+// The sums of four descriptors with `rowCount` laid-out rows, into out[k] (in scratch, rowCount apart): those at
+// g..g + 3 of `order` (indices into the widened x; NULL for g, g + 1, ...), the last before `end` repeated past it.
+// Returns how many are real.
+static int dots_of_four(block_dots_fn dots, const int16_t *x, const int32_t *order, int32_t g, int32_t end,
+                        const int16_t *rows, int32_t rowCount, int32_t *scratch, int32_t *out[4]) {
+  const int16_t *xs[4];
+  for (int k = 0; k < 4; k++) {
+    const int32_t at = g + k < end ? g + k : end - 1;
+    xs[k] = x + (size_t)(order ? order[at] : at) * WORD_DIMS;
+    out[k] = scratch + (size_t)k * rowCount;
+  }
+  dots(xs, rows, rowCount / 16, out);
+  return end - g < 4 ? end - g : 4;
+}
+
 static void lookup_words_with(block_dots_fn dots, const lookup_input *in, int16_t *x, int32_t *cells, int32_t *members,
                               nearest_two *words, int32_t *scratch) {
   const int32_t count = in->count, per = in->wordsPer;
@@ -473,15 +481,10 @@ static void lookup_words_with(block_dots_fn dots, const lookup_input *in, int16_
     for (int d = 0; d < WORD_DIMS; d++) x[(size_t)i * WORD_DIMS + d] = in->descriptors[(size_t)i * WORD_DIMS + d];
   // Each descriptor's nearest `per` cells, from the coarse sums of four descriptors at a time.
   for (int32_t g = 0; g < count; g += 4) {
-    const int16_t *xs[4];
     int32_t *o[4];
-    for (int k = 0; k < 4; k++) {
-      xs[k] = x + (size_t)(g + k < count ? g + k : count - 1) * WORD_DIMS;
-      o[k] = scratch + (size_t)k * in->coarseRows;
-    }
-    dots(xs, in->coarse, in->coarseRows / 16, o);
-    for (int k = 0; k < 4 && g + k < count; k++) {
-      nearest_two near = {-1, -1, INT32_MAX, INT32_MAX};
+    const int live = dots_of_four(dots, x, NULL, g, count, in->coarse, in->coarseRows, scratch, o);
+    for (int k = 0; k < live; k++) {
+      nearest_two near = none_nearer;
       nearest_two_update(&near, o[k], in->coarseRows, in->coarseNorms, 0);
       cells[(size_t)(g + k) * per] = near.first;
       if (per == 2) cells[(size_t)(g + k) * 2 + 1] = near.second;
@@ -496,32 +499,21 @@ static void lookup_words_with(block_dots_fn dots, const lookup_input *in, int16_
   int32_t placed[MAX_VOCABULARY_ROWS];
   memcpy(placed, start, sizeof(int32_t) * in->coarseRows);
   for (int32_t j = 0; j < count * per; j++) members[placed[cells[j]]++] = j / per;
-  for (int32_t i = 0; i < count; i++) words[i] = (nearest_two){-1, -1, INT32_MAX, INT32_MAX};
-  const int32_t fineBlocks = in->fineRows / 16;
+  for (int32_t i = 0; i < count; i++) words[i] = none_nearer;
   for (int32_t c = 0; c < in->coarseRows; c++) {
     const int32_t from = c * in->fineRows;
     const int16_t *rows = in->fine + (size_t)from * WORD_DIMS;
     for (int32_t g = start[c]; g < start[c + 1]; g += 4) {
-      const int16_t *xs[4];
       int32_t *o[4];
-      for (int k = 0; k < 4; k++) {
-        xs[k] = x + (size_t)members[g + k < start[c + 1] ? g + k : start[c + 1] - 1] * WORD_DIMS;
-        o[k] = scratch + (size_t)k * in->fineRows;
-      }
-      dots(xs, rows, fineBlocks, o);
-      for (int k = 0; k < 4 && g + k < start[c + 1]; k++) nearest_two_update(&words[members[g + k]], o[k], in->fineRows, in->fineNorms, from);
+      const int live = dots_of_four(dots, x, members, g, start[c + 1], rows, in->fineRows, scratch, o);
+      for (int k = 0; k < live; k++) nearest_two_update(&words[members[g + k]], o[k], in->fineRows, in->fineNorms, from);
     }
   }
   // The projections, four descriptors at a time, and each word's signature.
   for (int32_t g = 0; g < count; g += 4) {
-    const int16_t *xs[4];
     int32_t *o[4];
-    for (int k = 0; k < 4; k++) {
-      xs[k] = x + (size_t)(g + k < count ? g + k : count - 1) * WORD_DIMS;
-      o[k] = scratch + (size_t)k * SIGNATURE_AXES;
-    }
-    dots(xs, in->projection, SIGNATURE_AXES / 16, o);
-    for (int k = 0; k < 4 && g + k < count; k++) {
+    const int live = dots_of_four(dots, x, NULL, g, count, in->projection, SIGNATURE_AXES, scratch, o);
+    for (int k = 0; k < live; k++) {
       const int32_t i = g + k;
       float projected[SIGNATURE_AXES];
       for (int b = 0; b < SIGNATURE_AXES; b++) projected[b] = (float)((double)o[k][b] / in->scale);
