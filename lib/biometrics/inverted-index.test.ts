@@ -1,7 +1,8 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { prng } from "@/lab/test-support/nose-images";
 import { InvertedIndex } from "./inverted-index";
 import { kernelHeap, kernelViews } from "./simd/posting-kernel";
+import { ENGINE_KERNEL, ENGINE_KERNELS, useEngineKernel } from "./simd/native-kernels";
 import { ANGLE_BINS, HAMMING_SIGMA, HAMMING_THRESHOLD, INDEXED_POSTINGS, QUERY_WORDS, VOCABULARY_WORDS } from "./parameters";
 import { deserializeSearchKey, isSearchKey, serializeSearchKey, type ProbeLookups, type SearchKey } from "./search-key";
 import { packPets, type PackedPets } from "./packed-pets";
@@ -128,6 +129,8 @@ function referenceScores(pets: readonly (readonly SearchKey[])[], probe: readonl
 }
 
 describe("inverted index", () => {
+  afterEach(() => useEngineKernel(ENGINE_KERNEL));
+
   it("builds by batches (upsertMany) the index one-by-one upserts build, replacements and removals included", () => {
     const one = new InvertedIndex();
     const many = new InvertedIndex();
@@ -285,7 +288,9 @@ describe("inverted index", () => {
     index.dispose();
   });
 
-  it("scores by the definition, bit for bit, in a gallery whose rows span several windows and whose lists are long", () => {
+  it.each(ENGINE_KERNELS)("%s: scores by the definition, bit for bit, in a gallery whose rows span several windows and whose lists are long", (kernel) => {
+    // Under each kernel set: the native ones scan the posting lists in native code (scanPostings), the last in WebAssembly.
+    useEngineKernel(kernel);
     // Few words and signatures near one centre a word: lists of ~500 postings, most of a lookup's within the threshold,
     // a row often twice in one list, and 2,400 rows (the kernel sums votes 1,024 rows at a time).
     const rand = prng(77);

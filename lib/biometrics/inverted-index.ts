@@ -533,7 +533,7 @@ export class InvertedIndex {
     for (const pet of scored) {
       const score = (this.bestProbe[pet] + this.secondProbe[pet]) / divisor;
       this.bestProbe[pet] = this.secondProbe[pet] = 0;
-      insertRanked(best, { petId: this.petIds[pet], score }, limit);
+      insertRanked(best, this.petIds[pet], score, limit);
     }
     return best;
   }
@@ -842,12 +842,19 @@ export class InvertedIndex {
   }
 }
 
-/** Keeps `ranked` the `limit` best scores, best first (ties by pet id, for determinism). */
-function insertRanked(ranked: PetScore[], entry: PetScore, limit: number): void {
-  const before = (a: PetScore, b: PetScore) => a.score > b.score || (a.score === b.score && a.petId < b.petId);
-  if (ranked.length === limit && !before(entry, ranked[limit - 1])) return;
+/** Whether a pet of `score` and `petId` ranks before `other` (ties by pet id, for determinism). */
+function ranksBefore(score: number, petId: string, other: PetScore): boolean {
+  return score > other.score || (score === other.score && petId < other.petId);
+}
+
+/**
+ * Keeps `ranked` the `limit` best scores, best first. Called for every pet a search scored (tens of thousands), so a pet
+ * that does not make the list costs one comparison and no allocation.
+ */
+function insertRanked(ranked: PetScore[], petId: string, score: number, limit: number): void {
+  if (ranked.length === limit && !ranksBefore(score, petId, ranked[limit - 1])) return;
   let at = ranked.length;
-  while (at > 0 && before(entry, ranked[at - 1])) at--;
-  ranked.splice(at, 0, entry);
+  while (at > 0 && ranksBefore(score, petId, ranked[at - 1])) at--;
+  ranked.splice(at, 0, { petId, score });
   if (ranked.length > limit) ranked.pop();
 }

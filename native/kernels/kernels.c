@@ -6,6 +6,8 @@
 // - `bestAnchor`, the pair matcher's one-point RANSAC (pair-matcher.ts), in the same double arithmetic (below).
 // - `lookupWords`, the 1:N vocabulary's lookups (visual-words.ts, assignWords and signatureIn): each descriptor's
 //   nearest words and its Hamming signature under each (below).
+// - `scanPostings` and `finishProbeImage`, the 1:N first stage's scan of a posting list and its summing of a probe
+//   image's votes (`scan` and `finish` in lib/biometrics/simd/posting-kernel.wat), on that kernel's memory (below).
 //
 // `nearest`'s layouts (byte offsets into the buffer), as the variant says (`variants[k].layout`):
 //   "pairs" (AVX2, and the WebAssembly kernel's own): a at pa, `frames` blocks of `na` rows of `dims` int16 each (row i
@@ -532,6 +534,240 @@ static void lookup_words_with(block_dots_fn dots, const lookup_input *in, int16_
   }
 }
 
+// `scanPostings`, the 1:N first stage's scan of one posting list (`scan` in lib/biometrics/simd/posting-kernel.wat, on
+// that kernel's memory and in its layout): every posting within `threshold` bits of the query signature appends its
+// vote to the log, in the list's order, the same 16 bytes the WebAssembly kernel writes (image row; stamp key | the
+// orientation bin of the angle change; weight x the Hamming weight of its distance, one double multiply). The chain's
+// blocks are checked to lie in the memory and the log's room to hold every posting of a block before it is read;
+// returns the log's new count, or -1 where a block or the log would fall outside it.
+typedef struct {
+  uint8_t *memory;
+  uint64_t length;
+  uint32_t block;
+  uint64_t query;
+  int32_t angle, stampKey, threshold, angleShift;
+  double weight;
+  uint32_t log;
+  int64_t count;
+} scan_input;
+
+// The block's header read and checked (its postings and the log's room for them inside the memory): its count, or -1.
+static int64_t scan_block_header(const scan_input *in, uint32_t block, int64_t count, uint32_t *capacity) {
+  if ((uint64_t)block + 8 > in->length) return -1;
+  uint16_t held, cap;
+  memcpy(&held, in->memory + block + 4, 2);
+  memcpy(&cap, in->memory + block + 6, 2);
+  if (held > cap || (uint64_t)block + 8 + 13 * (uint64_t)cap > in->length ||
+      (uint64_t)in->log + ((uint64_t)count + held) * 16 > in->length)
+    return -1;
+  *capacity = cap;
+  return held;
+}
+
+// Posting j of the block (its row and orientation at their places for a block of `capacity`) voting at log slot `count`.
+static inline void scan_vote(const scan_input *in, const uint8_t *blockAt, uint32_t capacity, uint32_t j, uint32_t distance,
+                             int64_t count) {
+  const uint8_t *memory = in->memory;
+  int32_t row;
+  double weight;
+  memcpy(&row, blockAt + 8 + 8 * (size_t)capacity + 4 * (size_t)j, 4);
+  memcpy(&weight, memory + 8 * (size_t)distance, 8);
+  const int32_t key = in->stampKey | (int32_t)((uint32_t)((in->angle - blockAt[8 + 12 * (size_t)capacity + j]) & 255) >> in->angleShift);
+  const double vote = in->weight * weight;
+  uint8_t *entry = in->memory + in->log + (size_t)count * 16;
+  memcpy(entry, &row, 4);
+  memcpy(entry + 4, &key, 4);
+  memcpy(entry + 8, &vote, 8);
+}
+
+__attribute__((target("popcnt"))) static int64_t scan_postings_scalar(const scan_input *in) {
+  int64_t count = in->count;
+  uint64_t seen = 0;
+  for (uint32_t block = in->block; block != 0;) {
+    uint32_t capacity;
+    const int64_t held = scan_block_header(in, block, count, &capacity);
+    // A chain longer than the memory could hold is not a list (a cycle): refused rather than followed for ever.
+    if (held < 0 || (seen += capacity + 1) > in->length / 8) return -1;
+    const uint8_t *blockAt = in->memory + block;
+    for (uint32_t j = 0; j < (uint32_t)held; j++) {
+      uint64_t signature;
+      memcpy(&signature, blockAt + 8 + 8 * (size_t)j, 8);
+      const uint32_t distance = (uint32_t)__builtin_popcountll(signature ^ in->query);
+      if (distance <= (uint32_t)in->threshold) scan_vote(in, blockAt, capacity, j, distance, count++);
+    }
+    memcpy(&block, blockAt, 4);
+  }
+  return count;
+}
+
+// Signatures read this many postings (2 KB) ahead of the scan, and the next block's first lines as a block starts: a
+// list is a chain of blocks, which the hardware prefetcher does not follow (scratch, one thread, 50,000 pets, the fast
+// pass's lookups: 100-105 -> 87-88 ms a search, taken in turn).
+#define PREFETCH_AHEAD 256
+// Eight signatures an instruction (vpopcntq); the postings within the threshold vote in the list's order.
+__attribute__((target("avx512f,avx512vpopcntdq"))) static int64_t scan_postings_avx512(const scan_input *in) {
+  int64_t count = in->count;
+  uint64_t seen = 0;
+  const __m512i query = _mm512_set1_epi64((long long)in->query);
+  const __m512i threshold = _mm512_set1_epi64(in->threshold);
+  for (uint32_t block = in->block; block != 0;) {
+    uint32_t capacity;
+    const int64_t held = scan_block_header(in, block, count, &capacity);
+    if (held < 0 || (seen += capacity + 1) > in->length / 8) return -1;
+    const uint8_t *blockAt = in->memory + block;
+    uint32_t next;
+    memcpy(&next, blockAt, 4);
+    if (next != 0 && (uint64_t)next + 256 <= in->length) {
+      for (int line = 0; line < 4; line++) _mm_prefetch((const char *)in->memory + next + 64 * line, _MM_HINT_T0);
+    }
+    for (uint32_t j = 0; j < (uint32_t)held; j += 8) {
+      if (j + PREFETCH_AHEAD < (uint32_t)held) _mm_prefetch((const char *)blockAt + 8 + 8 * (size_t)(j + PREFETCH_AHEAD), _MM_HINT_T0);
+      const __mmask8 present = (uint32_t)held - j >= 8 ? 0xff : (__mmask8)((1u << ((uint32_t)held - j)) - 1);
+      const __m512i signatures = _mm512_maskz_loadu_epi64(present, blockAt + 8 + 8 * (size_t)j);
+      const __m512i distances = _mm512_popcnt_epi64(_mm512_xor_si512(signatures, query));
+      __mmask8 near = _mm512_mask_cmple_epu64_mask(present, distances, threshold);
+      if (!near) continue;
+      uint64_t each[8];
+      _mm512_storeu_si512((void *)each, distances);
+      for (; near; near &= (__mmask8)(near - 1)) {
+        const uint32_t k = (uint32_t)__builtin_ctz(near);
+        scan_vote(in, blockAt, capacity, j + k, (uint32_t)each[k], count++);
+      }
+    }
+    memcpy(&block, blockAt, 4);
+  }
+  return count;
+}
+
+// `finishProbeImage`, the first stage's summing of one probe image's logged votes (`finish` in posting-kernel.wat, on
+// its memory and in its layout; the arithmetic is its own: each vote added in double to a float bin, a row's best pair
+// of adjacent bins in double): the votes partitioned by window of rows into `sorted`, each window's rows summed in the
+// histogram region (a row's first vote of each stamp only), each live row's best pair of bins kept as its pet's best or
+// second score, and the pets scored for the first time listed at `petTouched`. Every region is checked to lie in the
+// memory, and every row and pet read from it to fall inside its region; returns how many pets were listed, or -1.
+typedef struct {
+  uint8_t *memory;
+  uint64_t length;
+  uint32_t log, count, sorted, cursors, windows, windowShift, histograms, flags, windowRows, binsLog2, rowPet, petBest,
+      petTouched;
+} finish_input;
+
+static int region_fits(const finish_input *in, uint32_t at, uint64_t bytes) {
+  return (uint64_t)at + bytes <= in->length;
+}
+
+// A row's best pair of adjacent bins of 16 (the last bin's pair wraps to the first), at least 0: the float bins widened
+// to double and added in pairs, as the scalar loop adds them; the largest of the sums does not depend on the order.
+__attribute__((target("avx512f"))) static double best_pair16_avx512(const float *histogram) {
+  const __m512 bins = _mm512_loadu_ps(histogram);
+  const __m512 next = _mm512_permutexvar_ps(_mm512_setr_epi32(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 0), bins);
+  const __m512d low = _mm512_add_pd(_mm512_cvtps_pd(_mm512_castps512_ps256(bins)), _mm512_cvtps_pd(_mm512_castps512_ps256(next)));
+  const __m512d high = _mm512_add_pd(_mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(bins), 1))),
+                                     _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(next), 1))));
+  const double best = _mm512_reduce_max_pd(_mm512_max_pd(low, high));
+  return best > 0 ? best : 0;
+}
+
+static double best_pair(const float *histogram, uint32_t bins, int vector) {
+  if (vector && bins == 16) return best_pair16_avx512(histogram);
+  double best = 0;
+  for (uint32_t b = 0; b < bins; b++) {
+    const double pair = (double)histogram[b] + (double)histogram[(b + 1) & (bins - 1)];
+    if (pair > best) best = pair;
+  }
+  return best;
+}
+
+static int64_t finish_probe_image(const finish_input *in, int vector) {
+  uint8_t *memory = in->memory;
+  const uint32_t windowRowCount = 1u << in->windowShift, bins = 1u << in->binsLog2, mask = windowRowCount - 1;
+  const uint64_t rows = (uint64_t)in->windows << in->windowShift;
+  if (!region_fits(in, in->log, (uint64_t)in->count * 16) || !region_fits(in, in->sorted, (uint64_t)in->count * 16) ||
+      !region_fits(in, in->cursors, (uint64_t)in->windows * 4) ||
+      !region_fits(in, in->histograms, (uint64_t)windowRowCount * bins * 4) ||
+      !region_fits(in, in->flags, (uint64_t)windowRowCount * 4) || !region_fits(in, in->windowRows, (uint64_t)windowRowCount * 4) ||
+      !region_fits(in, in->rowPet, rows * 4) || in->log % 4 != 0 || in->sorted % 4 != 0 || in->cursors % 4 != 0 ||
+      in->histograms % 4 != 0 || in->flags % 4 != 0 || in->windowRows % 4 != 0 || in->rowPet % 4 != 0 ||
+      in->petBest % 8 != 0 || in->petTouched % 4 != 0)
+    return -1;
+  const uint8_t *log = memory + in->log;
+  uint8_t *sorted = memory + in->sorted;
+  uint32_t *cursors = (uint32_t *)(memory + in->cursors);
+  float *histograms = (float *)(memory + in->histograms);
+  int32_t *flags = (int32_t *)(memory + in->flags);
+  int32_t *windowRows = (int32_t *)(memory + in->windowRows);
+  const int32_t *rowPet = (const int32_t *)(memory + in->rowPet);
+  // Votes a window, then each window's first slot; each vote to its window's next slot, in the order cast.
+  memset(cursors, 0, (size_t)in->windows * 4);
+  for (uint32_t i = 0; i < in->count; i++) {
+    uint32_t row;
+    memcpy(&row, log + (size_t)i * 16, 4);
+    if ((uint64_t)row >= rows) return -1;
+    cursors[row >> in->windowShift]++;
+  }
+  uint32_t sum = 0;
+  for (uint32_t w = 0; w < in->windows; w++) {
+    const uint32_t c = cursors[w];
+    cursors[w] = sum;
+    sum += c;
+  }
+  for (uint32_t i = 0; i < in->count; i++) {
+    uint32_t row;
+    memcpy(&row, log + (size_t)i * 16, 4);
+    memcpy(sorted + (size_t)cursors[row >> in->windowShift]++ * 16, log + (size_t)i * 16, 16);
+  }
+  int64_t touched = 0;
+  for (uint32_t w = 0, start = 0; w < in->windows; start = cursors[w], w++) {
+    const uint32_t stop = cursors[w];
+    uint32_t k = 0;
+    for (uint32_t i = start; i < stop; i++) {
+      const uint8_t *vote = sorted + (size_t)i * 16;
+      uint32_t row, key;
+      double weight;
+      memcpy(&row, vote, 4);
+      memcpy(&key, vote + 4, 4);
+      memcpy(&weight, vote + 8, 8);
+      const uint32_t r = row & mask;
+      const int32_t stamp = (int32_t)(key >> in->binsLog2);
+      // Stamps count from 1 (0 marks a row the window has not touched): a 0 would list its row again and again.
+      if (stamp == 0) return -1;
+      // A later vote of the same stamp for this row is not counted (votes of one stamp are cast one after another).
+      if (flags[r] == stamp) continue;
+      float *histogram = histograms + ((size_t)r << in->binsLog2);
+      if (flags[r] == 0) {
+        windowRows[k++] = (int32_t)row;
+        memset(histogram, 0, (size_t)bins * 4);
+      }
+      flags[r] = stamp;
+      float *bin = histogram + (key & (bins - 1));
+      *bin = (float)((double)*bin + weight);
+    }
+    for (uint32_t t = 0; t < k; t++) {
+      const uint32_t row = (uint32_t)windowRows[t];
+      flags[row & mask] = 0;
+      const int32_t pet = rowPet[row];
+      if (pet < 0) continue;
+      const float *histogram = histograms + ((size_t)(row & mask) << in->binsLog2);
+      const double best = best_pair(histogram, bins, vector);
+      if (!region_fits(in, in->petBest, ((uint64_t)pet + 1) * 16) || !region_fits(in, in->petTouched, ((uint64_t)touched + 1) * 4))
+        return -1;
+      double *scores = (double *)(memory + in->petBest) + 2 * (size_t)pet;
+      if (best > scores[0]) {
+        if (scores[0] == 0) ((int32_t *)(memory + in->petTouched))[touched++] = pet;
+        scores[1] = scores[0];
+        scores[0] = best;
+      } else if (best > scores[1]) {
+        scores[1] = best;
+      }
+    }
+  }
+  return touched;
+}
+
+static int has_vector_popcount(void) {
+  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vpopcntdq");
+}
+
 typedef struct {
   const char *name;
   // How `nearest` reads its matrices (the header): "quads" or "pairs".
@@ -741,6 +977,87 @@ static napi_value lookup_words(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
+// scanPostings(variant, buffer, block, queryLow, queryHigh, angle, weight, stampKey, threshold, angleShift, log, count):
+// `scan` of posting-kernel.wat on its memory (the buffer); returns the log's new count.
+static napi_value scan_postings(napi_env env, napi_callback_info info) {
+  napi_value args[12];
+  if (!call_arguments(env, info, 12, args, "scanPostings takes 12 arguments")) return NULL;
+  void *data = NULL;
+  size_t length = 0;
+  if (napi_get_arraybuffer_info(env, args[1], &data, &length) != napi_ok) {
+    napi_throw_type_error(env, NULL, "scanPostings reads an ArrayBuffer");
+    return NULL;
+  }
+  uint32_t u[12];
+  double weight;
+  for (int k = 0; k < 12; k++) {
+    if (k == 1 || k == 6) continue;
+    if (napi_get_value_uint32(env, args[k], &u[k]) != napi_ok) {
+      napi_throw_type_error(env, NULL, "scanPostings takes integers");
+      return NULL;
+    }
+  }
+  if (napi_get_value_double(env, args[6], &weight) != napi_ok) {
+    napi_throw_type_error(env, NULL, "scanPostings takes a weight");
+    return NULL;
+  }
+  const uint32_t which = u[0];
+  if (which >= (uint32_t)kernel_variant_count || u[8] > 64 || u[9] > 8 || length < 65 * 8) {
+    napi_throw_range_error(env, NULL, "scanPostings: bad variant, threshold or angle shift");
+    return NULL;
+  }
+  const scan_input in = {
+      .memory = (uint8_t *)data, .length = length, .block = u[2], .query = (uint64_t)u[3] | ((uint64_t)u[4] << 32),
+      .angle = (int32_t)u[5], .stampKey = (int32_t)u[7], .threshold = (int32_t)u[8], .angleShift = (int32_t)u[9],
+      .weight = weight, .log = u[10], .count = u[11]};
+  const int64_t count = which == 0 && has_vector_popcount() ? scan_postings_avx512(&in) : scan_postings_scalar(&in);
+  if (count < 0) {
+    napi_throw_range_error(env, NULL, "scanPostings: a block or the log outside the buffer");
+    return NULL;
+  }
+  napi_value result;
+  napi_create_int64(env, count, &result);
+  return result;
+}
+
+// finishProbeImage(variant, buffer, log, count, sorted, cursors, windows, windowShift, histograms, flags, windowRows, binsLog2,
+// rowPet, petBest, petTouched): `finish` of posting-kernel.wat on its memory (the buffer); returns how many pets it listed.
+static napi_value finish_probe(napi_env env, napi_callback_info info) {
+  napi_value args[15];
+  if (!call_arguments(env, info, 15, args, "finishProbeImage takes 15 arguments")) return NULL;
+  void *data = NULL;
+  size_t length = 0;
+  if (napi_get_arraybuffer_info(env, args[1], &data, &length) != napi_ok) {
+    napi_throw_type_error(env, NULL, "finishProbeImage reads an ArrayBuffer");
+    return NULL;
+  }
+  uint32_t v[15];
+  for (int k = 0; k < 15; k++) {
+    if (k == 1) continue;
+    if (napi_get_value_uint32(env, args[k], &v[k]) != napi_ok) {
+      napi_throw_type_error(env, NULL, "finishProbeImage takes integers");
+      return NULL;
+    }
+  }
+  const uint32_t *u = v + 1;
+  if (v[0] >= (uint32_t)kernel_variant_count || u[6] > 16 || u[10] > 8) {
+    napi_throw_range_error(env, NULL, "finishProbeImage: bad variant, window or bin count");
+    return NULL;
+  }
+  const finish_input in = {.memory = (uint8_t *)data, .length = length, .log = u[1], .count = u[2], .sorted = u[3],
+                           .cursors = u[4], .windows = u[5], .windowShift = u[6], .histograms = u[7], .flags = u[8],
+                           .windowRows = u[9], .binsLog2 = u[10], .rowPet = u[11], .petBest = u[12], .petTouched = u[13]};
+  // The AVX-512 variant takes each row's best pair of bins in vectors (its CPU has AVX-512F), the other one by scalars.
+  const int64_t touched = finish_probe_image(&in, v[0] == 0);
+  if (touched < 0) {
+    napi_throw_range_error(env, NULL, "finishProbeImage: a region, row or pet outside the buffer");
+    return NULL;
+  }
+  napi_value result;
+  napi_create_int64(env, touched, &result);
+  return result;
+}
+
 NAPI_MODULE_INIT() {
   // The variants this CPU runs, fastest first: their names in `variants`, passed back to `nearest` by position.
   napi_value names, fn;
@@ -770,6 +1087,10 @@ NAPI_MODULE_INIT() {
   napi_set_named_property(env, exports, "layQuads", fn);
   napi_create_function(env, "lookupWords", NAPI_AUTO_LENGTH, lookup_words, NULL, &fn);
   napi_set_named_property(env, exports, "lookupWords", fn);
+  napi_create_function(env, "scanPostings", NAPI_AUTO_LENGTH, scan_postings, NULL, &fn);
+  napi_set_named_property(env, exports, "scanPostings", fn);
+  napi_create_function(env, "finishProbeImage", NAPI_AUTO_LENGTH, finish_probe, NULL, &fn);
+  napi_set_named_property(env, exports, "finishProbeImage", fn);
   return exports;
 }
 

@@ -130,5 +130,65 @@ describe("the native kernels (native/kernels)", () => {
     expect(() => lookup(3, 2, 8)).toThrow(RangeError);
     expect(() => lookup(3, 2, 16, new Uint16Array(5))).toThrow(TypeError);
     expect(() => lookup(3, 2, 16, new Uint16Array(6), new Float32Array(256 * 64 - 1))).toThrow(TypeError);
+    // scanPostings(variant, buffer, block, queryLow, queryHigh, angle, weight, stampKey, threshold, angleShift, log,
+    // count): a block of capacity 4 at 1024 holding 2 postings, equal to the query, a log at 2048 with room for 128.
+    const memory = new DataView(buffer);
+    memory.setUint16(1024 + 4, 2, true);
+    memory.setUint16(1024 + 6, 4, true);
+    const scan = (block: number, log: number, count = 0) => native.scanPostings(id, buffer, block, 0, 0, 0, 1, 0, 20, 4, log, count);
+    expect(scan(1024, 2048)).toBe(2);
+    expect(scan(1024, 2048, 126)).toBe(128);
+    expect(() => scan(1024, 2048, 127)).toThrow(RangeError);
+    expect(() => scan(4090, 2048)).toThrow(RangeError);
+    expect(() => native.scanPostings(id, buffer, 1024, 0, 0, 0, 1, 0, 65, 4, 2048, 0)).toThrow(RangeError);
+    memory.setUint16(1024 + 4, 5, true);
+    expect(() => scan(1024, 2048)).toThrow(RangeError);
+    memory.setUint16(1024 + 4, 2, true);
+    // A chain that comes back to its first block is refused, not followed for ever (its postings far from the query cast
+    // no vote, so only the chain's length stops it).
+    for (let byte = 1024 + 8; byte < 1024 + 8 + 2 * 8; byte++) memory.setUint8(byte, 0xff);
+    expect(scan(1024, 2048)).toBe(0);
+    memory.setUint32(1024, 1024, true);
+    expect(() => scan(1024, 0x800)).toThrow(RangeError);
   });
+
+  it.each(variants.map((variant) => [variant.name, variant.id] as const))(
+    "%s: finishProbeImage sums a log's votes into its pets' scores and refuses rows, stamps and pets outside its regions",
+    (_, id) => {
+      // Windows of 16 rows, 2 of them; 16 bins. Regions: log, sorted, cursors, histograms, flags, window rows, each row's
+      // pet, each pet's two best scores, the pets listed.
+      const buffer = new ArrayBuffer(64 * 1024);
+      const memory = new DataView(buffer);
+      const [log, sorted, cursors, histograms, flags, windowRows, rowPet, petBest, petTouched] = [0x1000, 0x2000, 0x3000, 0x4000, 0x5000, 0x5100, 0x6000, 0x7000, 0x8000];
+      const vote = (i: number, row: number, stamp: number, bin: number, weight: number) => {
+        memory.setInt32(log + 16 * i, row, true);
+        memory.setInt32(log + 16 * i + 4, (stamp << 4) | bin, true);
+        memory.setFloat64(log + 16 * i + 8, weight, true);
+      };
+      for (let row = 0; row < 32; row++) memory.setInt32(rowPet + 4 * row, -1, true);
+      memory.setInt32(rowPet + 4 * 3, 0, true);
+      memory.setInt32(rowPet + 4 * 20, 1, true);
+      const finish = (count: number) => nativeKernels!.finishProbeImage(id, buffer, log, count, sorted, cursors, 2, 4, histograms, flags, windowRows, 4, rowPet, petBest, petTouched);
+      // Row 3 (pet 0) takes its first vote of stamp 1, not its second; row 20 (pet 1) one vote; row 9 has no pet.
+      vote(0, 3, 1, 2, 0.5);
+      vote(1, 20, 1, 5, 0.25);
+      vote(2, 3, 1, 3, 1);
+      vote(3, 9, 2, 0, 4);
+      vote(4, 3, 2, 15, 0.125);
+      expect(finish(5)).toBe(2);
+      expect([0, 1].map((k) => memory.getInt32(petTouched + 4 * k, true))).toEqual([0, 1]);
+      // Pet 0: bins 2 (0.5) and 15 (0.125) are not adjacent to each other; bin 15 pairs with bin 0 (wrapping).
+      expect([0, 1, 2, 3].map((k) => memory.getFloat64(petBest + 8 * k, true))).toEqual([0.5, 0, 0.25, 0]);
+      vote(0, 40, 1, 2, 0.5);
+      expect(() => finish(1)).toThrow(RangeError);
+      vote(0, 3, 0, 2, 0.5);
+      expect(() => finish(1)).toThrow(RangeError);
+      vote(0, 3, 1, 2, 0.5);
+      memory.setInt32(rowPet + 4 * 3, 100_000, true);
+      expect(() => finish(1)).toThrow(RangeError);
+      memory.setInt32(rowPet + 4 * 3, 0, true);
+      expect(() => finish(4000)).toThrow(RangeError);
+      expect(() => nativeKernels!.finishProbeImage(id, buffer, log, 1, sorted, cursors, 2, 4, 0xfff0, flags, windowRows, 4, rowPet, petBest, petTouched)).toThrow(RangeError);
+    },
+  );
 });

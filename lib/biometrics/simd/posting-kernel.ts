@@ -1,4 +1,5 @@
 import { PAGE_BYTES } from "./memory";
+import { nativeKernels, nativeVariant } from "./native-kernels";
 import { POSTING_KERNEL_WASM_BASE64 } from "./posting-kernel-wasm";
 
 /** wasm32 addresses: one thread's posting memory cannot exceed 4 GiB (about 150,000 pets). */
@@ -9,8 +10,7 @@ const RESERVED_BYTES = 1024;
 const instance = new WebAssembly.Instance(new WebAssembly.Module(Buffer.from(POSTING_KERNEL_WASM_BASE64, "base64")), {});
 const memory = instance.exports.memory as WebAssembly.Memory;
 
-/** See posting-kernel.wat. Every address is a byte offset in this thread's kernel memory. */
-export const scanPostingList = instance.exports.scan as (
+const scanInWasm = instance.exports.scan as (
   block: number,
   queryLow: number,
   queryHigh: number,
@@ -23,7 +23,30 @@ export const scanPostingList = instance.exports.scan as (
   logCount: number,
 ) => number;
 
-export const finishProbeImage = instance.exports.finish as (
+/**
+ * See posting-kernel.wat's `scan`: one probe keypoint's lookup in one posting list, its votes appended to the log;
+ * returns the log's new count. Every address is a byte offset in this thread's kernel memory. The native kernel in use
+ * (native-kernels.ts) scans the same memory with the same votes, eight signatures an instruction where the processor
+ * counts bits in vectors.
+ */
+export function scanPostingList(
+  block: number,
+  queryLow: number,
+  queryHigh: number,
+  angle: number,
+  weight: number,
+  stampKey: number,
+  threshold: number,
+  angleShift: number,
+  log: number,
+  logCount: number,
+): number {
+  const variant = nativeVariant();
+  if (variant === null) return scanInWasm(block, queryLow, queryHigh, angle, weight, stampKey, threshold, angleShift, log, logCount);
+  return nativeKernels!.scanPostings(variant, memory.buffer, block, queryLow, queryHigh, angle, weight, stampKey, threshold, angleShift, log, logCount);
+}
+
+const finishInWasm = instance.exports.finish as (
   log: number,
   logCount: number,
   sorted: number,
@@ -38,6 +61,31 @@ export const finishProbeImage = instance.exports.finish as (
   petBest: number,
   petTouched: number,
 ) => number;
+
+/**
+ * See posting-kernel.wat's `finish`: one probe image's logged votes summed into its pets' two best row scores; returns
+ * how many pets were scored for the first time (listed at `petTouched`). Native code where the addon is in use, with
+ * the same arithmetic.
+ */
+export function finishProbeImage(
+  log: number,
+  logCount: number,
+  sorted: number,
+  cursors: number,
+  windows: number,
+  windowShift: number,
+  histograms: number,
+  flags: number,
+  windowRows: number,
+  binsLog2: number,
+  rowPet: number,
+  petBest: number,
+  petTouched: number,
+): number {
+  const variant = nativeVariant();
+  if (variant === null) return finishInWasm(log, logCount, sorted, cursors, windows, windowShift, histograms, flags, windowRows, binsLog2, rowPet, petBest, petTouched);
+  return nativeKernels!.finishProbeImage(variant, memory.buffer, log, logCount, sorted, cursors, windows, windowShift, histograms, flags, windowRows, binsLog2, rowPet, petBest, petTouched);
+}
 
 /** A batch of search keys, each at an address of the key table (its address, then its image row: 8 bytes a key). */
 export const countKeyWords = instance.exports.count as (keys: number, keyCount: number, counts: number) => void;
