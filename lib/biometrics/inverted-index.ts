@@ -198,6 +198,8 @@ export class InvertedIndex {
   private readonly petIds: string[] = [];
   private readonly petIndex = new Map<string, number>();
   private readonly petRows: (number[] | null)[] = [];
+  /** Each pet's number of images (its rows), as petRows holds them: read for every pet a probe image scores. */
+  private petImages = new Int32Array(1024);
   private livePets = 0;
   private livePostings = 0;
   private deadPostings = 0;
@@ -284,7 +286,7 @@ export class InvertedIndex {
         this.livePostings += count;
         postings += count;
       }
-      this.petRows[pet] = petRows;
+      this.setPetRows(pet, petRows);
       this.livePets++;
     }
     if (keys.length === 0) return;
@@ -336,6 +338,16 @@ export class InvertedIndex {
     cursors[word * 2] = first;
     cursors[word * 2 + 1] = slot;
     this.lengths[word] += count;
+  }
+
+  private setPetRows(pet: number, rows: number[]): void {
+    this.petRows[pet] = rows;
+    if (pet >= this.petImages.length) {
+      const grown = new Int32Array(Math.max(2 * this.petImages.length, pet + 1));
+      grown.set(this.petImages);
+      this.petImages = grown;
+    }
+    this.petImages[pet] = rows.length;
   }
 
   remove(petId: string): boolean {
@@ -474,7 +486,8 @@ export class InvertedIndex {
       const count = petRowCounts[pet];
       this.petIds.push(petId);
       this.petIndex.set(petId, pet);
-      this.petRows.push(count < 0 ? null : Array.from(petRows.subarray(at, (at += count))));
+      this.petRows.push(null);
+      if (count >= 0) this.setPetRows(pet, Array.from(petRows.subarray(at, (at += count))));
     });
     this.rowCount = header.rowCount;
     this.rowPostings = new Int32Array(Math.max(header.rowCapacity, header.rowCount));
@@ -657,7 +670,7 @@ export class InvertedIndex {
    * afterwards (`keep`).
    */
   private scoreProbeImage(scan: ScannedLookups, i: number, lookups: ProbeLookups, scored: number[], into?: KeptImage, votes?: VoteKeeping): void {
-    const { rowPet } = this;
+    const { rowPet, petImages } = this;
     const log = into?.log ?? this.log;
     const count = this.gatherVotes(scan, i, lookups.count, log, into && votes?.resume ? into.count : 0);
     if (this.sorted.capacity < count) {
@@ -684,16 +697,18 @@ export class InvertedIndex {
     const { i32, f64 } = kernelViews();
     const petTouched = this.petTouched.address >>> 2;
     const petBest = this.petBest.address >>> 3;
+    const { bestProbe, secondProbe } = this;
     for (let k = 0; k < pets; k++) {
       const pet = i32[petTouched + k];
-      const score = (f64[petBest + 2 * pet] + f64[petBest + 2 * pet + 1]) / Math.min(2, this.petRows[pet]!.length);
+      const score = (f64[petBest + 2 * pet] + f64[petBest + 2 * pet + 1]) / Math.min(2, petImages[pet]);
       f64[petBest + 2 * pet] = f64[petBest + 2 * pet + 1] = 0;
-      if (this.bestProbe[pet] === 0) scored.push(pet);
-      if (score > this.bestProbe[pet]) {
-        this.secondProbe[pet] = this.bestProbe[pet];
-        this.bestProbe[pet] = score;
-      } else if (score > this.secondProbe[pet]) {
-        this.secondProbe[pet] = score;
+      const best = bestProbe[pet];
+      if (best === 0) scored.push(pet);
+      if (score > best) {
+        secondProbe[pet] = best;
+        bestProbe[pet] = score;
+      } else if (score > secondProbe[pet]) {
+        secondProbe[pet] = score;
       }
     }
   }
