@@ -1,4 +1,4 @@
-import { appendPostingRecords, countKeyWords, finishProbeImage, kernelHeap, kernelViews, partitionKeyPostings, scanPostingList, setHammingWeights, type KernelViews } from "./simd/posting-kernel";
+import { appendPostingRecords, countKeyWords, finishProbeImage, kernelHeap, kernelViews, partitionKeyPostings, scanLookups, setHammingWeights, type KernelViews, type LookupBatch } from "./simd/posting-kernel";
 import { keyOffsets, packPets, type PackedPets } from "./packed-pets";
 import { ANGLE_BINS, HAMMING_SIGMA, KEPT_SEARCHES, HAMMING_THRESHOLD, STOP_WORD_FACTOR, STOP_WORD_MIN_POSTINGS, VOCABULARY_WORDS } from "./parameters";
 import { serializeSearchKey, type ProbeLookups, type SearchKey } from "./search-key";
@@ -614,31 +614,45 @@ export class InvertedIndex {
       }
     });
     const sorted = order.subarray(0, scanned).sort();
-    const starts = new Int32Array(total);
-    const counts = new Int32Array(total);
-    const log = this.scanLog;
-    let count = 0;
-    for (const entry of sorted) {
+    const batch: LookupBatch = {
+      size: scanned,
+      heads: new Int32Array(scanned),
+      lengths: new Int32Array(scanned),
+      signatures: new Uint32Array(2 * scanned),
+      angles: new Uint8Array(scanned),
+      weights: new Float64Array(scanned),
+      stampKeys: new Int32Array(scanned),
+    };
+    const lookupAt = new Int32Array(scanned);
+    sorted.forEach((entry, k) => {
       const word = Math.floor(entry / LOOKUP_LIMIT);
       const at = entry - word * LOOKUP_LIMIT;
       const lookups = probe[image[at]];
-      const k = at - firsts[image[at]];
-      // Room for a vote a posting (the log doubles, keeping its votes).
-      if (log.capacity < count + lengths[word]) log.ensure(Math.max(2 * log.capacity, count + lengths[word]), true);
-      starts[at] = count;
-      count = scanPostingList(
-        heads[word],
-        lookups.signatures[k * 2],
-        lookups.signatures[k * 2 + 1],
-        lookups.angles[k],
-        idf[word] * lookups.weights[k],
-        stamps[at] << BINS_LOG2,
-        HAMMING_THRESHOLD,
-        ANGLE_SHIFT,
-        log.address,
-        count,
-      );
-      counts[at] = count - starts[at];
+      const i = at - firsts[image[at]];
+      lookupAt[k] = at;
+      batch.heads[k] = heads[word];
+      batch.lengths[k] = lengths[word];
+      batch.signatures[2 * k] = lookups.signatures[i * 2];
+      batch.signatures[2 * k + 1] = lookups.signatures[i * 2 + 1];
+      batch.angles[k] = lookups.angles[i];
+      batch.weights[k] = idf[word] * lookups.weights[i];
+      batch.stampKeys[k] = stamps[at] << BINS_LOG2;
+    });
+    const starts = new Int32Array(total);
+    const counts = new Int32Array(total);
+    const votes = new Int32Array(scanned);
+    const log = this.scanLog;
+    let count = 0;
+    for (let k = 0; k < scanned; ) {
+      // Room for a vote a posting of the next lookup at least (the log doubles, keeping its votes).
+      if (log.capacity < count + batch.lengths[k]) log.ensure(Math.max(2 * log.capacity, count + batch.lengths[k]), true);
+      const stop = scanLookups(batch, k, HAMMING_THRESHOLD, ANGLE_SHIFT, log.address, log.capacity, count, votes);
+      if (stop === k) throw new Error("the first stage's scan made no progress");
+      for (; k < stop; k++) {
+        starts[lookupAt[k]] = count;
+        counts[lookupAt[k]] = votes[k];
+        count += votes[k];
+      }
     }
     return { firsts, starts, counts };
   }

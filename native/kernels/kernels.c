@@ -6,8 +6,8 @@
 // - `bestAnchor`, the pair matcher's one-point RANSAC (pair-matcher.ts), in the same double arithmetic (below).
 // - `lookupWords`, the 1:N vocabulary's lookups (visual-words.ts, assignWords and signatureIn): each descriptor's
 //   nearest words and its Hamming signature under each (below).
-// - `scanPostings` and `finishProbeImage`, the 1:N first stage's scan of a posting list and its summing of a probe
-//   image's votes (`scan` and `finish` in lib/biometrics/simd/posting-kernel.wat), on that kernel's memory (below).
+// - `scanLookups` and `finishProbeImage`, the 1:N first stage's scans of a pass's posting lists and its summing of a
+//   probe image's votes (`scan` and `finish` in lib/biometrics/simd/posting-kernel.wat), on that kernel's memory (below).
 //
 // `nearest`'s layouts (byte offsets into the buffer), as the variant says (`variants[k].layout`):
 //   "pairs" (AVX2, and the WebAssembly kernel's own): a at pa, `frames` blocks of `na` rows of `dims` int16 each (row i
@@ -534,7 +534,7 @@ static void lookup_words_with(block_dots_fn dots, const lookup_input *in, int16_
   }
 }
 
-// `scanPostings`, the 1:N first stage's scan of one posting list (`scan` in lib/biometrics/simd/posting-kernel.wat, on
+// The 1:N first stage's scan of one posting list (`scan` in lib/biometrics/simd/posting-kernel.wat, on
 // that kernel's memory and in its layout): every posting within `threshold` bits of the query signature appends its
 // vote to the log, in the list's order, the same 16 bytes the WebAssembly kernel writes (image row; stamp key | the
 // orientation bin of the angle change; weight x the Hamming weight of its distance, one double multiply). The chain's
@@ -977,46 +977,67 @@ static napi_value lookup_words(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
-// scanPostings(variant, buffer, block, queryLow, queryHigh, angle, weight, stampKey, threshold, angleShift, log, count):
-// `scan` of posting-kernel.wat on its memory (the buffer); returns the log's new count.
-static napi_value scan_postings(napi_env env, napi_callback_info info) {
-  napi_value args[12];
-  if (!call_arguments(env, info, 12, args, "scanPostings takes 12 arguments")) return NULL;
+// scanLookups(variant, buffer, heads, lengths, signatures, angles, weights, stampKeys, size, from, threshold, angleShift,
+// log, capacity, count, counts): a pass's lookups from `from` on, in order, each one `scan` of posting-kernel.wat on its
+// memory (the buffer): lookup k reads the list at heads[k] (lengths[k] postings) with the query signatures[2k],
+// signatures[2k + 1] (low, high), angles[k], weights[k] and stampKeys[k], appends its votes to the log (room for
+// `capacity` votes, `count` held) and leaves their number in counts[k]. Stops before a lookup whose list could overflow
+// the log, and returns the lookup it stopped at (`size` when all are done). The next lookup's list is prefetched while
+// one is scanned: lists are apart in memory, and a search's first blocks would otherwise each wait on memory.
+static napi_value scan_lookups(napi_env env, napi_callback_info info) {
+  napi_value args[16];
+  if (!call_arguments(env, info, 16, args, "scanLookups takes 16 arguments")) return NULL;
   void *data = NULL;
   size_t length = 0;
   if (napi_get_arraybuffer_info(env, args[1], &data, &length) != napi_ok) {
-    napi_throw_type_error(env, NULL, "scanPostings reads an ArrayBuffer");
+    napi_throw_type_error(env, NULL, "scanLookups reads an ArrayBuffer");
     return NULL;
   }
-  uint32_t u[12];
-  double weight;
-  for (int k = 0; k < 12; k++) {
-    if (k == 1 || k == 6) continue;
-    if (napi_get_value_uint32(env, args[k], &u[k]) != napi_ok) {
-      napi_throw_type_error(env, NULL, "scanPostings takes integers");
+  uint32_t which, size, from, threshold, angleShift, log, capacity, count;
+  if (napi_get_value_uint32(env, args[0], &which) != napi_ok || napi_get_value_uint32(env, args[8], &size) != napi_ok ||
+      napi_get_value_uint32(env, args[9], &from) != napi_ok || napi_get_value_uint32(env, args[10], &threshold) != napi_ok ||
+      napi_get_value_uint32(env, args[11], &angleShift) != napi_ok || napi_get_value_uint32(env, args[12], &log) != napi_ok ||
+      napi_get_value_uint32(env, args[13], &capacity) != napi_ok || napi_get_value_uint32(env, args[14], &count) != napi_ok) {
+    napi_throw_type_error(env, NULL, "scanLookups takes integers");
+    return NULL;
+  }
+  const uint32_t *heads = typed_array(env, args[2], napi_int32_array, size, 1);
+  const int32_t *lengths = typed_array(env, args[3], napi_int32_array, size, 1);
+  const uint32_t *signatures = typed_array(env, args[4], napi_uint32_array, 2 * (size_t)size, 1);
+  const uint8_t *angles = typed_array(env, args[5], napi_uint8_array, size, 1);
+  const double *weights = typed_array(env, args[6], napi_float64_array, size, 1);
+  const int32_t *stampKeys = typed_array(env, args[7], napi_int32_array, size, 1);
+  int32_t *counts = typed_array(env, args[15], napi_int32_array, size, 1);
+  if (!heads || !lengths || !signatures || !angles || !weights || !stampKeys || !counts) {
+    napi_throw_type_error(env, NULL, "scanLookups: an array is not of its type or length");
+    return NULL;
+  }
+  if (which >= (uint32_t)kernel_variant_count || threshold > 64 || angleShift > 8 || length < 65 * 8 || from > size ||
+      count > capacity || (uint64_t)log + (uint64_t)capacity * 16 > length) {
+    napi_throw_range_error(env, NULL, "scanLookups: bad variant, threshold, angle shift, start or log");
+    return NULL;
+  }
+  const int vector = which == 0 && has_vector_popcount();
+  uint32_t k = from;
+  for (; k < size; k++) {
+    if (lengths[k] < 0 || (uint64_t)count + (uint64_t)lengths[k] > capacity) break;
+    if (k + 1 < size && heads[k + 1] != heads[k] && (uint64_t)heads[k + 1] + 256 <= length) {
+      for (int line = 0; line < 4; line++) _mm_prefetch((const char *)data + heads[k + 1] + 64 * line, _MM_HINT_T0);
+    }
+    const scan_input in = {.memory = (uint8_t *)data, .length = length, .block = heads[k],
+                           .query = (uint64_t)signatures[2 * k] | ((uint64_t)signatures[2 * k + 1] << 32),
+                           .angle = angles[k], .stampKey = stampKeys[k], .threshold = (int32_t)threshold,
+                           .angleShift = (int32_t)angleShift, .weight = weights[k], .log = log, .count = count};
+    const int64_t after = vector ? scan_postings_avx512(&in) : scan_postings_scalar(&in);
+    if (after < 0) {
+      napi_throw_range_error(env, NULL, "scanLookups: a block or the log outside the buffer");
       return NULL;
     }
-  }
-  if (napi_get_value_double(env, args[6], &weight) != napi_ok) {
-    napi_throw_type_error(env, NULL, "scanPostings takes a weight");
-    return NULL;
-  }
-  const uint32_t which = u[0];
-  if (which >= (uint32_t)kernel_variant_count || u[8] > 64 || u[9] > 8 || length < 65 * 8) {
-    napi_throw_range_error(env, NULL, "scanPostings: bad variant, threshold or angle shift");
-    return NULL;
-  }
-  const scan_input in = {
-      .memory = (uint8_t *)data, .length = length, .block = u[2], .query = (uint64_t)u[3] | ((uint64_t)u[4] << 32),
-      .angle = (int32_t)u[5], .stampKey = (int32_t)u[7], .threshold = (int32_t)u[8], .angleShift = (int32_t)u[9],
-      .weight = weight, .log = u[10], .count = u[11]};
-  const int64_t count = which == 0 && has_vector_popcount() ? scan_postings_avx512(&in) : scan_postings_scalar(&in);
-  if (count < 0) {
-    napi_throw_range_error(env, NULL, "scanPostings: a block or the log outside the buffer");
-    return NULL;
+    counts[k] = (int32_t)(after - count);
+    count = (uint32_t)after;
   }
   napi_value result;
-  napi_create_int64(env, count, &result);
+  napi_create_uint32(env, k, &result);
   return result;
 }
 
@@ -1087,8 +1108,8 @@ NAPI_MODULE_INIT() {
   napi_set_named_property(env, exports, "layQuads", fn);
   napi_create_function(env, "lookupWords", NAPI_AUTO_LENGTH, lookup_words, NULL, &fn);
   napi_set_named_property(env, exports, "lookupWords", fn);
-  napi_create_function(env, "scanPostings", NAPI_AUTO_LENGTH, scan_postings, NULL, &fn);
-  napi_set_named_property(env, exports, "scanPostings", fn);
+  napi_create_function(env, "scanLookups", NAPI_AUTO_LENGTH, scan_lookups, NULL, &fn);
+  napi_set_named_property(env, exports, "scanLookups", fn);
   napi_create_function(env, "finishProbeImage", NAPI_AUTO_LENGTH, finish_probe, NULL, &fn);
   napi_set_named_property(env, exports, "finishProbeImage", fn);
   return exports;

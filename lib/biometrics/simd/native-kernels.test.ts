@@ -130,26 +130,35 @@ describe("the native kernels (native/kernels)", () => {
     expect(() => lookup(3, 2, 8)).toThrow(RangeError);
     expect(() => lookup(3, 2, 16, new Uint16Array(5))).toThrow(TypeError);
     expect(() => lookup(3, 2, 16, new Uint16Array(6), new Float32Array(256 * 64 - 1))).toThrow(TypeError);
-    // scanPostings(variant, buffer, block, queryLow, queryHigh, angle, weight, stampKey, threshold, angleShift, log,
-    // count): a block of capacity 4 at 1024 holding 2 postings, equal to the query, a log at 2048 with room for 128.
+    // scanLookups(variant, buffer, heads, lengths, signatures, angles, weights, stampKeys, size, from, threshold,
+    // angleShift, log, capacity, count, votes): a block of capacity 4 at 1024 holding 2 postings, equal to the query, a
+    // log at 2048 with room for 128 votes.
     const memory = new DataView(buffer);
     memory.setUint16(1024 + 4, 2, true);
     memory.setUint16(1024 + 6, 4, true);
-    const scan = (block: number, log: number, count = 0) => native.scanPostings(id, buffer, block, 0, 0, 0, 1, 0, 20, 4, log, count);
-    expect(scan(1024, 2048)).toBe(2);
-    expect(scan(1024, 2048, 126)).toBe(128);
-    expect(() => scan(1024, 2048, 127)).toThrow(RangeError);
-    expect(() => scan(4090, 2048)).toThrow(RangeError);
-    expect(() => native.scanPostings(id, buffer, 1024, 0, 0, 0, 1, 0, 65, 4, 2048, 0)).toThrow(RangeError);
+    const votes = new Int32Array(3);
+    const scan = (heads: number[], count = 0, { lengths = heads.map(() => 2), capacity = 128, threshold = 20 } = {}) =>
+      native.scanLookups(id, buffer, Int32Array.from(heads), Int32Array.from(lengths), new Uint32Array(2 * heads.length), new Uint8Array(heads.length),
+        new Float64Array(heads.length).fill(1), new Int32Array(heads.length), heads.length, 0, threshold, 4, 2048, capacity, count, votes);
+    expect(scan([1024, 1024, 1024])).toBe(3);
+    expect(Array.from(votes)).toEqual([2, 2, 2]);
+    // It stops before a lookup whose list could overflow the log's room.
+    expect(scan([1024, 1024, 1024], 123)).toBe(2);
+    expect(() => scan([1024], 0, { capacity: 129 })).toThrow(RangeError);
+    expect(() => scan([1024], 0, { threshold: 65 })).toThrow(RangeError);
+    expect(() => scan([4090])).toThrow(RangeError);
+    expect(() => scan([1024], 0, { lengths: [0] })).not.toThrow();
     memory.setUint16(1024 + 4, 5, true);
-    expect(() => scan(1024, 2048)).toThrow(RangeError);
+    expect(() => scan([1024])).toThrow(RangeError);
     memory.setUint16(1024 + 4, 2, true);
+    expect(() => native.scanLookups(id, buffer, new Int32Array(1), new Int32Array(1), new Uint32Array(1), new Uint8Array(1), new Float64Array(1), new Int32Array(1), 1, 0, 20, 4, 2048, 128, 0, votes)).toThrow(TypeError);
     // A chain that comes back to its first block is refused, not followed for ever (its postings far from the query cast
     // no vote, so only the chain's length stops it).
     for (let byte = 1024 + 8; byte < 1024 + 8 + 2 * 8; byte++) memory.setUint8(byte, 0xff);
-    expect(scan(1024, 2048)).toBe(0);
+    expect(scan([1024])).toBe(1);
+    expect(votes[0]).toBe(0);
     memory.setUint32(1024, 1024, true);
-    expect(() => scan(1024, 0x800)).toThrow(RangeError);
+    expect(() => scan([1024])).toThrow(RangeError);
   });
 
   it.each(variants.map((variant) => [variant.name, variant.id] as const))(

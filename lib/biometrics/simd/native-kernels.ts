@@ -3,7 +3,7 @@ import { createRequire } from "node:module";
 /**
  * The engine's native kernels (native/kernels, built by npm install with node-gyp): the matcher's nearest-neighbour
  * figures (`nearest`, on a WebAssembly kernel's memory), its one-point RANSAC (`bestAnchor`), the 1:N vocabulary's
- * lookups (`lookupWords`) and the 1:N first stage's posting scan and vote sums (`scanPostings`, `finishProbeImage`), each in an AVX-512 and
+ * lookups (`lookupWords`) and the 1:N first stage's posting scans and vote sums (`scanLookups`, `finishProbeImage`), each in an AVX-512 and
  * an AVX2 variant giving the WebAssembly and JavaScript code's results exactly (decision 0045).
  */
 interface NativeKernels {
@@ -23,10 +23,11 @@ interface NativeKernels {
     coarse: Int16Array, fine: Int16Array, fineRows: number, coarseNorms: Int32Array, fineNorms: Int32Array,
     projection: Int16Array, scale: number, medians: Float32Array, words: Uint16Array, signatures: Uint32Array,
   ) => void;
-  /** posting-kernel.wat's `scan` on that kernel's memory (`buffer`); returns the log's new count (kernels.c). */
-  scanPostings: (
-    variant: number, buffer: ArrayBuffer, block: number, queryLow: number, queryHigh: number, angle: number, weight: number,
-    stampKey: number, threshold: number, angleShift: number, log: number, logCount: number,
+  /** posting-kernel.ts' `scanLookups` on that kernel's memory (`buffer`); returns the lookup it stopped at (kernels.c). */
+  scanLookups: (
+    variant: number, buffer: ArrayBuffer, heads: Int32Array, lengths: Int32Array, signatures: Uint32Array, angles: Uint8Array,
+    weights: Float64Array, stampKeys: Int32Array, size: number, from: number, threshold: number, angleShift: number, log: number,
+    capacity: number, count: number, votes: Int32Array,
   ) => number;
   /** posting-kernel.wat's `finish` on that kernel's memory (`buffer`); returns how many pets it listed (kernels.c). */
   finishProbeImage: (

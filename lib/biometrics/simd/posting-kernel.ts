@@ -23,27 +23,40 @@ const scanInWasm = instance.exports.scan as (
   logCount: number,
 ) => number;
 
+/** A pass's lookups in the order they are scanned (word order), `size` of them: lookup k's list and its query. */
+export interface LookupBatch {
+  size: number;
+  /** The list's first block and its length in postings. */
+  heads: Int32Array;
+  lengths: Int32Array;
+  /** The probe keypoint's signature under the word (low, high), its angle, the vote weight and stamp key (`scan`). */
+  signatures: Uint32Array;
+  angles: Uint8Array;
+  weights: Float64Array;
+  stampKeys: Int32Array;
+}
+
 /**
- * See posting-kernel.wat's `scan`: one probe keypoint's lookup in one posting list, its votes appended to the log;
- * returns the log's new count. Every address is a byte offset in this thread's kernel memory. The native kernel in use
- * (native-kernels.ts) scans the same memory with the same votes, eight signatures an instruction where the processor
- * counts bits in vectors.
+ * Scans `batch`'s lookups from `from` on, each as posting-kernel.wat's `scan` (every posting within `threshold` bits
+ * of the query votes for its image, appended to the log at `log`, which holds `count` votes and has room for
+ * `capacity`), lookup k's number of votes left in `votes[k]`. Stops before a lookup whose list could overflow the log;
+ * returns the lookup it stopped at (`batch.size` when all are done). Every address is a byte offset in this thread's
+ * kernel memory. The native kernel in use (native-kernels.ts) scans the same memory with the same votes, eight
+ * signatures an instruction where the processor counts bits in vectors.
  */
-export function scanPostingList(
-  block: number,
-  queryLow: number,
-  queryHigh: number,
-  angle: number,
-  weight: number,
-  stampKey: number,
-  threshold: number,
-  angleShift: number,
-  log: number,
-  logCount: number,
-): number {
+export function scanLookups(batch: LookupBatch, from: number, threshold: number, angleShift: number, log: number, capacity: number, count: number, votes: Int32Array): number {
   const variant = nativeVariant();
-  if (variant === null) return scanInWasm(block, queryLow, queryHigh, angle, weight, stampKey, threshold, angleShift, log, logCount);
-  return nativeKernels!.scanPostings(variant, memory.buffer, block, queryLow, queryHigh, angle, weight, stampKey, threshold, angleShift, log, logCount);
+  const { size, heads, lengths, signatures, angles, weights, stampKeys } = batch;
+  if (variant !== null) {
+    return nativeKernels!.scanLookups(variant, memory.buffer, heads, lengths, signatures, angles, weights, stampKeys, size, from, threshold, angleShift, log, capacity, count, votes);
+  }
+  let k = from;
+  for (; k < size && count + lengths[k] <= capacity; k++) {
+    const after = scanInWasm(heads[k], signatures[2 * k], signatures[2 * k + 1], angles[k], weights[k], stampKeys[k], threshold, angleShift, log, count);
+    votes[k] = after - count;
+    count = after;
+  }
+  return k;
 }
 
 const finishInWasm = instance.exports.finish as (
