@@ -59,7 +59,8 @@ export function scanLookups(batch: LookupBatch, from: number, threshold: number,
   return k;
 }
 
-const finishInWasm = instance.exports.finish as (
+/** `finish`'s arguments (posting-kernel.wat), addresses in this thread's kernel memory. */
+type FinishArguments = [
   log: number,
   logCount: number,
   sorted: number,
@@ -73,31 +74,18 @@ const finishInWasm = instance.exports.finish as (
   rowPet: number,
   petBest: number,
   petTouched: number,
-) => number;
+];
+
+const finishInWasm = instance.exports.finish as (...args: FinishArguments) => number;
 
 /**
  * See posting-kernel.wat's `finish`: one probe image's logged votes summed into its pets' two best row scores; returns
  * how many pets were scored for the first time (listed at `petTouched`). Native code where the addon is in use, with
  * the same arithmetic.
  */
-export function finishProbeImage(
-  log: number,
-  logCount: number,
-  sorted: number,
-  cursors: number,
-  windows: number,
-  windowShift: number,
-  histograms: number,
-  flags: number,
-  windowRows: number,
-  binsLog2: number,
-  rowPet: number,
-  petBest: number,
-  petTouched: number,
-): number {
+export function finishProbeImage(...args: FinishArguments): number {
   const variant = nativeVariant();
-  if (variant === null) return finishInWasm(log, logCount, sorted, cursors, windows, windowShift, histograms, flags, windowRows, binsLog2, rowPet, petBest, petTouched);
-  return nativeKernels!.finishProbeImage(variant, memory.buffer, log, logCount, sorted, cursors, windows, windowShift, histograms, flags, windowRows, binsLog2, rowPet, petBest, petTouched);
+  return variant === null ? finishInWasm(...args) : nativeKernels!.finishProbeImage(variant, memory.buffer, ...args);
 }
 
 /** A batch of search keys, each at an address of the key table (its address, then its image row: 8 bytes a key). */
