@@ -289,7 +289,7 @@ describe("inverted index", () => {
   });
 
   it.each(ENGINE_KERNELS)("%s: scores by the definition, bit for bit, in a gallery whose rows span several windows and whose lists are long", (kernel) => {
-    // Under each kernel set: the native ones scan the posting lists in native code (scanPostings), the last in WebAssembly.
+    // Under each kernel set: the native ones scan and sum in native code (scanLookups, finishProbeImage), the last in WebAssembly.
     useEngineKernel(kernel);
     // Few words and signatures near one centre a word: lists of ~500 postings, most of a lookup's within the threshold,
     // a row often twice in one list, and 2,400 rows (the kernel sums votes 1,024 rows at a time).
