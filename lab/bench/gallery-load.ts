@@ -6,7 +6,8 @@ import { GallerySnapshots } from "@/lib/galleries/gallery-snapshots";
 import { GalleryManager, type GalleryScope } from "@/lib/galleries/gallery-manager";
 import { galleryBatchAfter } from "@/lib/galleries/gallery-rows";
 import { ENGINE_VERSION, galleryTotals, lightTemplateOf, searchKeyOfTemplate } from "@/lib/engine";
-import { enrolledLightTemplatesByPet, forgetLightTemplates } from "@/lib/jobs/templates";
+import { enrolledLightTemplatesByPet, forgetLightTemplates, writeImageBytes } from "@/lib/jobs/templates";
+import { newCuid } from "@/lib/db/ids";
 import { Rng } from "@/lab/synth/prng";
 import { openTestDatabase } from "@/lab/test-support/database";
 import { distractorMix, prepareTemplates, type IdentificationBenchOptions } from "./identification";
@@ -73,27 +74,24 @@ export async function benchGalleryLoad(mode: "postgres" | "pglite", pets: number
       const batch = Array.from({ length: Math.min(500, pets - start) }, (_, i) => start + i);
       const rows = batch.map((n) => ({ id: `bench-pet-${String(n).padStart(7, "0")}`, accountId: account.id, species: "DOG" as const }));
       await db.pet.createMany({ data: rows });
-      const images = batch.flatMap((n) => {
-        const templates = n < subjects.length ? subjects[n].enrol : [...distractorMix(rng, pool.length)].map((i) => pool[i]);
-        if (n < subjects.length) genuineIds.push(rows[n - start].id);
-        return templates.map((template) => ({
-          accountId: account.id,
-          sessionId: session.id,
-          petId: rows[n - start].id,
-          filePath: "images/bench/none.jpg",
-          byteSize: 0,
-          usable: true,
-          template: Buffer.from(template),
-          // As a registration leaves the rows of enrolled images (lib/jobs/templates.ts, writeEnrolmentCuts).
-          searchKey: Buffer.from(searchKeyOfTemplate(template)),
-          lightTemplate: Buffer.from(lightTemplateOf(template)),
-          engineVersion: ENGINE_VERSION,
-        }));
-      });
-      templateRows += images.length;
-      templateBytes += images.reduce((sum, image) => sum + image.template.byteLength, 0);
-      searchKeyBytes += images.reduce((sum, image) => sum + image.searchKey.byteLength, 0);
-      await db.fingerprintImage.createMany({ data: images });
+      // As a registration leaves the rows, in its order: an image row made, its template written at its upload, and
+      // once the job enrols the pet, each image's search key and light template (lib/jobs/templates.ts,
+      // writeEnrolmentCuts). The order places each pet's keys in the database's storage between pets' templates, as
+      // registrations one after another do.
+      for (const [i, n] of batch.entries()) {
+        const templates = n < subjects.length ? subjects[n].enrol : [...distractorMix(rng, pool.length)].map((k) => pool[k]);
+        if (n < subjects.length) genuineIds.push(rows[i].id);
+        const images = templates.map(() => ({ id: newCuid(), accountId: account.id, sessionId: session.id, petId: rows[i].id, filePath: "images/bench/none.jpg", byteSize: 0, usable: true, engineVersion: ENGINE_VERSION }));
+        await db.fingerprintImage.createMany({ data: images });
+        for (const [k, template] of templates.entries()) await writeImageBytes(db, images[k].id, { template });
+        for (const [k, template] of templates.entries()) {
+          const searchKey = searchKeyOfTemplate(template);
+          await writeImageBytes(db, images[k].id, { searchKey, lightTemplate: lightTemplateOf(template) });
+          searchKeyBytes += searchKey.byteLength;
+        }
+        templateRows += templates.length;
+        templateBytes += templates.reduce((sum, template) => sum + template.byteLength, 0);
+      }
     }
 
     const scope: GalleryScope = { accountId: account.id, poolId: null, species: "DOG" };

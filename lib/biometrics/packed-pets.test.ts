@@ -27,18 +27,21 @@ function databasePacking(keys: Uint8Array[]): Buffer {
 }
 
 describe("packed pets", () => {
-  it("hold each pet's keys in order, whether added as keys or as the database's base64 (with its line breaks)", () => {
+  it("hold each pet's keys in order, whether added as keys, as the database's packed bytes or as its base64 (with its line breaks)", () => {
     const a = [keyBytes(1), keyBytes(2, 7)];
     const b = [keyBytes(3)];
-    const writer = new PackedPetsWriter();
+    const d = [keyBytes(4), keyBytes(5)];
+    // A first buffer too small for the batch: it grows by the packed bytes' length.
+    const writer = new PackedPetsWriter(8);
     writer.add("pet-a", a);
     // PostgreSQL's encode(..., 'base64') breaks its lines every 76 characters.
-    writer.addBase64("pet-b", databasePacking(b).toString("base64").replace(/(.{76})/g, "$1\n"));
-    writer.addBase64("pet-none", null);
+    writer.addPacked("pet-b", databasePacking(b).toString("base64").replace(/(.{76})/g, "$1\n"));
+    writer.addPacked("pet-none", null);
     writer.add("pet-c", []);
+    writer.addPacked("pet-d", new Uint8Array(databasePacking(d)));
     const batch = writer.finish();
-    expect(batch.petIds).toEqual(["pet-a", "pet-b", "pet-none", "pet-c"]);
-    expect([0, 1, 2, 3].map((pet) => hex(packedKeys(batch, pet)))).toEqual([hex(a), hex(b), [], []]);
+    expect(batch.petIds).toEqual(["pet-a", "pet-b", "pet-none", "pet-c", "pet-d"]);
+    expect([0, 1, 2, 3, 4].map((pet) => hex(packedKeys(batch, pet)))).toEqual([hex(a), hex(b), [], [], hex(d)]);
   });
 
   it("split into shards, each in a buffer of its own, every pet's keys unchanged", () => {

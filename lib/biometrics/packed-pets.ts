@@ -27,11 +27,15 @@ export class PackedPetsWriter {
     this.buffer = Buffer.allocUnsafeSlow(Math.max(64, expectedBytes));
   }
 
-  /** A pet whose keys come packed already, in base64 (a database row's): decoded in place. */
-  addBase64(petId: string, packed: string | null): void {
-    if (packed) {
+  /** A pet whose keys come packed already (a database row's): as bytes, or in base64, decoded in place. */
+  addPacked(petId: string, packed: Uint8Array | string | null): void {
+    if (typeof packed === "string") {
       this.ensure(Buffer.byteLength(packed, "base64"));
       this.at += this.buffer.write(packed, this.at, "base64");
+    } else if (packed) {
+      this.ensure(packed.byteLength);
+      this.buffer.set(packed, this.at);
+      this.at += packed.byteLength;
     }
     this.endPet(petId);
   }

@@ -9,6 +9,7 @@ import { PrismaClient } from "@/lib/generated/prisma/client";
 import type { Env } from "@/lib/env";
 import { logError } from "@/lib/log";
 import { makeDataDirPrivate } from "@/lib/private-files";
+import { registerEmbedded } from "./embedded-rows";
 import { pgliteNotifications, pgNotifications, type DbNotifications } from "./notifications";
 
 const POOL_CONNECT_TIMEOUT_MS = 5_000;
@@ -90,6 +91,7 @@ export async function openDatabase(env: Env): Promise<OpenDatabase> {
   makeDataDirPrivate(env.dataDir);
   const factory = new PrismaPGlite(pglite);
   const prisma = new PrismaClient({ adapter: factory });
+  registerEmbedded(prisma, pglite);
   return {
     prisma,
     factory,

@@ -2,7 +2,7 @@ import type { Species } from "@/lib/generated/prisma/enums";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { OpenDatabase } from "@/lib/db/connect";
 import * as engine from "@/lib/engine";
-import { packedKeys, shutdownEngine } from "@/lib/engine";
+import { packedKeys, shutdownEngine, type PackedPets } from "@/lib/engine";
 import { enrolledSearchKeysByPet, extractionFor } from "@/lib/jobs/templates";
 import { noseCapture } from "@/lab/test-support/nose-images";
 import { openTestDatabase } from "@/lab/test-support/database";
@@ -144,4 +144,60 @@ describe("gallery rows", () => {
     expect(always.counts.attempts).toBe(3);
     await waiting.dropAll();
   }, 300_000);
+});
+
+// The embedded database's batches are read in binary (lib/db/embedded-rows.ts), PostgreSQL's in base64: both give each
+// pet's stored keys, in enrolment order, byte for byte.
+/** Pet i's byte strings in a batch, each after its length (the packing alone: these keys are not real search keys). */
+function lengthPrefixed(pets: PackedPets, i: number): Uint8Array[] {
+  const bytes = Buffer.from(pets.bytes.buffer, pets.bytes.byteOffset, pets.bytes.byteLength);
+  const keys: Uint8Array[] = [];
+  for (let at = i === 0 ? 0 : pets.ends[i - 1]; at < pets.ends[i]; at += 4 + bytes.readUInt32BE(at)) keys.push(bytes.subarray(at + 4, at + 4 + bytes.readUInt32BE(at)));
+  return keys;
+}
+
+describe.each(["pglite", "postgres"] as const)("a gallery batch's packed keys (%s)", (mode) => {
+  it("are the stored search keys of each pet's usable images, in the order they were added, after their lengths", async () => {
+    const database = await openTestDatabase(mode, "gallery_batch_bytes");
+    try {
+      const db = database.open.prisma;
+      const account = await db.account.create({ data: { name: "Bytes clinic" } });
+      const session = await db.captureSession.create({
+        data: { accountId: account.id, purpose: "PET_PROFILE_REGISTRATION", species: "DOG", expiresAt: new Date(Date.now() + 3600_000) },
+      });
+      // Keys of several sizes (one past PGlite's output chunks), one an image that is not usable, one pet of a cat.
+      const keysOf = (pet: number) => Array.from({ length: 1 + (pet % 3) }, (_, k) => Uint8Array.from({ length: 17 + 9_000 * k + pet }, (_, i) => (i * 31 + pet * 7 + k) & 255));
+      const pets = Array.from({ length: 7 }, (_, pet) => `pet-${pet}`);
+      await db.pet.createMany({ data: pets.map((id, pet) => ({ id, accountId: account.id, species: pet === 6 ? ("CAT" as const) : ("DOG" as const) })) });
+      for (const [pet, petId] of pets.entries()) {
+        for (const [k, key] of keysOf(pet).entries()) {
+          await db.fingerprintImage.create({
+            data: {
+              accountId: account.id,
+              sessionId: session.id,
+              petId,
+              filePath: "images/none.jpg",
+              byteSize: 0,
+              usable: true,
+              searchKey: Buffer.from(key),
+              engineVersion: engine.ENGINE_VERSION,
+              createdAt: new Date(Date.UTC(2026, 0, 1, 0, 0, pet, 100 * (3 - k))),
+            },
+          });
+        }
+        await db.fingerprintImage.create({
+          data: { accountId: account.id, sessionId: session.id, petId, filePath: "images/none.jpg", byteSize: 0, usable: false, searchKey: Buffer.from([1, 2, 3]), engineVersion: engine.ENGINE_VERSION },
+        });
+      }
+      const scope: GalleryScope = { accountId: account.id, poolId: null, species: "DOG" };
+      const read: { petId: string; keys: string[] }[] = [];
+      for (let batch = await galleryBatchAfter(db, scope, "", 4); batch; batch = await galleryBatchAfter(db, scope, batch.last, 4)) {
+        batch.pets.petIds.forEach((petId, i) => read.push({ petId, keys: hex(lengthPrefixed(batch.pets, i)) }));
+      }
+      // Each pet's keys were added last first (createdAt): the batch gives them oldest first.
+      expect(read).toEqual(pets.slice(0, 6).map((petId, pet) => ({ petId, keys: hex(keysOf(pet).reverse()) })));
+    } finally {
+      await database.close();
+    }
+  }, 120_000);
 });

@@ -2,6 +2,7 @@ import type { Db } from "@/lib/db/connect";
 import { Prisma } from "@/lib/generated/prisma/client";
 import type { Species } from "@/lib/generated/prisma/enums";
 import { ENGINE_VERSION, PackedPetsWriter, type PackedPets } from "@/lib/engine";
+import { embeddedRows } from "@/lib/db/embedded-rows";
 import { enrolledSearchKeysByPet } from "@/lib/jobs/templates";
 
 /**
@@ -18,10 +19,10 @@ interface PackedRow {
   petId: string;
   /**
    * The pet's enrolled, usable images' search keys in enrolment order, packed as the engine indexes them (PackedPets:
-   * each after its byte length, 4 bytes big-endian), in base64: text is decoded natively, where PGlite parses a bytea
-   * value in JavaScript a byte at a time (about a hundred times slower).
+   * each after its byte length, 4 bytes big-endian): as bytes from the embedded database (read in binary,
+   * lib/db/embedded-rows.ts), in base64 from PostgreSQL, whose driver decodes text natively.
    */
-  keys: string | null;
+  keys: Uint8Array | string | null;
   /** Images without a stored search key of the current engine version. */
   stale: bigint | number;
 }
@@ -47,27 +48,32 @@ export async function galleryPetCount(db: Db, scope: GalleryScope): Promise<numb
  * older engine) is read by enrolledSearchKeysByPet, which cuts and stores them. Resolves null after the last pet.
  */
 export async function galleryBatchAfter(db: Db, scope: GalleryScope, after: string, limit: number): Promise<{ last: string; pets: PackedPets } | null> {
-  const rows = await db.$queryRaw<PackedRow[]>`
+  const packed = Prisma.sql`string_agg(int4send(length(f."searchKey")) || f."searchKey", ''::bytea ORDER BY f."createdAt", f.id)`;
+  const query = (keys: Prisma.Sql) => Prisma.sql`
     WITH batch AS (
       SELECT p.id FROM "Pet" p
       WHERE ${inGallery(scope)} AND p.id > ${after}
       ORDER BY p.id
       LIMIT ${limit}
     )
-    SELECT b.id AS "petId",
-      encode(string_agg(int4send(length(f."searchKey")) || f."searchKey", ''::bytea ORDER BY f."createdAt", f.id), 'base64') AS keys,
+    SELECT b.id AS "petId", ${keys} AS keys,
       count(*) FILTER (WHERE f."searchKey" IS NULL OR f."engineVersion" IS DISTINCT FROM ${ENGINE_VERSION}::int) AS stale
     FROM batch b JOIN "FingerprintImage" f ON f."petId" = b.id AND f."accountId" = ${scope.accountId} AND f.usable
     GROUP BY b.id
     ORDER BY b.id`;
+  const embedded = embeddedRows(db);
+  const rows = embedded
+    ? ((await embedded.query(query(packed))) as unknown as PackedRow[])
+    : await db.$queryRaw<PackedRow[]>(query(Prisma.sql`encode(${packed}, 'base64')`));
   if (rows.length === 0) return null;
   const stale = rows.filter((row) => Number(row.stale) > 0).map((row) => row.petId);
   const refreshed = stale.length > 0 ? await enrolledSearchKeysByPet(db, scope.accountId, stale) : new Map<string, Uint8Array[]>();
   // One buffer for the batch (base64 holds 3 bytes in 4 characters), rather than one a pet.
-  const writer = new PackedPetsWriter(rows.reduce((sum, row) => sum + ((row.keys?.length ?? 0) * 3) / 4, 0));
+  const bytes = (keys: PackedRow["keys"]) => (typeof keys === "string" ? (keys.length * 3) / 4 : (keys?.length ?? 0));
+  const writer = new PackedPetsWriter(rows.reduce((sum, row) => sum + bytes(row.keys), 0));
   for (const row of rows) {
     if (Number(row.stale) > 0) writer.add(row.petId, refreshed.get(row.petId) ?? []);
-    else writer.addBase64(row.petId, row.keys);
+    else writer.addPacked(row.petId, row.keys);
   }
   return { last: rows[rows.length - 1].petId, pets: writer.finish() };
 }

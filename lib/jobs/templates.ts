@@ -1,5 +1,6 @@
 import { LRUCache } from "lru-cache";
 import type { Db } from "@/lib/db/connect";
+import { rowsWithBytes } from "@/lib/db/embedded-rows";
 import { Prisma } from "@/lib/generated/prisma/client";
 import { readImageFile } from "@/lib/storage/images";
 import type { SessionPurpose } from "@/lib/generated/prisma/client";
@@ -17,18 +18,20 @@ export interface ImageRow {
 }
 
 /**
- * The image rows `where` selects (in the order they were added), read by plain SQL with the template in base64: PGlite
- * parses a `bytea` value in JavaScript a byte at a time, on the event loop every other request waits on (a 1:N probe's
- * three templates, ~360 KB, took ~23 ms that way and ~2.4 ms in base64: lab/bench/pglite-bytes.ts), and text is decoded natively.
+ * The image rows `where` selects (in the order they were added), their stored bytes read by rowsWithBytes: PGlite
+ * parses a `bytea` value the ORM reads in JavaScript a byte at a time, on the event loop every other request waits on
+ * (a 1:N probe's three templates, ~360 KB, took ~23 ms that way: lab/bench/pglite-bytes.ts).
  */
 export async function imageRows(db: Db, where: Prisma.Sql): Promise<(ImageRow & { petId: string | null })[]> {
-  const rows = await db.$queryRaw<(Omit<ImageRow, "template" | "turnedViews"> & { petId: string | null; template: string | null; turnedViews: string | null })[]>`
-    SELECT id, "filePath", usable, "engineVersion", quality, "petId", encode(template, 'base64') AS template, encode("turnedViews", 'base64') AS "turnedViews"
+  return rowsWithBytes<ImageRow & { petId: string | null }>(
+    db,
+    ["template", "turnedViews"],
+    (bytes) => Prisma.sql`
+    SELECT id, "filePath", usable, "engineVersion", quality, "petId", ${bytes(Prisma.sql`template`)} AS template, ${bytes(Prisma.sql`"turnedViews"`)} AS "turnedViews"
     FROM "FingerprintImage"
     WHERE ${where}
-    ORDER BY "createdAt", id`;
-  const bytes = (base64: string | null) => (base64 === null ? null : new Uint8Array(Buffer.from(base64, "base64")));
-  return rows.map((row) => ({ ...row, template: bytes(row.template), turnedViews: bytes(row.turnedViews) }));
+    ORDER BY "createdAt", id`,
+  );
 }
 
 /**
@@ -194,17 +197,19 @@ async function enrolledCutsByPet(
     const hit = row.current ? cache!.get(row.id) : undefined;
     if (hit) cached.set(row.id, hit);
   }
-  // Plain SQL, the part in base64: text is decoded natively, where PGlite parses a bytea value in JavaScript a byte at
-  // a time (a deep pass reads ~22 MB of light templates).
   const rows =
     listed && cached.size === listed.length
       ? []
-      : await db.$queryRaw<{ id: string; petId: string | null; engineVersion: number | null; part: string | null }[]>`
-    SELECT id, "petId", "engineVersion", encode(${partColumn}, 'base64') AS part
+      : await rowsWithBytes<{ id: string; petId: string | null; engineVersion: number | null; part: Uint8Array | null }>(
+          db,
+          ["part"],
+          (bytes) => Prisma.sql`
+    SELECT id, "petId", "engineVersion", ${bytes(partColumn)} AS part
     FROM "FingerprintImage"
     WHERE "accountId" = ${accountId} AND "petId" = ANY(${petIds}::text[]) AND usable
       ${cached.size > 0 ? Prisma.sql`AND NOT (id = ANY(${[...cached.keys()]}::text[]))` : Prisma.empty}
-    ORDER BY "createdAt", id`;
+    ORDER BY "createdAt", id`,
+        );
   const missing = rows.filter((row) => row.part === null || row.engineVersion !== ENGINE_VERSION).map((row) => row.id);
   // The parts a search posts to the engine at every pass (the light templates, kept) lie in shared memory.
   const kept = cache ? inSharedMemory : (bytes: Uint8Array) => new Uint8Array(bytes);
@@ -222,7 +227,7 @@ async function enrolledCutsByPet(
   const isMissing = new Set(missing);
   for (const row of rows) {
     if (isMissing.has(row.id)) continue;
-    const part = kept(Buffer.from(row.part!, "base64"));
+    const part = kept(row.part!);
     parts.set(row.id, part);
     cache?.set(row.id, part);
   }

@@ -1,0 +1,106 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Prisma } from "@/lib/generated/prisma/client";
+import { openTestDatabase } from "@/lab/test-support/database";
+import type { OpenDatabase } from "./connect";
+import { embeddedRows, rowsWithBytes, type EmbeddedRows } from "./embedded-rows";
+
+let open: OpenDatabase;
+let close: () => Promise<void>;
+let rows: EmbeddedRows;
+
+beforeAll(async () => {
+  ({ open, close } = await openTestDatabase("pglite", "embedded_rows"));
+  rows = embeddedRows(open.prisma)!;
+}, 120_000);
+
+afterAll(async () => {
+  await close?.();
+});
+
+describe("embedded binary rows", () => {
+  it("exist for the embedded database only", () => {
+    expect(rows).not.toBeNull();
+    expect(embeddedRows({} as OpenDatabase["prisma"])).toBeNull();
+  });
+
+  it("decode each column by its type, parameters given as text, a value larger than PGlite's output chunks intact", async () => {
+    const big = Uint8Array.from({ length: 1_500_000 }, (_, i) => (i * 7919) >> 3);
+    const result = await rows.query(Prisma.sql`
+      SELECT ${"nose é"}::text AS name, decode(${Buffer.from(big).toString("base64")}, 'base64') AS bytes, ''::bytea AS empty,
+        NULL::bytea AS missing, ${9_007_199_254_740_993n}::int8 AS big, ${-12}::int4 AS small, 7::int2 AS tiny, ${0.25}::float8 AS half,
+        true AS yes, ${null}::text IS NULL AS "nullParameter"
+      FROM generate_series(1, 3) AS n`);
+    expect(result).toHaveLength(3);
+    const [row] = result;
+    expect(row.name).toBe("nose é");
+    expect(Buffer.from(row.bytes as Uint8Array).equals(Buffer.from(big))).toBe(true);
+    expect(row.empty).toEqual(new Uint8Array(0));
+    expect(row.missing).toBeNull();
+    expect(row.big).toBe(9_007_199_254_740_993n);
+    expect([row.small, row.tiny, row.half, row.yes, row.nullParameter]).toEqual([-12, 7, 0.25, true, true]);
+  });
+
+  it("read what the ORM wrote, by parameters", async () => {
+    const account = await open.prisma.account.create({ data: { name: "Binary clinic" } });
+    const [row] = await rows.query(Prisma.sql`SELECT id, name FROM "Account" WHERE id = ${account.id}`);
+    expect(row).toEqual({ id: account.id, name: "Binary clinic" });
+    expect(await rows.query(Prisma.sql`SELECT id FROM "Account" WHERE id = ${"no-such-account"}`)).toEqual([]);
+  });
+
+  it("throw the database's refusal, an undecoded type and an unsupported parameter clearly, and leave the database answering", async () => {
+    await expect(rows.query(Prisma.sql`SELECT * FROM "NoSuchTable"`)).rejects.toThrow(/relation "NoSuchTable" does not exist \(SQLSTATE 42P01\)/);
+    await expect(rows.query(Prisma.sql`SELECT 1 / ${0}::int AS x`)).rejects.toThrow(/division by zero/);
+    await expect(rows.query(Prisma.sql`SELECT now() AS at`)).rejects.toThrow(/column "at" has type oid 1184/);
+    await expect(rows.query(Prisma.sql`SELECT ${new Date()} AS at`)).rejects.toThrow(/object parameter is not supported/);
+    // Nothing left open: the ORM's transactions and reads go on.
+    const name = await open.prisma.$transaction(async (tx) => (await tx.account.create({ data: { name: "After errors" } })).name);
+    expect(name).toBe("After errors");
+    expect(await rows.query(Prisma.sql`SELECT 2::int4 AS two`)).toEqual([{ two: 2 }]);
+  });
+
+  it("never run inside another caller's transaction: a read made while one is open sees none of its rolled-back writes", async () => {
+    let started!: () => void;
+    const inside = new Promise<void>((resolve) => (started = resolve));
+    const transaction = open.prisma
+      .$transaction(async (tx) => {
+        await tx.account.create({ data: { name: "Rolled back" } });
+        started();
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        throw new Error("roll back");
+      })
+      .catch((error: Error) => error.message);
+    await inside;
+    const read = await rows.query(Prisma.sql`SELECT count(*)::int4 AS n FROM "Account" WHERE name = ${"Rolled back"}`);
+    expect(await transaction).toBe("roll back");
+    expect(read).toEqual([{ n: 0 }]);
+  });
+});
+
+describe.each(["pglite", "postgres"] as const)("rows with bytes (%s)", (mode) => {
+  it("give the byte columns as bytes of their own and take array parameters, whatever their elements hold", async () => {
+    const database = await openTestDatabase(mode, "rows_with_bytes");
+    try {
+      const awkward = ["plain", 'a "quoted", comma', "back\\slash", "{braces}", "NULL", "é"];
+      const stored = Uint8Array.from({ length: 70_000 }, (_, i) => (i * 13) & 255);
+      const found = await rowsWithBytes<{ element: string; ordinal: bigint; bytes: Uint8Array; none: Uint8Array | null }>(
+        database.open.prisma,
+        ["bytes", "none"],
+        (bytes) => Prisma.sql`
+          SELECT element, ordinal, ${bytes(Prisma.sql`decode(${Buffer.from(stored).toString("base64")}, 'base64')`)} AS bytes, ${bytes(Prisma.sql`NULL::bytea`)} AS none
+          FROM unnest(${[...awkward, null]}::text[]) WITH ORDINALITY AS t(element, ordinal)
+          WHERE element IS NOT NULL ORDER BY ordinal`,
+      );
+      expect(found.map((row) => [row.element, Number(row.ordinal)])).toEqual(awkward.map((element, i) => [element, i + 1]));
+      for (const row of found) {
+        expect(row.bytes).toBeInstanceOf(Uint8Array);
+        expect(Buffer.from(row.bytes).equals(Buffer.from(stored))).toBe(true);
+        expect(row.none).toBeNull();
+      }
+      // Each row's bytes its own: changing one changes no other.
+      found[0].bytes[0] ^= 255;
+      expect(found[1].bytes[0]).toBe(stored[0]);
+    } finally {
+      await database.close();
+    }
+  }, 120_000);
+});

@@ -1,0 +1,250 @@
+import type { PGlite } from "@electric-sql/pglite";
+import { Prisma } from "@/lib/generated/prisma/client";
+import type { Db } from "./connect";
+
+/**
+ * Rows read from the embedded database (PGlite) in PostgreSQL's binary format, over its wire protocol. A `bytea`
+ * value arrives as its bytes. Through the ORM, PGlite would encode it as text in WebAssembly (hex, or base64 where
+ * the query asks `encode`) and this process decode it again: for a gallery load's search keys that was about four
+ * times the CPU (decision 0048). PostgreSQL's driver has no such path: it turns every field into a string.
+ */
+/** A JSON column's value, parsed. */
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+export type BinaryValue = string | Uint8Array | bigint | number | boolean | null | JsonValue;
+export type BinaryRow = Record<string, BinaryValue>;
+
+export interface EmbeddedRows {
+  /**
+   * The rows of one statement (parameters as text, `$1`…, as `Prisma.sql` writes them), run alone in its own
+   * transaction so that no other query of the process interleaves. Columns decode by type: text → string,
+   * bytea → Uint8Array, int8 → bigint, int2 / int4 → number, float4 / float8 → number, bool → boolean, json / jsonb
+   * → its value parsed. Another
+   * type is an error: cast it in the query. The Uint8Array values are views of one buffer holding the whole
+   * result: copy what outlives it.
+   */
+  query(sql: Prisma.Sql): Promise<BinaryRow[]>;
+}
+
+const embedded = new WeakMap<Db, PGlite>();
+
+/** Records that `db` runs on `pglite` (lib/db/connect.ts, embedded mode). */
+export function registerEmbedded(db: Db, pglite: PGlite): void {
+  embedded.set(db, pglite);
+}
+
+/** The binary reader of an embedded database; null on PostgreSQL. */
+export function embeddedRows(db: Db): EmbeddedRows | null {
+  const pglite = embedded.get(db);
+  return pglite ? { query: (sql) => binaryRows(pglite, sql) } : null;
+}
+
+/**
+ * The rows of a query whose byte columns (`bytesColumns`, each written `bytes(expression)` in the query) come back as
+ * Uint8Array: read in binary from the embedded database, in base64 from PostgreSQL (its driver decodes text natively;
+ * decision 0016). Each byte value is a copy of its own.
+ */
+export async function rowsWithBytes<Row>(db: Db, bytesColumns: readonly (keyof Row & string)[], query: (bytes: (expression: Prisma.Sql) => Prisma.Sql) => Prisma.Sql): Promise<Row[]> {
+  const reader = embeddedRows(db);
+  if (reader) {
+    const rows = await reader.query(query((expression) => expression));
+    for (const row of rows) for (const column of bytesColumns) if (row[column] instanceof Uint8Array) row[column] = (row[column] as Uint8Array).slice();
+    return rows as Row[];
+  }
+  const rows = await db.$queryRaw<Record<string, unknown>[]>(query((expression) => Prisma.sql`encode(${expression}, 'base64')`));
+  for (const row of rows) for (const column of bytesColumns) if (typeof row[column] === "string") row[column] = new Uint8Array(Buffer.from(row[column] as string, "base64"));
+  return rows as Row[];
+}
+
+/** One statement's rows from `pglite` in the binary format (EmbeddedRows.query). */
+export async function binaryRows(pglite: PGlite, sql: Prisma.Sql): Promise<BinaryRow[]> {
+  const request = Buffer.concat([
+    message(0x50, [cString(""), cString(sql.text), int16s([0])]), // Parse: unnamed, parameter types inferred
+    bindMessage(sql.values),
+    message(0x44, [Uint8Array.of(0x50), cString("")]), // Describe the portal: its columns
+    message(0x45, [cString(""), int32(0)]), // Execute: every row
+    message(0x53, []), // Sync
+  ]);
+  const output = new OutputBuffer();
+  // PGlite's transaction() holds the lock every query of the process (the ORM's included) takes, so nothing runs
+  // between these messages; its BEGIN makes the Sync end no transaction but this one.
+  // A refused statement throws inside it, so that the transaction rolls back.
+  return pglite.transaction(async () => {
+    let open = true;
+    try {
+      await pglite.execProtocolRawStream(request, { syncToFs: false, onRawData: (chunk) => open && output.append(chunk) });
+    } finally {
+      open = false;
+    }
+    return decodeResponse(output.bytes());
+  });
+}
+
+const utf8 = new TextEncoder();
+const text = new TextDecoder("utf-8", { fatal: true });
+
+function bindMessage(values: unknown[]): Uint8Array {
+  const parameters = values.flatMap((value) => {
+    if (value === null || value === undefined) return [int32(-1)];
+    if (Array.isArray(value)) {
+      const bytes = utf8.encode(arrayLiteral(value));
+      return [int32(bytes.length), bytes];
+    }
+    if (typeof value !== "string" && typeof value !== "number" && typeof value !== "bigint" && typeof value !== "boolean") {
+      throw new TypeError(`embedded binary query: a ${typeof value} parameter is not supported (pass text, a number or a boolean)`);
+    }
+    const bytes = utf8.encode(String(value));
+    return [int32(bytes.length), bytes];
+  });
+  // Unnamed portal and statement; every parameter in text (format 0, the default); every result column binary.
+  return message(0x42, [cString(""), cString(""), int16s([0, values.length]), ...parameters, int16s([1, 1])]);
+}
+
+/** A one-dimensional array parameter in PostgreSQL's text form: each element quoted, NULL for null. */
+function arrayLiteral(values: unknown[]): string {
+  const element = (value: unknown) => {
+    if (value === null || value === undefined) return "NULL";
+    if (typeof value !== "string" && typeof value !== "number" && typeof value !== "bigint" && typeof value !== "boolean") {
+      throw new TypeError(`embedded binary query: an array of ${typeof value} is not supported`);
+    }
+    return `"${String(value).replace(/[\\"]/g, "\\$&")}"`;
+  };
+  return `{${values.map(element).join(",")}}`;
+}
+
+interface Column {
+  name: string;
+  type: number;
+}
+
+/** The response's RowDescription and DataRows, as rows; an ErrorResponse anywhere is thrown. */
+function decodeResponse(bytes: Uint8Array): BinaryRow[] {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let columns: Column[] = [];
+  const rows: BinaryRow[] = [];
+  let error: Error | null = null;
+  for (let at = 0; at + 5 <= bytes.length; ) {
+    const type = bytes[at];
+    const end = at + 1 + view.getInt32(at + 1);
+    if (end > bytes.length) throw new Error("embedded binary query: a truncated response");
+    const body = at + 5;
+    if (type === 0x54) columns = rowDescription(bytes, view, body);
+    else if (type === 0x44) rows.push(dataRow(bytes, view, body, columns));
+    else if (type === 0x45) error ??= errorResponse(bytes, body, end);
+    at = end;
+  }
+  if (error) throw error;
+  return rows;
+}
+
+function rowDescription(bytes: Uint8Array, view: DataView, at: number): Column[] {
+  const count = view.getInt16(at);
+  const columns: Column[] = [];
+  at += 2;
+  for (let c = 0; c < count; c++) {
+    const nameEnd = bytes.indexOf(0, at);
+    const name = text.decode(bytes.subarray(at, nameEnd));
+    at = nameEnd + 1;
+    // Table oid (4), column number (2), type oid (4), type size (2), type modifier (4), format (2).
+    columns.push({ name, type: view.getUint32(at + 6) });
+    at += 18;
+  }
+  return columns;
+}
+
+/** The type oids decoded (PostgreSQL's pg_type). */
+const OID = { bool: 16, bytea: 17, name: 19, int8: 20, int2: 21, int4: 23, text: 25, json: 114, float4: 700, float8: 701, varchar: 1043, jsonb: 3802 } as const;
+/** The version byte before a jsonb value's text in the binary format. */
+const JSONB_VERSION = 1;
+
+function dataRow(bytes: Uint8Array, view: DataView, at: number, columns: Column[]): BinaryRow {
+  const count = view.getInt16(at);
+  if (count !== columns.length) throw new Error("embedded binary query: a row whose columns the description does not give");
+  at += 2;
+  const row: BinaryRow = {};
+  for (let c = 0; c < count; c++) {
+    const length = view.getInt32(at);
+    at += 4;
+    const { name, type } = columns[c];
+    if (length < 0) {
+      row[name] = null;
+      continue;
+    }
+    const start = at;
+    const value = bytes.subarray(start, start + length);
+    at += length;
+    if (type === OID.bytea) row[name] = value;
+    else if (type === OID.text || type === OID.varchar || type === OID.name) row[name] = text.decode(value);
+    else if (type === OID.int8) row[name] = view.getBigInt64(start);
+    else if (type === OID.int4) row[name] = view.getInt32(start);
+    else if (type === OID.int2) row[name] = view.getInt16(start);
+    else if (type === OID.float8) row[name] = view.getFloat64(start);
+    else if (type === OID.float4) row[name] = view.getFloat32(start);
+    else if (type === OID.bool) row[name] = value[0] !== 0;
+    else if (type === OID.json) row[name] = JSON.parse(text.decode(value)) as JsonValue;
+    else if (type === OID.jsonb && value[0] === JSONB_VERSION) row[name] = JSON.parse(text.decode(value.subarray(1))) as JsonValue;
+    else throw new Error(`embedded binary query: column "${name}" has type oid ${type}, which is not decoded (cast it in the query)`);
+  }
+  return row;
+}
+
+function errorResponse(bytes: Uint8Array, at: number, end: number): Error {
+  const fields = new Map<number, string>();
+  while (at < end && bytes[at] !== 0) {
+    const code = bytes[at];
+    const valueEnd = bytes.indexOf(0, at + 1);
+    fields.set(code, text.decode(bytes.subarray(at + 1, valueEnd)));
+    at = valueEnd + 1;
+  }
+  const error = new Error(`embedded binary query: ${fields.get(0x4d) ?? "the database refused it"} (SQLSTATE ${fields.get(0x43) ?? "?"})`);
+  error.name = "EmbeddedQueryError";
+  return error;
+}
+
+/** Where the response's chunks are copied as PGlite writes them (each a view of its memory, valid during the call). */
+class OutputBuffer {
+  private buffer = new Uint8Array(1 << 16);
+  private length = 0;
+
+  append(chunk: Uint8Array): number {
+    if (this.length + chunk.length > this.buffer.length) {
+      const grown = new Uint8Array(Math.max(this.length + chunk.length, this.buffer.length * 2));
+      grown.set(this.buffer.subarray(0, this.length));
+      this.buffer = grown;
+    }
+    this.buffer.set(chunk, this.length);
+    this.length += chunk.length;
+    return chunk.length;
+  }
+
+  bytes(): Uint8Array {
+    return this.buffer.subarray(0, this.length);
+  }
+}
+
+function message(type: number, parts: Uint8Array[]): Uint8Array {
+  const body = Buffer.concat(parts);
+  const out = new Uint8Array(5 + body.length);
+  out[0] = type;
+  new DataView(out.buffer).setInt32(1, 4 + body.length);
+  out.set(body, 5);
+  return out;
+}
+
+function cString(value: string): Uint8Array {
+  const bytes = utf8.encode(value);
+  if (bytes.includes(0)) throw new TypeError("embedded binary query: a NUL character in the statement");
+  return Buffer.concat([bytes, Uint8Array.of(0)]);
+}
+
+function int16s(values: number[]): Uint8Array {
+  const out = new Uint8Array(2 * values.length);
+  const view = new DataView(out.buffer);
+  values.forEach((value, i) => view.setInt16(2 * i, value));
+  return out;
+}
+
+function int32(value: number): Uint8Array {
+  const out = new Uint8Array(4);
+  new DataView(out.buffer).setInt32(0, value);
+  return out;
+}
