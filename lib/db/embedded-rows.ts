@@ -15,7 +15,7 @@ export type BinaryRow = Record<string, BinaryValue>;
 
 export interface EmbeddedRows {
   /**
-   * The rows of one statement (parameters as text, `$1`…, as `Prisma.sql` writes them), run alone in its own
+   * The rows of one statement (parameters as text, `$1`…, as `Prisma.sql` writes them; a date in ISO 8601), run alone in its own
    * transaction so that no other query of the process interleaves. Columns decode by type: text → string,
    * bytea → Uint8Array, int8 → bigint, int2 / int4 → number, float4 / float8 → number, bool → boolean, json / jsonb
    * → its value parsed. Another
@@ -85,12 +85,16 @@ const text = new TextDecoder("utf-8", { fatal: true });
 function bindMessage(values: unknown[]): Uint8Array {
   const parameters = values.flatMap((value) => {
     if (value === null || value === undefined) return [int32(-1)];
+    if (value instanceof Date) {
+      const bytes = utf8.encode(value.toISOString());
+      return [int32(bytes.length), bytes];
+    }
     if (Array.isArray(value)) {
       const bytes = utf8.encode(arrayLiteral(value));
       return [int32(bytes.length), bytes];
     }
     if (typeof value !== "string" && typeof value !== "number" && typeof value !== "bigint" && typeof value !== "boolean") {
-      throw new TypeError(`embedded binary query: a ${typeof value} parameter is not supported (pass text, a number or a boolean)`);
+      throw new TypeError(`embedded binary query: a ${typeof value} parameter is not supported (pass text, a number, a boolean, a date or an array of them)`);
     }
     const bytes = utf8.encode(String(value));
     return [int32(bytes.length), bytes];
