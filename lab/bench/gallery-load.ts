@@ -4,7 +4,7 @@ import path from "node:path";
 import { recordGalleryChanges } from "@/lib/galleries/gallery-changes";
 import { GallerySnapshots } from "@/lib/galleries/gallery-snapshots";
 import { GalleryManager, type GalleryScope } from "@/lib/galleries/gallery-manager";
-import { galleryBatchAfter } from "@/lib/galleries/gallery-rows";
+import { galleryBatchAfter, writePetSearchKeys } from "@/lib/galleries/gallery-rows";
 import { ENGINE_VERSION, galleryTotals, lightTemplateOf, searchKeyOfTemplate } from "@/lib/engine";
 import { enrolledLightTemplatesByPet, forgetLightTemplates, writeImageBytes } from "@/lib/jobs/templates";
 import { newCuid } from "@/lib/db/ids";
@@ -76,8 +76,8 @@ export async function benchGalleryLoad(mode: "postgres" | "pglite", pets: number
       await db.pet.createMany({ data: rows });
       // As a registration leaves the rows, in its order: an image row made, its template written at its upload, and
       // once the job enrols the pet, each image's search key and light template (lib/jobs/templates.ts,
-      // writeEnrolmentCuts). The order places each pet's keys in the database's storage between pets' templates, as
-      // registrations one after another do.
+      // writeEnrolmentCuts), then the pet's gallery entry (writePetSearchKeys). The order places each pet's keys in the
+      // database's storage between pets' templates, as registrations one after another do.
       for (const [i, n] of batch.entries()) {
         const templates = n < subjects.length ? subjects[n].enrol : [...distractorMix(rng, pool.length)].map((k) => pool[k]);
         if (n < subjects.length) genuineIds.push(rows[i].id);
@@ -89,6 +89,8 @@ export async function benchGalleryLoad(mode: "postgres" | "pglite", pets: number
           await writeImageBytes(db, images[k].id, { searchKey, lightTemplate: lightTemplateOf(template) });
           searchKeyBytes += searchKey.byteLength;
         }
+        // The job's finish: the pet's gallery entry, written from its images' keys.
+        await writePetSearchKeys(db, account.id, [rows[i].id]);
         templateRows += templates.length;
         templateBytes += templates.reduce((sum, template) => sum + template.byteLength, 0);
       }

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Prisma } from "@/lib/generated/prisma/client";
 import { openTestDatabase } from "@/lab/test-support/database";
 import type { OpenDatabase } from "./connect";
-import { embeddedRows, rowsWithBytes, type EmbeddedRows } from "./embedded-rows";
+import { embeddedRows, ResponseDecoder, rowsWithBytes, type EmbeddedRows } from "./embedded-rows";
 
 let open: OpenDatabase;
 let close: () => Promise<void>;
@@ -75,6 +75,58 @@ describe("embedded binary rows", () => {
     const read = await rows.query(Prisma.sql`SELECT count(*)::int4 AS n FROM "Account" WHERE name = ${"Rolled back"}`);
     expect(await transaction).toBe("roll back");
     expect(read).toEqual([{ n: 0 }]);
+  });
+});
+
+describe("a binary response", () => {
+  const message = (type: string, ...parts: Buffer[]) => {
+    const body = Buffer.concat(parts);
+    const head = Buffer.alloc(5);
+    head.write(type, 0, "latin1");
+    head.writeInt32BE(4 + body.length, 1);
+    return Buffer.concat([head, body]);
+  };
+  const int16 = (n: number) => Buffer.from([n >> 8, n & 255]);
+  const int32 = (n: number) => {
+    const b = Buffer.alloc(4);
+    b.writeInt32BE(n);
+    return b;
+  };
+  const column = (name: string, oid: number) => Buffer.concat([Buffer.from(`${name}\0`), int32(0), int16(0), int32(oid), int16(-1), int32(-1), int16(1)]);
+  const row = (id: string, bytes: Buffer | null) =>
+    message("D", int16(2), int32(id.length), Buffer.from(id), ...(bytes ? [int32(bytes.length), bytes] : [int32(-1)]));
+  const values = [Buffer.alloc(0), null, Buffer.from([1, 2, 3]), Buffer.from(Array.from({ length: 20_000 }, (_, i) => (i * 13) & 255))];
+  const response = Buffer.concat([
+    message("1"),
+    message("2"),
+    message("T", int16(2), column("id", 25), column("keys", 17)),
+    ...values.map((bytes, i) => row(`pet-${i}`, bytes)),
+    message("C", Buffer.from("SELECT 4\0")),
+    message("Z", Buffer.from("I")),
+  ]);
+  const decode = (bytes: Buffer, size: number) => {
+    const decoder = new ResponseDecoder();
+    // Each chunk a view of one reused buffer, as PGlite's memory is: a decoder keeping a view would be overwritten.
+    const scratch = new Uint8Array(size);
+    for (let at = 0; at < bytes.length; at += size) {
+      const chunk = scratch.subarray(0, Math.min(size, bytes.length - at));
+      chunk.set(bytes.subarray(at, at + chunk.length));
+      expect(decoder.push(chunk)).toBe(chunk.length);
+    }
+    return decoder.finish();
+  };
+
+  it("is decoded the same however it is cut into chunks, its bytes copied out of them", () => {
+    const expected = values.map((bytes, i) => ({ id: `pet-${i}`, keys: bytes ? new Uint8Array(bytes) : null }));
+    for (const size of [1, 2, 3, 4, 5, 6, 7, 11, 4096, response.length]) expect(decode(response, size)).toEqual(expected);
+  });
+
+  it("throws when it ends inside a message, is malformed, or holds an error, after reading on to its end", () => {
+    expect(() => decode(response.subarray(0, response.length - 3), 7)).toThrow(/truncated/);
+    expect(() => decode(response.subarray(0, 3), 7)).toThrow(/truncated/);
+    expect(() => decode(Buffer.concat([message("1"), Buffer.from([0x44, 0, 0, 0, 2]), message("Z", Buffer.from("I"))]), 3)).toThrow(/malformed/);
+    const refusal = message("E", Buffer.from("SERROR\0C42P01\0Mrelation \"nope\" does not exist\0\0"));
+    expect(() => decode(Buffer.concat([message("1"), refusal, message("Z", Buffer.from("I"))]), 5)).toThrow(/relation "nope" does not exist \(SQLSTATE 42P01\)/);
   });
 });
 

@@ -19,8 +19,8 @@ export interface EmbeddedRows {
    * transaction so that no other query of the process interleaves. Columns decode by type: text → string,
    * bytea → Uint8Array, int8 → bigint, int2 / int4 → number, float4 / float8 → number, bool → boolean, json / jsonb
    * → its value parsed. Another
-   * type is an error: cast it in the query. The Uint8Array values are views of one buffer holding the whole
-   * result: copy what outlives it.
+   * type is an error: cast it in the query. The Uint8Array values are views of their row's buffer (the
+   * row's message as it arrived).
    */
   query(sql: Prisma.Sql): Promise<BinaryRow[]>;
 }
@@ -64,18 +64,18 @@ export async function binaryRows(pglite: PGlite, sql: Prisma.Sql): Promise<Binar
     message(0x45, [cString(""), int32(0)]), // Execute: every row
     message(0x53, []), // Sync
   ]);
-  const output = new OutputBuffer();
+  const decoder = new ResponseDecoder();
   // PGlite's transaction() holds the lock every query of the process (the ORM's included) takes, so nothing runs
   // between these messages; its BEGIN makes the Sync end no transaction but this one.
   // A refused statement throws inside it, so that the transaction rolls back.
   return pglite.transaction(async () => {
     let open = true;
     try {
-      await pglite.execProtocolRawStream(request, { syncToFs: false, onRawData: (chunk) => open && output.append(chunk) });
+      await pglite.execProtocolRawStream(request, { syncToFs: false, onRawData: (chunk) => open && decoder.push(chunk) });
     } finally {
       open = false;
     }
-    return decodeResponse(output.bytes());
+    return decoder.finish();
   });
 }
 
@@ -120,24 +120,85 @@ interface Column {
   type: number;
 }
 
-/** The response's RowDescription and DataRows, as rows; an ErrorResponse anywhere is thrown. */
-function decodeResponse(bytes: Uint8Array): BinaryRow[] {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  let columns: Column[] = [];
-  const rows: BinaryRow[] = [];
-  let error: Error | null = null;
-  for (let at = 0; at + 5 <= bytes.length; ) {
-    const type = bytes[at];
-    const end = at + 1 + view.getInt32(at + 1);
-    if (end > bytes.length) throw new Error("embedded binary query: a truncated response");
-    const body = at + 5;
-    if (type === 0x54) columns = rowDescription(bytes, view, body);
-    else if (type === 0x44) rows.push(dataRow(bytes, view, body, columns));
-    else if (type === 0x45) error ??= errorResponse(bytes, body, end);
-    at = end;
+/**
+ * The response's RowDescription and DataRows, as rows, decoded as PGlite writes it, a chunk at a time (each chunk a
+ * view of its memory, valid during the call). Each message is copied once, into a buffer of its own, and decoded when
+ * complete; a row's bytea values are views of its message. (Copying the chunks into one buffer that grew by doubling
+ * put a fresh ~32 MB allocation, touched page by page, in every 1,000-pet gallery batch.) An ErrorResponse, or a
+ * message that cannot be decoded, is thrown by `finish`, never inside PGlite's call.
+ */
+export class ResponseDecoder {
+  private columns: Column[] = [];
+  private readonly rows: BinaryRow[] = [];
+  private error: Error | null = null;
+  /** The message being assembled across chunks, and how many of its bytes have arrived. */
+  private partial: Uint8Array | null = null;
+  private filled = 0;
+  /** A message's type and length (its first five bytes) when a chunk ends among them. */
+  private readonly head = new Uint8Array(5);
+  private headFilled = 0;
+  private broken = false;
+
+  push(chunk: Uint8Array): number {
+    let at = 0;
+    while (at < chunk.length && !this.broken) {
+      if (!this.partial && this.headFilled === 0 && chunk.length - at >= 5) {
+        this.begin(chunk.subarray(at, at + 5));
+        at += 5;
+      } else if (!this.partial) {
+        const n = Math.min(5 - this.headFilled, chunk.length - at);
+        this.head.set(chunk.subarray(at, at + n), this.headFilled);
+        this.headFilled += n;
+        at += n;
+        if (this.headFilled < 5) continue;
+        this.headFilled = 0;
+        this.begin(this.head);
+      }
+      const message = this.partial;
+      if (!message) continue;
+      const n = Math.min(message.length - this.filled, chunk.length - at);
+      message.set(chunk.subarray(at, at + n), this.filled);
+      this.filled += n;
+      at += n;
+      if (this.filled === message.length) this.complete(message);
+    }
+    return chunk.length;
   }
-  if (error) throw error;
-  return rows;
+
+  finish(): BinaryRow[] {
+    if (this.partial || this.headFilled > 0) this.error ??= new Error("embedded binary query: a truncated response");
+    if (this.error) throw this.error;
+    return this.rows;
+  }
+
+  /** Starts a message from its type and length (its first five bytes); a malformed length ends the decoding. */
+  private begin(head: Uint8Array): void {
+    const length = 1 + new DataView(head.buffer, head.byteOffset, 5).getInt32(1);
+    if (length < 5) {
+      this.error ??= new Error("embedded binary query: a malformed response");
+      this.broken = true;
+      return;
+    }
+    const message = new Uint8Array(length);
+    message.set(head);
+    this.filled = 5;
+    if (length === 5) this.complete(message);
+    else this.partial = message;
+  }
+
+  private complete(bytes: Uint8Array): void {
+    this.partial = null;
+    if (this.error) return;
+    try {
+      const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+      const type = bytes[0];
+      if (type === 0x54) this.columns = rowDescription(bytes, view, 5);
+      else if (type === 0x44) this.rows.push(dataRow(bytes, view, 5, this.columns));
+      else if (type === 0x45) this.error = errorResponse(bytes, 5, bytes.length);
+    } catch (error) {
+      this.error = error instanceof Error ? error : new Error(String(error));
+    }
+  }
 }
 
 function rowDescription(bytes: Uint8Array, view: DataView, at: number): Column[] {
@@ -202,27 +263,6 @@ function errorResponse(bytes: Uint8Array, at: number, end: number): Error {
   const error = new Error(`embedded binary query: ${fields.get(0x4d) ?? "the database refused it"} (SQLSTATE ${fields.get(0x43) ?? "?"})`);
   error.name = "EmbeddedQueryError";
   return error;
-}
-
-/** Where the response's chunks are copied as PGlite writes them (each a view of its memory, valid during the call). */
-class OutputBuffer {
-  private buffer = new Uint8Array(1 << 16);
-  private length = 0;
-
-  append(chunk: Uint8Array): number {
-    if (this.length + chunk.length > this.buffer.length) {
-      const grown = new Uint8Array(Math.max(this.length + chunk.length, this.buffer.length * 2));
-      grown.set(this.buffer.subarray(0, this.length));
-      this.buffer = grown;
-    }
-    this.buffer.set(chunk, this.length);
-    this.length += chunk.length;
-    return chunk.length;
-  }
-
-  bytes(): Uint8Array {
-    return this.buffer.subarray(0, this.length);
-  }
 }
 
 function message(type: number, parts: Uint8Array[]): Uint8Array {

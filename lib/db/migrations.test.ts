@@ -47,4 +47,29 @@ describe("migrations that move data", () => {
     ]);
     expect((await pg.query(`SELECT to_regclass('"ApiCall"') AS t`)).rows).toEqual([{ t: null }]);
   });
+
+  it("pet_search_keys writes the entry of each pet whose usable images all hold a search key of one engine version", async () => {
+    const name = migrations.find((m) => m.endsWith("_pet_search_keys"))!;
+    const pg = await databaseBefore(name);
+    opened.push(pg);
+    await pg.exec(`
+      INSERT INTO "Account" (id, name) VALUES ('a', 'A');
+      INSERT INTO "CaptureSession" (id, "accountId", purpose, species, "expiresAt") VALUES ('s', 'a', 'PET_PROFILE_REGISTRATION', 'DOG', now());
+      INSERT INTO "Pet" (id, "accountId", species, "updatedAt") VALUES ('ready', 'a', 'DOG', now()), ('no-key', 'a', 'DOG', now()), ('mixed', 'a', 'DOG', now());
+      INSERT INTO "FingerprintImage" (id, "accountId", "sessionId", "petId", "filePath", "byteSize", usable, "searchKey", "engineVersion", "createdAt") VALUES
+        ('r2', 'a', 's', 'ready', 'f', 0, true, '\\x0a0b', 12, '2026-12-01 10:00:02'),
+        ('r1', 'a', 's', 'ready', 'f', 0, true, '\\x01', 12, '2026-12-01 10:00:01'),
+        ('r3', 'a', 's', 'ready', 'f', 0, false, '\\xff', 12, '2026-12-01 10:00:03'),
+        ('n1', 'a', 's', 'no-key', 'f', 0, true, '\\x01', 12, '2026-12-01 10:00:01'),
+        ('n2', 'a', 's', 'no-key', 'f', 0, true, NULL, 12, '2026-12-01 10:00:02'),
+        ('m1', 'a', 's', 'mixed', 'f', 0, true, '\\x01', 11, '2026-12-01 10:00:01'),
+        ('m2', 'a', 's', 'mixed', 'f', 0, true, '\\x02', 12, '2026-12-01 10:00:02'),
+        ('u1', 'a', 's', NULL, 'f', 0, true, '\\x01', 12, '2026-12-01 10:00:01');`);
+    await pg.exec(sqlOf(name));
+    const rows = await pg.query<{ petId: string; accountId: string; imageIds: string[]; engineVersion: number; keys: string }>(
+      `SELECT "petId", "accountId", "imageIds", "engineVersion", encode(keys, 'hex') AS keys FROM "PetSearchKeys" ORDER BY "petId"`,
+    );
+    // Each key after its length (4 bytes, big-endian), oldest image first; the unusable image left out.
+    expect(rows.rows).toEqual([{ petId: "ready", accountId: "a", imageIds: ["r1", "r2"], engineVersion: 12, keys: "0000000101" + "000000020a0b" }]);
+  });
 });

@@ -12,7 +12,7 @@ import os from "node:os";
 import path from "node:path";
 import { GalleryManager, type GalleryEngine } from "./gallery-manager";
 import { GallerySnapshots } from "./gallery-snapshots";
-import { galleryBatchAfter, type GalleryScope } from "./gallery-rows";
+import { galleryBatchAfter, writePetSearchKeys, type GalleryScope } from "./gallery-rows";
 
 // A gallery is loaded by one SQL query a batch (galleryBatchAfter): it must read exactly what the per-image reader
 // (enrolledSearchKeysByPet) reads, pet by pet, for the pets of the scope only, and a pet registered through a job is
@@ -63,9 +63,16 @@ describe("gallery rows", () => {
     // A pet with no enrolled image is in no gallery.
     await db.pet.create({ data: { accountId, species: "DOG" } });
 
-    // An image enrolled before registrations stored search keys: cut from its template when loaded, and stored.
+    // Each registration wrote its pet's gallery entry: its usable images, in enrolment order.
+    for (const dog of dogs) {
+      const images = await db.fingerprintImage.findMany({ where: { petId: dog, usable: true }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] });
+      expect((await db.petSearchKeys.findUniqueOrThrow({ where: { petId: dog } })).imageIds).toEqual(images.map((image) => image.id));
+    }
+    // A pet enrolled before registrations stored search keys and entries: its keys cut from the templates when loaded,
+    // and stored, and its entry written.
     const old = await db.fingerprintImage.findFirstOrThrow({ where: { petId: dogs[1] }, orderBy: { createdAt: "asc" } });
     await db.fingerprintImage.update({ where: { id: old.id }, data: { searchKey: null } });
+    await db.petSearchKeys.delete({ where: { petId: dogs[1] } });
 
     const everyDog = await readAll({ accountId, poolId: null, species: "DOG" }, 2);
     expect(everyDog.map((pet) => pet.petId)).toEqual([...dogs].sort());
@@ -75,6 +82,7 @@ describe("gallery rows", () => {
       expect(hex(pet.templates)).toEqual(hex(before.get(pet.petId)!));
     }
     expect((await db.fingerprintImage.findUniqueOrThrow({ where: { id: old.id } })).searchKey).not.toBeNull();
+    expect((await db.petSearchKeys.findUniqueOrThrow({ where: { petId: dogs[1] } })).imageIds).toContain(old.id);
 
     expect((await readAll({ accountId, poolId: pool.id, species: "DOG" }, 1000)).map((pet) => pet.petId)).toEqual([dogs[2]]);
     expect((await readAll({ accountId, poolId: null, species: "CAT" }, 1000)).map((pet) => pet.petId)).toEqual([cat]);
@@ -146,6 +154,37 @@ describe("gallery rows", () => {
   }, 300_000);
 });
 
+describe("a pet's gallery entry", () => {
+  it("is what a load reads while it is of the pet's usable images and engine version, and is written anew when not", async () => {
+    const db = open.prisma;
+    const account = (await db.account.create({ data: { name: "Entry clinic" } })).id;
+    const dog = await register(account, 806, [0, 1, 2, 3, 4]);
+    const scope: GalleryScope = { accountId: account, poolId: null, species: "DOG" };
+    const keys = (await enrolledSearchKeysByPet(db, account, [dog])).get(dog)!;
+    expect(keys.length).toBeGreaterThanOrEqual(4);
+    const read = async () => hex((await readAll(scope, 10)).find((pet) => pet.petId === dog)!.templates);
+    expect(await read()).toEqual(hex(keys));
+    // An entry of the same images is taken as it is stored (here, made to hold the first key only).
+    const entry = await db.petSearchKeys.findUniqueOrThrow({ where: { petId: dog } });
+    const first = Buffer.concat([Buffer.from(Uint32Array.of(0).buffer), keys[0]]);
+    first.writeUInt32BE(keys[0].length, 0);
+    await db.petSearchKeys.update({ where: { petId: dog }, data: { keys: first } });
+    expect(await read()).toEqual(hex(keys.slice(0, 1)));
+    // An entry of another engine version is not: the load gives the images' keys and writes the entry again.
+    await db.petSearchKeys.update({ where: { petId: dog }, data: { engineVersion: engine.ENGINE_VERSION - 1 } });
+    expect(await read()).toEqual(hex(keys));
+    expect(Buffer.from((await db.petSearchKeys.findUniqueOrThrow({ where: { petId: dog } })).keys).equals(Buffer.from(entry.keys))).toBe(true);
+    // Nor is an entry that still holds an image the pet no longer has.
+    await db.petSearchKeys.update({ where: { petId: dog }, data: { keys: first } });
+    await db.fingerprintImage.update({ where: { id: entry.imageIds[1] }, data: { usable: false } });
+    expect(await read()).toEqual(hex([keys[0], ...keys.slice(2)]));
+    expect((await db.petSearchKeys.findUniqueOrThrow({ where: { petId: dog } })).imageIds).toEqual([entry.imageIds[0], ...entry.imageIds.slice(2)]);
+    // A deleted pet's entry goes with it.
+    await db.pet.delete({ where: { id: dog } });
+    expect(await db.petSearchKeys.findUnique({ where: { petId: dog } })).toBeNull();
+  }, 120_000);
+});
+
 // The embedded database's batches are read in binary (lib/db/embedded-rows.ts), PostgreSQL's in base64: both give each
 // pet's stored keys, in enrolment order, byte for byte.
 /** Pet i's byte strings in a batch, each after its length (the packing alone: these keys are not real search keys). */
@@ -189,6 +228,8 @@ describe.each(["pglite", "postgres"] as const)("a gallery batch's packed keys (%
           data: { accountId: account.id, sessionId: session.id, petId, filePath: "images/none.jpg", byteSize: 0, usable: false, searchKey: Buffer.from([1, 2, 3]), engineVersion: engine.ENGINE_VERSION },
         });
       }
+      // The pets' entries, as registrations write them (these keys are not real search keys: a load cannot cut them).
+      await writePetSearchKeys(db, account.id, pets);
       const scope: GalleryScope = { accountId: account.id, poolId: null, species: "DOG" };
       const read: { petId: string; keys: string[] }[] = [];
       for (let batch = await galleryBatchAfter(db, scope, "", 4); batch; batch = await galleryBatchAfter(db, scope, batch.last, 4)) {

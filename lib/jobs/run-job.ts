@@ -3,6 +3,7 @@ import { isDatabaseUnavailable } from "@/lib/db/unavailable";
 import { Prisma } from "@/lib/generated/prisma/client";
 import { recordGalleryChanges } from "@/lib/galleries/gallery-changes";
 import { getGalleryManager } from "@/lib/galleries/gallery-manager";
+import { writePetSearchKeys } from "@/lib/galleries/gallery-rows";
 import { explainQualityFailure, MIN_USABLE_ENROL_IMAGES, MIN_USABLE_PROBE_IMAGES, verifyPet, type QualityReport } from "@/lib/engine";
 import { recordAudit } from "@/lib/accounts/audit";
 import { logError } from "@/lib/log";
@@ -156,6 +157,8 @@ async function finishJob(db: Db, job: JobRow, outcome: Outcome): Promise<void> {
       }
       // Only the usable images join the pet's enrolled set; the rest stay with the session.
       await tx.fingerprintImage.updateMany({ where: { sessionId: job.sessionId, usable: true }, data: { petId: job.petId } });
+      // The pet's gallery entry, of its enrolled set as it is now: what a gallery load reads of it.
+      await writePetSearchKeys(tx, job.accountId, [job.petId]);
       await tx.appearanceImage.updateMany({ where: { sessionId: job.sessionId }, data: { petId: job.petId } });
     }
     await tx.pet.updateMany({ where: { id: job.petId, activeAdditionJobId: job.id }, data: { activeAdditionJobId: null } });
