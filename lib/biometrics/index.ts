@@ -7,7 +7,7 @@ import { mergeShortlists } from "./gallery-shortlist";
 import { rankInTurn, runCascade, type CandidateRanking, type CascadeStages } from "./cascade";
 import { GalleryNotLoadedError } from "./gallery-not-loaded";
 import type { ExtractionOptions } from "./extract";
-import { packPets, splitPackedPets, type PackedPets } from "./packed-pets";
+import { packPets, ShardedPetsWriter, splitPackedPets, type PackedPets, type ShardedPets } from "./packed-pets";
 import { SnapshotChangedError } from "./snapshot-stream";
 import { rankSessions } from "./candidates";
 import type { GalleryPet, IdentificationOutcome, ImageAnalysis, ProbeTurns, VerificationOutcome } from "./operations";
@@ -34,7 +34,7 @@ export { explainQualityFailure, type FailureExplanation } from "./failure-advice
 export { DECISION_THRESHOLD, scoreToFmr } from "./scoring";
 export { GalleryNotLoadedError } from "./gallery-not-loaded";
 export { SnapshotChangedError } from "./snapshot-stream";
-export { packedKeys, packPets, PackedPetsWriter, type PackedPets } from "./packed-pets";
+export { packedKeys, packedPetCount, packPets, PackedPetsWriter, ShardedPetsWriter, type PackedPets, type ShardedPets } from "./packed-pets";
 export { lightTemplateOf, searchKeyOfTemplate, splitTemplates, templateVersionOf } from "./template";
 
 let pool: EnginePool | null = null;
@@ -89,13 +89,26 @@ const everySlot = (engine: EnginePool) => Array.from({ length: engine.size }, (_
 
 /**
  * Adds pets to a gallery (creating it), or replaces their images; a pet with no images is removed. Each shard's pets
- * are copied into a buffer of their own, moved (not copied again) to the shard's thread, which indexes them straight
- * from those bytes. Every shard is sent its part (possibly none), so that every shard of a loaded gallery exists.
+ * are in a buffer of their own (a batch from galleryBatchWriter is written so; a PackedPets batch is copied so), moved
+ * (not copied again) to the shard's thread, which indexes them straight from those bytes. Every shard is sent its part
+ * (possibly none), so that every shard of a loaded gallery exists.
  */
-export async function galleryUpsertPets(galleryKey: string, pets: PackedPets): Promise<void> {
+export async function galleryUpsertPets(galleryKey: string, pets: PackedPets | ShardedPets): Promise<void> {
   const engine = enginePool();
-  const shares = splitPackedPets(pets, engine.size, (petId) => shardOf(petId, engine));
+  if ("shards" in pets && pets.shards.length !== engine.size) throw new Error(`a batch dealt to ${pets.shards.length} shards, not ${engine.size}`);
+  const shares = "shards" in pets ? pets.shards : splitPackedPets(pets, engine.size, (petId) => shardOf(petId, engine));
   await Promise.all(shares.map((share, slot) => engine.transferToSlot(slot, [share.bytes.buffer as ArrayBuffer], "galleryUpsertPets", galleryKey, share)));
+}
+
+/**
+ * A writer of one batch for galleryUpsertPets, dealing each pet to its shard as it is written (a gallery load's batch
+ * from the database). `expected` gives each pet's packed bytes, where known, to size the shards' buffers.
+ */
+export function galleryBatchWriter(expected: readonly { petId: string; bytes: number }[]): ShardedPetsWriter {
+  const engine = enginePool();
+  const sizes = new Array<number>(engine.size).fill(0);
+  for (const pet of expected) sizes[shardOf(pet.petId, engine)] += pet.bytes;
+  return new ShardedPetsWriter((petId) => shardOf(petId, engine), sizes);
 }
 
 /** Adds or replaces one pet; each image is its whole template or, cheaper to store and load, `searchKeyOfTemplate(template)`. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { prng } from "@/lab/test-support/nose-images";
-import { keyOffsets, packedKeys, packPets, PackedPetsWriter, splitPackedPets } from "./packed-pets";
+import { keyOffsets, packedKeys, packedPetCount, packPets, PackedPetsWriter, ShardedPetsWriter, splitPackedPets } from "./packed-pets";
 import { serializeSearchKey } from "./search-key";
 import { VOCABULARY_WORDS } from "./parameters";
 
@@ -53,6 +53,23 @@ describe("packed pets", () => {
       expect(share.bytes.byteLength).toBe(share.bytes.buffer.byteLength);
       share.petIds.forEach((petId, i) => expect(hex(packedKeys(share, i))).toEqual(hex(pets[Number(petId.slice(4))].templates)));
     }
+  });
+
+  it("written dealt to shards, each shard's pets as the whole batch split would give them, buffers grown past their sizes", () => {
+    const pets = Array.from({ length: 9 }, (_, p) => ({ petId: `pet-${p}`, templates: Array.from({ length: p % 3 }, (_, k) => keyBytes(p * 10 + k)) }));
+    const shardOf = (petId: string) => Number(petId.slice(4)) % 3;
+    // Shard 1 sized too small, shard 2 sized right, shard 0 not sized.
+    const writer = new ShardedPetsWriter(shardOf, [0, 10, splitPackedPets(packPets(pets), 3, shardOf)[2].bytes.byteLength]);
+    pets.forEach((pet, p) => (p % 2 ? writer.add(pet.petId, pet.templates) : writer.addPacked(pet.petId, new Uint8Array(databasePacking(pet.templates)))));
+    const { shards } = writer.finish();
+    const split = splitPackedPets(packPets(pets), 3, shardOf);
+    expect(shards.map((shard) => shard.petIds)).toEqual(split.map((share) => share.petIds));
+    shards.forEach((shard, s) => {
+      expect(Buffer.from(shard.bytes).equals(Buffer.from(split[s].bytes))).toBe(true);
+      expect([...shard.ends]).toEqual([...split[s].ends]);
+    });
+    expect(packedPetCount({ shards })).toBe(9);
+    expect(packedPetCount(packPets(pets))).toBe(9);
   });
 
   it("refuse a truncated batch, a key whose length disagrees with its header, and a key of another vocabulary", () => {

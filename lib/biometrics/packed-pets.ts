@@ -69,6 +69,43 @@ export class PackedPetsWriter {
   }
 }
 
+/** A batch of pets already dealt to a gallery's shards (ShardedPetsWriter): shard i's pets are `shards[i]`. */
+export interface ShardedPets {
+  shards: PackedPets[];
+}
+
+/**
+ * Builds a batch dealt to shards as it is written: each pet straight into its shard's buffer (sized by `sizes`, grown
+ * if need be), so that no buffer of the whole batch is made and copied again (splitPackedPets).
+ */
+export class ShardedPetsWriter {
+  private readonly writers: PackedPetsWriter[];
+
+  constructor(
+    private readonly shardOf: (petId: string) => number,
+    sizes: readonly number[],
+  ) {
+    this.writers = sizes.map((size) => new PackedPetsWriter(size));
+  }
+
+  addPacked(petId: string, packed: Uint8Array | string | null): void {
+    this.writers[this.shardOf(petId)].addPacked(petId, packed);
+  }
+
+  add(petId: string, images: readonly Uint8Array[]): void {
+    this.writers[this.shardOf(petId)].add(petId, images);
+  }
+
+  finish(): ShardedPets {
+    return { shards: this.writers.map((writer) => writer.finish()) };
+  }
+}
+
+/** How many pets a batch holds, dealt to shards or not. */
+export function packedPetCount(pets: PackedPets | ShardedPets): number {
+  return "shards" in pets ? pets.shards.reduce((sum, shard) => sum + shard.petIds.length, 0) : pets.petIds.length;
+}
+
 /** Pets with their images (search keys or whole templates), packed. */
 export function packPets(pets: readonly { petId: string; templates: readonly Uint8Array[] }[]): PackedPets {
   const writer = new PackedPetsWriter();

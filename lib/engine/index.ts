@@ -24,6 +24,7 @@ export const {
   verifyPet,
   scoreImagePair,
   galleryUpsertPets,
+  galleryBatchWriter,
   galleryUpsertPet,
   galleryRemovePet,
   galleryDrop,

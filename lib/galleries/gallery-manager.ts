@@ -1,6 +1,6 @@
 import type { Db } from "@/lib/db/connect";
 import * as engineDoor from "@/lib/engine";
-import { ENGINE_VERSION, packPets, SnapshotChangedError, type Engine, type IdentificationOutcome, type ProbeTurns } from "@/lib/engine";
+import { ENGINE_VERSION, packedPetCount, packPets, SnapshotChangedError, type Engine, type IdentificationOutcome, type ProbeTurns } from "@/lib/engine";
 import { readEnv } from "@/lib/env";
 import { enrolledLightTemplatesByPet, enrolledSearchKeysByPet, enrolledTemplatesByPet } from "@/lib/jobs/templates";
 import { logError, logInfo } from "@/lib/log";
@@ -281,7 +281,7 @@ export class GalleryManager {
         adding = engine.galleryUpsertPets(key, current.pets);
         // Handled here so a failure while the next batch is read is not reported as unhandled; awaited below.
         adding.catch(() => undefined);
-        pets += current.pets.petIds.length;
+        pets += packedPetCount(current.pets);
         batch = await readBatch(current.last);
       }
     } finally {

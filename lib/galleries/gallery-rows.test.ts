@@ -2,7 +2,7 @@ import type { Species } from "@/lib/generated/prisma/enums";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { OpenDatabase } from "@/lib/db/connect";
 import * as engine from "@/lib/engine";
-import { packedKeys, shutdownEngine, type PackedPets } from "@/lib/engine";
+import { packedKeys, shutdownEngine, type PackedPets, type ShardedPets } from "@/lib/engine";
 import { enrolledSearchKeysByPet, extractionFor } from "@/lib/jobs/templates";
 import { noseCapture } from "@/lab/test-support/nose-images";
 import { openTestDatabase } from "@/lab/test-support/database";
@@ -41,12 +41,21 @@ async function register(account: string, seed: number, captures: number[], pet: 
   return petId;
 }
 
-/** Every pet of the scope, read in batches of `limit`. */
+/** A batch's pets, each with its shard's pets and its place among them, in id order (a batch is dealt to shards). */
+function petsOf(batch: ShardedPets): { petId: string; shard: PackedPets; i: number }[] {
+  const pets = batch.shards.flatMap((shard) => shard.petIds.map((petId, i) => ({ petId, shard, i })));
+  return pets.sort((a, b) => (a.petId < b.petId ? -1 : 1));
+}
+
+/** Every pet of the scope, read in batches of `limit`; each batch's pets after the previous batch's last. */
 async function readAll(scope: GalleryScope, limit: number) {
   const pets: { petId: string; templates: Uint8Array[] }[] = [];
   for (let batch = await galleryBatchAfter(open.prisma, scope, "", limit); batch; batch = await galleryBatchAfter(open.prisma, scope, batch.last, limit)) {
-    const packed = batch.pets;
-    packed.petIds.forEach((petId, i) => pets.push({ petId, templates: packedKeys(packed, i) }));
+    const read = petsOf(batch.pets);
+    expect(read.length).toBeLessThanOrEqual(limit);
+    expect(read[0].petId > (pets.at(-1)?.petId ?? "")).toBe(true);
+    expect(read.at(-1)!.petId).toBe(batch.last);
+    for (const { petId, shard, i } of read) pets.push({ petId, templates: packedKeys(shard, i) });
   }
   return pets;
 }
@@ -83,6 +92,14 @@ describe("gallery rows", () => {
     }
     expect((await db.fingerprintImage.findUniqueOrThrow({ where: { id: old.id } })).searchKey).not.toBeNull();
     expect((await db.petSearchKeys.findUniqueOrThrow({ where: { petId: dogs[1] } })).imageIds).toContain(old.id);
+
+    // Each pet is dealt to the shard that holds it in every gallery: taken out of one by id, each is found there.
+    for (let batch = await galleryBatchAfter(db, { accountId, poolId: null, species: "DOG" }, "", 2); batch; batch = await galleryBatchAfter(db, { accountId, poolId: null, species: "DOG" }, batch.last, 2)) {
+      await engine.galleryUpsertPets("rows-test", batch.pets);
+    }
+    for (const dog of dogs) expect(await engine.galleryRemovePet("rows-test", dog)).toBe(true);
+    await engine.galleryDrop("rows-test");
+    await expect(engine.galleryUpsertPets("rows-test", { shards: [] })).rejects.toThrow(/dealt to 0 shards/);
 
     expect((await readAll({ accountId, poolId: pool.id, species: "DOG" }, 1000)).map((pet) => pet.petId)).toEqual([dogs[2]]);
     expect((await readAll({ accountId, poolId: null, species: "CAT" }, 1000)).map((pet) => pet.petId)).toEqual([cat]);
@@ -233,7 +250,7 @@ describe.each(["pglite", "postgres"] as const)("a gallery batch's packed keys (%
       const scope: GalleryScope = { accountId: account.id, poolId: null, species: "DOG" };
       const read: { petId: string; keys: string[] }[] = [];
       for (let batch = await galleryBatchAfter(db, scope, "", 4); batch; batch = await galleryBatchAfter(db, scope, batch.last, 4)) {
-        batch.pets.petIds.forEach((petId, i) => read.push({ petId, keys: hex(lengthPrefixed(batch.pets, i)) }));
+        for (const { petId, shard, i } of petsOf(batch.pets)) read.push({ petId, keys: hex(lengthPrefixed(shard, i)) });
       }
       // Each pet's keys were added last first (createdAt): the batch gives them oldest first.
       expect(read).toEqual(pets.slice(0, 6).map((petId, pet) => ({ petId, keys: hex(keysOf(pet).reverse()) })));

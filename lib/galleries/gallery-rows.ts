@@ -1,7 +1,7 @@
 import type { Db } from "@/lib/db/connect";
 import { Prisma } from "@/lib/generated/prisma/client";
 import type { Species } from "@/lib/generated/prisma/enums";
-import { ENGINE_VERSION, PackedPetsWriter, type PackedPets } from "@/lib/engine";
+import { ENGINE_VERSION, galleryBatchWriter, type ShardedPets } from "@/lib/engine";
 import { embeddedRows } from "@/lib/db/embedded-rows";
 import { enrolledSearchKeysByPet } from "@/lib/jobs/templates";
 import { isDatabaseUnavailable } from "@/lib/db/unavailable";
@@ -65,13 +65,13 @@ export async function galleryPetCount(db: Db, scope: GalleryScope): Promise<numb
 /**
  * The next `limit` pets of a gallery after pet id `after` (by id), each with its gallery entry, packed for the engine
  * (`galleryUpsertPets`): one plain SQL query a batch, one row a pet, its entry one stored value (decision 0049)
- * decoded straight into the batch's buffer. The query lists the pet's usable images (their rows, not their bytes) and
+ * decoded straight into the buffer of the engine shard that will index it. The query lists the pet's usable images (their rows, not their bytes) and
  * takes the entry only while it is of exactly those images and of this engine version. A pet without such an entry (an
  * image added or removed since, an older engine, enrolled before entries were written) is read image by image by
  * enrolledSearchKeysByPet, which cuts and stores what is missing, and its entry is written anew. Resolves null after
  * the last pet.
  */
-export async function galleryBatchAfter(db: Db, scope: GalleryScope, after: string, limit: number): Promise<{ last: string; pets: PackedPets } | null> {
+export async function galleryBatchAfter(db: Db, scope: GalleryScope, after: string, limit: number): Promise<{ last: string; pets: ShardedPets } | null> {
   const entry = Prisma.sql`CASE WHEN i.current AND k."accountId" = ${scope.accountId} AND k."engineVersion" = ${ENGINE_VERSION}::int AND k."imageIds" = i.ids THEN k.keys END`;
   const query = (keys: Prisma.Sql) => Prisma.sql`
     WITH batch AS (
@@ -95,9 +95,9 @@ export async function galleryBatchAfter(db: Db, scope: GalleryScope, after: stri
   const stale = rows.filter((row) => row.keys === null).map((row) => row.petId);
   const refreshed = stale.length > 0 ? await enrolledSearchKeysByPet(db, scope.accountId, stale) : new Map<string, Uint8Array[]>();
   if (stale.length > 0) await rewriteEntries(db, scope.accountId, stale);
-  // One buffer for the batch (base64 holds 3 bytes in 4 characters), rather than one a pet.
+  // One buffer for each engine shard's pets of the batch (base64 holds 3 bytes in 4 characters), rather than one a pet.
   const bytes = (keys: PackedRow["keys"]) => (typeof keys === "string" ? (keys.length * 3) / 4 : (keys?.length ?? 0));
-  const writer = new PackedPetsWriter(rows.reduce((sum, row) => sum + bytes(row.keys), 0));
+  const writer = galleryBatchWriter(rows.map((row) => ({ petId: row.petId, bytes: bytes(row.keys) })));
   for (const row of rows) {
     if (row.keys === null) writer.add(row.petId, refreshed.get(row.petId) ?? []);
     else writer.addPacked(row.petId, row.keys);

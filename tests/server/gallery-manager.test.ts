@@ -200,7 +200,7 @@ describe("gallery manager, with another process changing pets", () => {
       const counted: GalleryEngine = {
         ...engine,
         galleryRestore: (key, paths) => (counts.restores++, engine.galleryRestore(key, paths)),
-        galleryUpsertPets: (key, pets) => ((counts.indexed += pets.petIds.length), engine.galleryUpsertPets(key, pets)),
+        galleryUpsertPets: (key, pets) => ((counts.indexed += engine.packedPetCount(pets)), engine.galleryUpsertPets(key, pets)),
       };
       return { counts, counted };
     };
