@@ -2,6 +2,7 @@ import { readEnv, type Env } from "@/lib/env";
 import { openDatabase, withMigrationFactory, type Db, type OpenDatabase } from "./connect";
 import type { DbNotifications } from "./notifications";
 import { applyMigrations } from "./migrate";
+import { keepStatistics } from "./embedded-statistics";
 import { acquireOwnerLock, OwnerBusyError, releaseOwnerLock, type OwnerInfo } from "./owner-lock";
 import { makeDataDirPrivate } from "@/lib/private-files";
 import { processSlot } from "@/lib/process-state";
@@ -20,9 +21,12 @@ export async function openOwnedDatabase(env: Env, role: OwnerInfo["role"]): Prom
   try {
     const db = await openDatabase(env);
     await withMigrationFactory(env, db.factory, applyMigrations);
+    // PostgreSQL's autovacuum keeps its planner statistics; the embedded database has none (lib/db/embedded-statistics.ts).
+    const stopStatistics = db.mode === "pglite" ? await keepStatistics(db.prisma) : null;
     return {
       ...db,
       async close() {
+        await stopStatistics?.();
         await db.close();
         if (!env.DATABASE_URL) releaseOwnerLock(env);
       },

@@ -72,7 +72,9 @@ export async function galleryPetCount(db: Db, scope: GalleryScope): Promise<numb
  * the last pet.
  */
 export async function galleryBatchAfter(db: Db, scope: GalleryScope, after: string, limit: number): Promise<{ last: string; pets: ShardedPets } | null> {
-  const entry = Prisma.sql`CASE WHEN i.current AND k."accountId" = ${scope.accountId} AND k."engineVersion" = ${ENGINE_VERSION}::int AND k."imageIds" = i.ids THEN k.keys END`;
+  // A subquery a pet: one lookup by key each, where a join may read the whole table for every batch.
+  const entry = Prisma.sql`(SELECT CASE WHEN i.current AND k."accountId" = ${scope.accountId} AND k."engineVersion" = ${ENGINE_VERSION}::int AND k."imageIds" = i.ids THEN k.keys END
+      FROM "PetSearchKeys" k WHERE k."petId" = i.id)`;
   const query = (keys: Prisma.Sql) => Prisma.sql`
     WITH batch AS (
       SELECT p.id FROM "Pet" p
@@ -85,7 +87,7 @@ export async function galleryBatchAfter(db: Db, scope: GalleryScope, after: stri
       GROUP BY b.id
     )
     SELECT i.id AS "petId", ${keys} AS keys
-    FROM images i LEFT JOIN "PetSearchKeys" k ON k."petId" = i.id
+    FROM images i
     ORDER BY i.id`;
   const embedded = embeddedRows(db);
   const rows = embedded
