@@ -19,8 +19,9 @@ export async function analyzeChangedTables(db: Db): Promise<string[]> {
       AND (c.reltuples < 0 OR abs(pg_relation_size(c.oid) / current_setting('block_size')::int - c.relpages) > greatest(1, c.relpages / 10))
     ORDER BY c.relname`;
   const names = rows.map((row) => row.name);
-  // The names are the catalog's own, quoted by format('%I').
-  if (names.length > 0) await db.$executeRawUnsafe(`ANALYZE ${names.join(", ")}`);
+  // One statement a table: PGlite runs in its owner's process, and other queries (requests) take their turn between
+  // tables rather than after all of them. The names are the catalog's own, quoted by format('%I').
+  for (const name of names) await db.$executeRawUnsafe(`ANALYZE ${name}`);
   return names;
 }
 
