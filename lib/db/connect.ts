@@ -9,7 +9,8 @@ import { PrismaClient } from "@/lib/generated/prisma/client";
 import type { Env } from "@/lib/env";
 import { logError } from "@/lib/log";
 import { makeDataDirPrivate } from "@/lib/private-files";
-import { registerEmbedded } from "./embedded-rows";
+import { pgliteBinaryRows, registerBinaryRows } from "./binary-rows";
+import { postgresBinaryRows } from "./postgres-binary";
 import { pgliteNotifications, pgNotifications, type DbNotifications } from "./notifications";
 
 const POOL_CONNECT_TIMEOUT_MS = 5_000;
@@ -69,6 +70,7 @@ export async function openDatabase(env: Env): Promise<OpenDatabase> {
     pool.on("error", (error) => logError("database-idle-connection-lost", error));
     const factory = new PrismaPg(pool);
     const prisma = new PrismaClient({ adapter: factory });
+    registerBinaryRows(prisma, { query: (sql) => postgresBinaryRows(pool, sql, POOL_QUERY_TIMEOUT_MS) });
     const notifications = pgNotifications(env.DATABASE_URL);
     return {
       prisma,
@@ -91,7 +93,7 @@ export async function openDatabase(env: Env): Promise<OpenDatabase> {
   makeDataDirPrivate(env.dataDir);
   const factory = new PrismaPGlite(pglite);
   const prisma = new PrismaClient({ adapter: factory });
-  registerEmbedded(prisma, pglite);
+  registerBinaryRows(prisma, { query: (sql) => pgliteBinaryRows(pglite, sql) });
   return {
     prisma,
     factory,

@@ -202,7 +202,7 @@ describe("a pet's gallery entry", () => {
   }, 120_000);
 });
 
-// The embedded database's batches are read in binary (lib/db/embedded-rows.ts), PostgreSQL's in base64: both give each
+// The embedded database's batches are read in binary (lib/db/binary-rows.ts), PostgreSQL's too: both give each
 // pet's stored keys, in enrolment order, byte for byte.
 /** Pet i's byte strings in a batch, each after its length (the packing alone: these keys are not real search keys). */
 function lengthPrefixed(pets: PackedPets, i: number): Uint8Array[] {

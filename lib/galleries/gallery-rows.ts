@@ -2,7 +2,7 @@ import type { Db } from "@/lib/db/connect";
 import { Prisma } from "@/lib/generated/prisma/client";
 import type { Species } from "@/lib/generated/prisma/enums";
 import { ENGINE_VERSION, galleryBatchWriter, type ShardedPets } from "@/lib/engine";
-import { embeddedRows } from "@/lib/db/embedded-rows";
+import { binaryRows } from "@/lib/db/binary-rows";
 import { enrolledSearchKeysByPet } from "@/lib/jobs/templates";
 import { isDatabaseUnavailable } from "@/lib/db/unavailable";
 import { logError } from "@/lib/log";
@@ -21,9 +21,8 @@ interface PackedRow {
   petId: string;
   /**
    * The pet's gallery entry (PetSearchKeys.keys: its enrolled, usable images' search keys in enrolment order, packed
-   * as the engine indexes them), null when the entry is missing or no longer the pet's images: as bytes from the
-   * embedded database (read in binary, lib/db/embedded-rows.ts), in base64 from PostgreSQL, whose driver decodes text
-   * natively.
+   * as the engine indexes them), null when the entry is missing or no longer the pet's images: as bytes where the
+   * database has a binary reader (lib/db/binary-rows.ts), else in base64 (a client without one).
    */
   keys: Uint8Array | string | null;
 }
@@ -89,9 +88,9 @@ export async function galleryBatchAfter(db: Db, scope: GalleryScope, after: stri
     SELECT i.id AS "petId", ${keys} AS keys
     FROM images i
     ORDER BY i.id`;
-  const embedded = embeddedRows(db);
-  const rows = embedded
-    ? ((await embedded.query(query(entry))) as unknown as PackedRow[])
+  const reader = binaryRows(db);
+  const rows = reader
+    ? ((await reader.query(query(entry))) as unknown as PackedRow[])
     : await db.$queryRaw<PackedRow[]>(query(Prisma.sql`encode(${entry}, 'base64')`));
   if (rows.length === 0) return null;
   const stale = rows.filter((row) => row.keys === null).map((row) => row.petId);

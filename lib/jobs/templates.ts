@@ -1,6 +1,6 @@
 import { LRUCache } from "lru-cache";
 import type { Db } from "@/lib/db/connect";
-import { rowsWithBytes } from "@/lib/db/embedded-rows";
+import { rowsWithBytes } from "@/lib/db/binary-rows";
 import { Prisma } from "@/lib/generated/prisma/client";
 import { readImageFile } from "@/lib/storage/images";
 import type { SessionPurpose } from "@/lib/generated/prisma/client";

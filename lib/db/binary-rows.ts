@@ -3,48 +3,48 @@ import { Prisma } from "@/lib/generated/prisma/client";
 import type { Db } from "./connect";
 
 /**
- * Rows read from the embedded database (PGlite) in PostgreSQL's binary format, over its wire protocol. A `bytea`
- * value arrives as its bytes. Through the ORM, PGlite would encode it as text in WebAssembly (hex, or base64 where
- * the query asks `encode`) and this process decode it again: for a gallery load's search keys that was about four
- * times the CPU (decision 0048). PostgreSQL's driver has no such path: it turns every field into a string.
+ * Rows read in PostgreSQL's binary format over its wire protocol, from either database: a `bytea` value arrives as its
+ * bytes. Through the ORM, PGlite would encode it as text in WebAssembly (hex, or base64 where the query asks `encode`)
+ * and this process decode it again: for a gallery load's search keys that was about four times the CPU (decision
+ * 0048). PostgreSQL's driver turns every field into a string, base64 text of ~28 KB a pet for a gallery load, so its
+ * rows are read on a pooled connection's socket instead (./postgres-binary.ts, decision 0051). The request and the
+ * response's decoding are this module's; each database brings its transport (./connect.ts registers it).
  */
 /** A JSON column's value, parsed. */
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 export type BinaryValue = string | Uint8Array | bigint | number | boolean | null | JsonValue;
 export type BinaryRow = Record<string, BinaryValue>;
 
-export interface EmbeddedRows {
+export interface BinaryRows {
   /**
-   * The rows of one statement (parameters as text, `$1`…, as `Prisma.sql` writes them; a date in ISO 8601), run alone in its own
-   * transaction so that no other query of the process interleaves. Columns decode by type: text → string,
-   * bytea → Uint8Array, int8 → bigint, int2 / int4 → number, float4 / float8 → number, bool → boolean, json / jsonb
-   * → its value parsed. Another
-   * type is an error: cast it in the query. The Uint8Array values are views of their row's buffer (the
-   * row's message as it arrived).
+   * The rows of one statement (parameters as text, `$1`…, as `Prisma.sql` writes them; a date in ISO 8601), run alone,
+   * outside any transaction of the caller. Columns decode by type: text → string, bytea → Uint8Array, int8 → bigint,
+   * int2 / int4 → number, float4 / float8 → number, bool → boolean, json / jsonb → its value parsed. Another type is
+   * an error: cast it in the query. The Uint8Array values are views of their row's buffer (the row's message as it
+   * arrived).
    */
   query(sql: Prisma.Sql): Promise<BinaryRow[]>;
 }
 
-const embedded = new WeakMap<Db, PGlite>();
+const readers = new WeakMap<Db, BinaryRows>();
 
-/** Records that `db` runs on `pglite` (lib/db/connect.ts, embedded mode). */
-export function registerEmbedded(db: Db, pglite: PGlite): void {
-  embedded.set(db, pglite);
+/** Records how `db`'s binary rows are read (lib/db/connect.ts). */
+export function registerBinaryRows(db: Db, reader: BinaryRows): void {
+  readers.set(db, reader);
 }
 
-/** The binary reader of an embedded database; null on PostgreSQL. */
-export function embeddedRows(db: Db): EmbeddedRows | null {
-  const pglite = embedded.get(db);
-  return pglite ? { query: (sql) => binaryRows(pglite, sql) } : null;
+/** The binary reader of an opened database; null for another client (a transaction's, whose reads must stay in it). */
+export function binaryRows(db: Db): BinaryRows | null {
+  return readers.get(db) ?? null;
 }
 
 /**
  * The rows of a query whose byte columns (`bytesColumns`, each written `bytes(expression)` in the query) come back as
- * Uint8Array: read in binary from the embedded database, in base64 from PostgreSQL (its driver decodes text natively;
- * decision 0016). Each byte value is a copy of its own.
+ * Uint8Array: read in binary where the database has a binary reader, else (inside a transaction) in base64, which
+ * the ORM's driver decodes as text (decision 0016). Each byte value is a copy of its own.
  */
 export async function rowsWithBytes<Row>(db: Db, bytesColumns: readonly (keyof Row & string)[], query: (bytes: (expression: Prisma.Sql) => Prisma.Sql) => Prisma.Sql): Promise<Row[]> {
-  const reader = embeddedRows(db);
+  const reader = binaryRows(db);
   if (reader) {
     const rows = await reader.query(query((expression) => expression));
     for (const row of rows) for (const column of bytesColumns) if (row[column] instanceof Uint8Array) row[column] = (row[column] as Uint8Array).slice();
@@ -55,15 +55,24 @@ export async function rowsWithBytes<Row>(db: Db, bytesColumns: readonly (keyof R
   return rows as Row[];
 }
 
-/** One statement's rows from `pglite` in the binary format (EmbeddedRows.query). */
-export async function binaryRows(pglite: PGlite, sql: Prisma.Sql): Promise<BinaryRow[]> {
-  const request = Buffer.concat([
-    message(0x50, [cString(""), cString(sql.text), int16s([0])]), // Parse: unnamed, parameter types inferred
+/**
+ * One statement's messages, sent together: Parse (unnamed, parameter types inferred), Bind (parameters in text,
+ * every result column binary), Describe the portal (its columns), Execute (every row), Sync. The response ends with
+ * ReadyForQuery (ResponseDecoder.ready).
+ */
+export function binaryRequest(sql: Prisma.Sql): Uint8Array {
+  return Buffer.concat([
+    message(0x50, [cString(""), cString(sql.text), int16s([0])]),
     bindMessage(sql.values),
-    message(0x44, [Uint8Array.of(0x50), cString("")]), // Describe the portal: its columns
-    message(0x45, [cString(""), int32(0)]), // Execute: every row
-    message(0x53, []), // Sync
+    message(0x44, [Uint8Array.of(0x50), cString("")]),
+    message(0x45, [cString(""), int32(0)]),
+    message(0x53, []),
   ]);
+}
+
+/** One statement's rows from `pglite` in the binary format (BinaryRows.query). */
+export async function pgliteBinaryRows(pglite: PGlite, sql: Prisma.Sql): Promise<BinaryRow[]> {
+  const request = binaryRequest(sql);
   const decoder = new ResponseDecoder();
   // PGlite's transaction() holds the lock every query of the process (the ORM's included) takes, so nothing runs
   // between these messages; its BEGIN makes the Sync end no transaction but this one.
@@ -94,7 +103,7 @@ function bindMessage(values: unknown[]): Uint8Array {
       return [int32(bytes.length), bytes];
     }
     if (typeof value !== "string" && typeof value !== "number" && typeof value !== "bigint" && typeof value !== "boolean") {
-      throw new TypeError(`embedded binary query: a ${typeof value} parameter is not supported (pass text, a number, a boolean, a date or an array of them)`);
+      throw new TypeError(`binary query: a ${typeof value} parameter is not supported (pass text, a number, a boolean, a date or an array of them)`);
     }
     const bytes = utf8.encode(String(value));
     return [int32(bytes.length), bytes];
@@ -108,7 +117,7 @@ function arrayLiteral(values: unknown[]): string {
   const element = (value: unknown) => {
     if (value === null || value === undefined) return "NULL";
     if (typeof value !== "string" && typeof value !== "number" && typeof value !== "bigint" && typeof value !== "boolean") {
-      throw new TypeError(`embedded binary query: an array of ${typeof value} is not supported`);
+      throw new TypeError(`binary query: an array of ${typeof value} is not supported`);
     }
     return `"${String(value).replace(/[\\"]/g, "\\$&")}"`;
   };
@@ -121,11 +130,11 @@ interface Column {
 }
 
 /**
- * The response's RowDescription and DataRows, as rows, decoded as PGlite writes it, a chunk at a time (each chunk a
- * view of its memory, valid during the call). Each message is copied once, into a buffer of its own, and decoded when
+ * The response's RowDescription and DataRows, as rows, decoded as the database writes it, a chunk at a time (each
+ * chunk a view of its memory, valid during the call). Each message is copied once, into a buffer of its own, and decoded when
  * complete; a row's bytea values are views of its message. (Copying the chunks into one buffer that grew by doubling
  * put a fresh ~32 MB allocation, touched page by page, in every 1,000-pet gallery batch.) An ErrorResponse, or a
- * message that cannot be decoded, is thrown by `finish`, never inside PGlite's call.
+ * message that cannot be decoded, is thrown by `finish`, never inside the transport's callback.
  */
 export class ResponseDecoder {
   private columns: Column[] = [];
@@ -138,6 +147,13 @@ export class ResponseDecoder {
   private readonly head = new Uint8Array(5);
   private headFilled = 0;
   private broken = false;
+  /** ReadyForQuery arrived: the response is whole (or it broke, and no more of it will be read). */
+  ready = false;
+
+  /** A message could not be framed: the bytes after it cannot be trusted, nor the connection that sent them. */
+  get malformed(): boolean {
+    return this.broken;
+  }
 
   push(chunk: Uint8Array): number {
     let at = 0;
@@ -166,7 +182,7 @@ export class ResponseDecoder {
   }
 
   finish(): BinaryRow[] {
-    if (this.partial || this.headFilled > 0) this.error ??= new Error("embedded binary query: a truncated response");
+    if (this.partial || this.headFilled > 0) this.error ??= new Error("binary query: a truncated response");
     if (this.error) throw this.error;
     return this.rows;
   }
@@ -175,8 +191,9 @@ export class ResponseDecoder {
   private begin(head: Uint8Array): void {
     const length = 1 + new DataView(head.buffer, head.byteOffset, 5).getInt32(1);
     if (length < 5) {
-      this.error ??= new Error("embedded binary query: a malformed response");
+      this.error ??= new Error("binary query: a malformed response");
       this.broken = true;
+      this.ready = true;
       return;
     }
     const message = new Uint8Array(length);
@@ -188,6 +205,7 @@ export class ResponseDecoder {
 
   private complete(bytes: Uint8Array): void {
     this.partial = null;
+    if (bytes[0] === 0x5a) this.ready = true;
     if (this.error) return;
     try {
       const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -223,7 +241,7 @@ const JSONB_VERSION = 1;
 
 function dataRow(bytes: Uint8Array, view: DataView, at: number, columns: Column[]): BinaryRow {
   const count = view.getInt16(at);
-  if (count !== columns.length) throw new Error("embedded binary query: a row whose columns the description does not give");
+  if (count !== columns.length) throw new Error("binary query: a row whose columns the description does not give");
   at += 2;
   const row: BinaryRow = {};
   for (let c = 0; c < count; c++) {
@@ -247,7 +265,7 @@ function dataRow(bytes: Uint8Array, view: DataView, at: number, columns: Column[
     else if (type === OID.bool) row[name] = value[0] !== 0;
     else if (type === OID.json) row[name] = JSON.parse(text.decode(value)) as JsonValue;
     else if (type === OID.jsonb && value[0] === JSONB_VERSION) row[name] = JSON.parse(text.decode(value.subarray(1))) as JsonValue;
-    else throw new Error(`embedded binary query: column "${name}" has type oid ${type}, which is not decoded (cast it in the query)`);
+    else throw new Error(`binary query: column "${name}" has type oid ${type}, which is not decoded (cast it in the query)`);
   }
   return row;
 }
@@ -260,8 +278,8 @@ function errorResponse(bytes: Uint8Array, at: number, end: number): Error {
     fields.set(code, text.decode(bytes.subarray(at + 1, valueEnd)));
     at = valueEnd + 1;
   }
-  const error = new Error(`embedded binary query: ${fields.get(0x4d) ?? "the database refused it"} (SQLSTATE ${fields.get(0x43) ?? "?"})`);
-  error.name = "EmbeddedQueryError";
+  const error = new Error(`binary query: ${fields.get(0x4d) ?? "the database refused it"} (SQLSTATE ${fields.get(0x43) ?? "?"})`);
+  error.name = "BinaryQueryError";
   return error;
 }
 
@@ -276,7 +294,7 @@ function message(type: number, parts: Uint8Array[]): Uint8Array {
 
 function cString(value: string): Uint8Array {
   const bytes = utf8.encode(value);
-  if (bytes.includes(0)) throw new TypeError("embedded binary query: a NUL character in the statement");
+  if (bytes.includes(0)) throw new TypeError("binary query: a NUL character in the statement");
   return Buffer.concat([bytes, Uint8Array.of(0)]);
 }
 

@@ -1,29 +1,33 @@
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Prisma } from "@/lib/generated/prisma/client";
 import { openTestDatabase } from "@/lab/test-support/database";
+import { ensurePostgres, PG_ADMIN_URL } from "@/lab/test-support/server";
 import type { OpenDatabase } from "./connect";
-import { embeddedRows, ResponseDecoder, rowsWithBytes, type EmbeddedRows } from "./embedded-rows";
+import { binaryRows, ResponseDecoder, rowsWithBytes, type BinaryRows } from "./binary-rows";
+import { postgresBinaryRows } from "./postgres-binary";
 
-let open: OpenDatabase;
-let close: () => Promise<void>;
-let rows: EmbeddedRows;
+describe.each(["pglite", "postgres"] as const)("binary rows (%s)", (mode) => {
+  let open: OpenDatabase;
+  let close: () => Promise<void>;
+  let rows: BinaryRows;
 
-beforeAll(async () => {
-  ({ open, close } = await openTestDatabase("pglite", "embedded_rows"));
-  rows = embeddedRows(open.prisma)!;
-}, 120_000);
+  beforeAll(async () => {
+    ({ open, close } = await openTestDatabase(mode, "binary_rows"));
+    rows = binaryRows(open.prisma)!;
+  }, 120_000);
 
-afterAll(async () => {
-  await close?.();
-});
-
-describe("embedded binary rows", () => {
-  it("exist for the embedded database only", () => {
-    expect(rows).not.toBeNull();
-    expect(embeddedRows({} as OpenDatabase["prisma"])).toBeNull();
+  afterAll(async () => {
+    await close?.();
   });
 
-  it("decode each column by its type, parameters given as text, a value larger than PGlite's output chunks intact", async () => {
+  it("exist for an opened database only, not for a transaction's client", async () => {
+    expect(rows).not.toBeNull();
+    expect(binaryRows({} as OpenDatabase["prisma"])).toBeNull();
+    expect(await open.prisma.$transaction(async (tx) => binaryRows(tx as OpenDatabase["prisma"]))).toBeNull();
+  });
+
+  it("decode each column by its type, parameters given as text, a value larger than the database's output chunks intact", async () => {
     const big = Uint8Array.from({ length: 1_500_000 }, (_, i) => (i * 7919) >> 3);
     const result = await rows.query(Prisma.sql`
       SELECT ${"nose é"}::text AS name, decode(${Buffer.from(big).toString("base64")}, 'base64') AS bytes, ''::bytea AS empty,
@@ -54,9 +58,11 @@ describe("embedded binary rows", () => {
     await expect(rows.query(Prisma.sql`SELECT 1 / ${0}::int AS x`)).rejects.toThrow(/division by zero/);
     await expect(rows.query(Prisma.sql`SELECT now() AS at`)).rejects.toThrow(/column "at" has type oid 1184/);
     await expect(rows.query(Prisma.sql`SELECT ${{ at: 1 }} AS at`)).rejects.toThrow(/object parameter is not supported/);
-    // Nothing left open: the ORM's transactions and reads go on.
-    const name = await open.prisma.$transaction(async (tx) => (await tx.account.create({ data: { name: "After errors" } })).name);
-    expect(name).toBe("After errors");
+    // Nothing left open: the ORM's transactions and reads go on, on every connection.
+    for (let i = 0; i < 12; i++) {
+      const name = await open.prisma.$transaction(async (tx) => (await tx.account.create({ data: { name: `After errors ${i}` } })).name);
+      expect(name).toBe(`After errors ${i}`);
+    }
     expect(await rows.query(Prisma.sql`SELECT 2::int4 AS two`)).toEqual([{ two: 2 }]);
   });
 
@@ -75,6 +81,49 @@ describe("embedded binary rows", () => {
     const read = await rows.query(Prisma.sql`SELECT count(*)::int4 AS n FROM "Account" WHERE name = ${"Rolled back"}`);
     expect(await transaction).toBe("roll back");
     expect(read).toEqual([{ n: 0 }]);
+  });
+
+  it("run beside the ORM's queries, each answer its own", async () => {
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        i % 2 === 0
+          ? rows.query(Prisma.sql`SELECT ${i}::int4 AS n, decode(repeat('ab', ${1000 + i}), 'hex') AS bytes`).then(([row]) => [row.n, (row.bytes as Uint8Array).length])
+          : open.prisma.$queryRaw<{ n: number }[]>`SELECT ${i}::int4 AS n`.then(([row]) => [row.n, null]),
+      ),
+    );
+    expect(answers).toEqual(Array.from({ length: 40 }, (_, i) => [i, i % 2 === 0 ? 1000 + i : null]));
+  });
+});
+
+describe("binary rows on a PostgreSQL connection", () => {
+  let pool: pg.Pool;
+
+  beforeAll(async () => {
+    await ensurePostgres();
+    // One connection: whatever a binary read leaves behind, the next query meets it.
+    pool = new pg.Pool({ connectionString: PG_ADMIN_URL, max: 1 });
+  }, 60_000);
+
+  afterAll(async () => {
+    await pool?.end();
+  });
+
+  it("give the connection back to the driver as it was: its next queries, plain and prepared, answer", async () => {
+    expect(await postgresBinaryRows(pool, Prisma.sql`SELECT ${"one"}::text AS a`, 5_000)).toEqual([{ a: "one" }]);
+    expect((await pool.query("SELECT 1::int AS one")).rows).toEqual([{ one: 1 }]);
+    expect((await pool.query({ name: "two", text: "SELECT $1::int AS two", values: [2] })).rows).toEqual([{ two: 2 }]);
+    await expect(postgresBinaryRows(pool, Prisma.sql`SELECT * FROM "NoSuchTable"`, 5_000)).rejects.toThrow(/SQLSTATE 42P01/);
+    expect((await pool.query("SELECT 3::int AS three")).rows).toEqual([{ three: 3 }]);
+    expect(pool.totalCount).toBe(1);
+  });
+
+  it("destroy a connection that closes or does not answer in time, and the pool goes on with a new one", async () => {
+    await expect(postgresBinaryRows(pool, Prisma.sql`SELECT pg_terminate_backend(pg_backend_pid()) AS gone`, 5_000)).rejects.toThrow(/terminat|closed/i);
+    expect((await pool.query("SELECT 4::int AS four")).rows).toEqual([{ four: 4 }]);
+    const started = Date.now();
+    await expect(postgresBinaryRows(pool, Prisma.sql`SELECT 1::int4 AS slept FROM pg_sleep(3)`, 200)).rejects.toThrow(/did not answer within 200 ms/);
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect((await pool.query("SELECT 5::int AS five")).rows).toEqual([{ five: 5 }]);
   });
 });
 
