@@ -9,6 +9,10 @@
 // - `scanLookups` and `finishProbeImage`, the 1:N first stage's scans of a pass's posting lists and its summing of a
 //   probe image's votes (`scan` and `finish` in lib/biometrics/simd/posting-kernel.wat), on that kernel's memory (below).
 //
+// - `adviseHugePages`, on any processor: asks Linux to back a WebAssembly memory with transparent huge pages
+//   (madvise MADV_HUGEPAGE), which V8 does not ask for: under the kernel's common setting (`madvise`) a 1:N index of
+//   gigabytes would otherwise be touched and read 4 KiB at a time (below).
+//
 // `nearest`'s layouts (byte offsets into the buffer), as the variant says (`variants[k].layout`):
 //   "pairs" (AVX2, and the WebAssembly kernel's own): a at pa, `frames` blocks of `na` rows of `dims` int16 each (row i
 //     of block f at pa + (f x na + i) x dims x 2); b at pt, column pair by column pair, pair p of column j at
@@ -24,10 +28,47 @@
 // Exactly what a scalar scan in row, then column order gives: int16 products of int8 values and their sums fit in
 // int32 exactly (and so do (a + 128) x b and its sums, from which 128 x the column's sum is taken), and every comparison
 // keeps the first of equals, so the lanes' order does not change any result.
+// madvise's advice and sysconf, which -std=c11 hides otherwise.
+#define _DEFAULT_SOURCE
 #include <node_api.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
+
+// adviseHugePages(buffer): madvise(MADV_HUGEPAGE) over the buffer's whole pages; returns the bytes advised (0 where the
+// platform has no such advice or the kernel refused it, as when transparent huge pages are `never`). The advice changes
+// how memory is backed, never its contents.
+static napi_value advise_huge_pages(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value args[1];
+  void *data = NULL;
+  size_t length = 0;
+  if (napi_get_cb_info(env, info, &argc, args, NULL, NULL) != napi_ok || argc < 1 ||
+      napi_get_arraybuffer_info(env, args[0], &data, &length) != napi_ok) {
+    napi_throw_type_error(env, NULL, "adviseHugePages takes an ArrayBuffer");
+    return NULL;
+  }
+  double advised = 0;
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  const uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+  const uintptr_t start = ((uintptr_t)data + page - 1) & ~(page - 1);
+  const uintptr_t end = ((uintptr_t)data + length) & ~(page - 1);
+  if (end > start && madvise((void *)start, end - start, MADV_HUGEPAGE) == 0) advised = (double)(end - start);
+#endif
+  napi_value result;
+  napi_create_double(env, advised, &result);
+  return result;
+}
+
+static void export_function(napi_env env, napi_value exports, const char *name, napi_callback cb) {
+  napi_value fn;
+  napi_create_function(env, name, NAPI_AUTO_LENGTH, cb, NULL, &fn);
+  napi_set_named_property(env, exports, name, fn);
+}
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -1112,6 +1153,7 @@ NAPI_MODULE_INIT() {
   napi_set_named_property(env, exports, "scanLookups", fn);
   napi_create_function(env, "finishProbeImage", NAPI_AUTO_LENGTH, finish_probe, NULL, &fn);
   napi_set_named_property(env, exports, "finishProbeImage", fn);
+  export_function(env, exports, "adviseHugePages", advise_huge_pages);
   return exports;
 }
 
@@ -1121,6 +1163,7 @@ NAPI_MODULE_INIT() {
   napi_value names;
   napi_create_array(env, &names);
   napi_set_named_property(env, exports, "variants", names);
+  export_function(env, exports, "adviseHugePages", advise_huge_pages);
   return exports;
 }
 #endif

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
+import fs from "node:fs";
 import { ENGINE_KERNELS, nativeKernels } from "./native-kernels";
+import { kernelHeap } from "./posting-kernel";
 
 const variants = nativeKernels?.variants ?? [];
 
@@ -59,7 +61,33 @@ function matches(count: number, size: number, seed: number): Float64Array[] {
   return arrays;
 }
 
+/** Bytes of this process's mappings Linux was asked to back with transparent huge pages (VmFlags "hg" in smaps). */
+function hugePageAdvisedBytes(): number {
+  const mappings = fs.readFileSync("/proc/self/smaps", "utf8").split(/\n(?=[0-9a-f]+-[0-9a-f]+ )/);
+  return mappings
+    .filter((mapping) => /^VmFlags:.* hg\b/m.test(mapping))
+    .reduce((sum, mapping) => sum + Number(/^Size:\s+(\d+) kB/m.exec(mapping)?.[1] ?? 0) * 1024, 0);
+}
+
+const MIB = 2 ** 20;
+const hugePagesAdvisable = nativeKernels !== null && fs.existsSync("/sys/kernel/mm/transparent_hugepage/enabled");
+
 describe("the native kernels (native/kernels)", () => {
+  it.runIf(hugePagesAdvisable)("ask Linux to back a WebAssembly memory with huge pages", () => {
+    const memory = new WebAssembly.Memory({ initial: 1024 });
+    const before = hugePageAdvisedBytes();
+    expect(nativeKernels!.adviseHugePages(memory.buffer)).toBe(64 * MIB);
+    expect(hugePageAdvisedBytes() - before).toBeGreaterThanOrEqual(64 * MIB);
+    expect(() => nativeKernels!.adviseHugePages(new Uint8Array(8) as unknown as ArrayBuffer)).toThrow(TypeError);
+  });
+
+  it.runIf(hugePagesAdvisable)("have the posting kernel's memory advised for huge pages as it grows", () => {
+    const before = hugePageAdvisedBytes();
+    kernelHeap.prepare(256 * MIB);
+    // The memory grew by at least 256 MiB, less what it held free before (at most an eighth of a small memory).
+    expect(hugePageAdvisedBytes() - before).toBeGreaterThanOrEqual(200 * MIB);
+  });
+
   it.runIf(process.arch === "x64" && process.platform === "linux")("are built by npm install and run first on this machine", () => {
     expect(ENGINE_KERNELS.length).toBeGreaterThan(1);
     expect(ENGINE_KERNELS.at(-1)).toBe("wasm");

@@ -34,6 +34,11 @@ interface NativeKernels {
     variant: number, buffer: ArrayBuffer, log: number, logCount: number, sorted: number, cursors: number, windows: number, windowShift: number,
     histograms: number, flags: number, windowRows: number, binsLog2: number, rowPet: number, petBest: number, petTouched: number,
   ) => number;
+  /**
+   * Asks Linux to back this memory with transparent huge pages (madvise MADV_HUGEPAGE, which V8 does not ask for);
+   * returns the bytes advised, 0 where refused or not Linux (kernels.c).
+   */
+  adviseHugePages: (buffer: ArrayBuffer) => number;
 }
 
 function loadNativeKernels(): NativeKernels | null {

@@ -10,6 +10,14 @@ const RESERVED_BYTES = 1024;
 const instance = new WebAssembly.Instance(new WebAssembly.Module(Buffer.from(POSTING_KERNEL_WASM_BASE64, "base64")), {});
 const memory = instance.exports.memory as WebAssembly.Memory;
 
+/**
+ * The posting memory backed by transparent huge pages where the addon can ask for them: under Linux's common setting
+ * (`madvise`) V8's memories get 4 KiB pages, so a gallery of gigabytes is first touched and then scanned a small page at
+ * a time (a fault and a TLB entry each). Asked again over the whole memory whenever it grows.
+ */
+const adviseHugePages = () => nativeKernels?.adviseHugePages(memory.buffer);
+adviseHugePages();
+
 const scanInWasm = instance.exports.scan as (
   block: number,
   queryLow: number,
@@ -175,6 +183,7 @@ class KernelHeap {
     // Grow by at least an eighth, so that a gallery built pet by pet grows O(log n) times.
     const wanted = Math.min(MAX_BYTES, Math.max(end, have + have / 8));
     memory.grow(Math.ceil((wanted - have) / PAGE_BYTES));
+    adviseHugePages();
   }
 }
 
