@@ -97,6 +97,16 @@ async function copyDistractorPets(db: Db, accountId: string, genuineIds: string[
   }
 }
 
+/**
+ * The engine threads a restarted process has: new ones (an earlier size's or database's load left the old threads'
+ * memory grown and free, which indexes faster than memory touched for the first time), started before anything is
+ * timed (their start-up, loading the engine, is a fixed cost of a process, not a cost a pet).
+ */
+async function newEngineThreads(): Promise<void> {
+  await shutdownEngine();
+  await galleryTotals();
+}
+
 export async function benchGalleryLoad(mode: "postgres" | "pglite", pets: number, options: Omit<IdentificationBenchOptions, "sizes">): Promise<GalleryLoadResult> {
   const { subjects, strangers, pool } = await prepareTemplates(options);
   const database = await openTestDatabase(mode, "bench_gallery");
@@ -144,12 +154,9 @@ export async function benchGalleryLoad(mode: "postgres" | "pglite", pets: number
     // (lib/db/embedded-statistics.ts) and as PostgreSQL's autovacuum does within a minute.
     await analyzeChangedTables(db);
     const scope: GalleryScope = { accountId: account.id, poolId: null, species: "DOG" };
-    // A process starting with these pets enrolled: its galleries preloaded (what start-up does in the background). The
-    // engine threads are new, as a restarted process's are: an earlier size's or database's load left its threads' memory
-    // grown and free, which indexes faster than memory touched for the first time. They are started first: their start-up
-    // is a fixed cost (loading the engine), not a cost a pet; a batch is dealt to their shards as it is read.
-    await shutdownEngine();
-    await galleryTotals();
+    // A process starting with these pets enrolled: its galleries preloaded (what start-up does in the background), in
+    // new engine threads (newEngineThreads); a batch is dealt to their shards as it is read.
+    await newEngineThreads();
     // The database's side of a load alone: every batch read, nothing indexed.
     let t0 = performance.now();
     let read = 0;
@@ -174,9 +181,7 @@ export async function benchGalleryLoad(mode: "postgres" | "pglite", pets: number
     // The snapshot the first load saved; then a process starting anew with it.
     await first.snapshotsSaved();
     await first.dropAll();
-    // A restarted process's engine threads, new and started before it is timed, as above.
-    await shutdownEngine();
-    await galleryTotals();
+    await newEngineThreads();
     const manager = new GalleryManager(db, undefined, snapshots);
     const { ms: restartMs, cpuMs: restartCpuMs, postgresCpuMs: restartPostgresCpuMs } = await timedPreload(manager);
     // A copy has no whole template, which a full comparison reads: a gallery of copies is loaded, not searched.

@@ -147,8 +147,12 @@ export class ResponseDecoder {
   private readonly head = new Uint8Array(5);
   private headFilled = 0;
   private broken = false;
+  private ended = false;
+
   /** ReadyForQuery arrived: the response is whole (or it broke, and no more of it will be read). */
-  ready = false;
+  get ready(): boolean {
+    return this.ended;
+  }
 
   /** A message could not be framed: the bytes after it cannot be trusted, nor the connection that sent them. */
   get malformed(): boolean {
@@ -193,7 +197,7 @@ export class ResponseDecoder {
     if (length < 5) {
       this.error ??= new Error("binary query: a malformed response");
       this.broken = true;
-      this.ready = true;
+      this.ended = true;
       return;
     }
     const message = new Uint8Array(length);
@@ -205,7 +209,7 @@ export class ResponseDecoder {
 
   private complete(bytes: Uint8Array): void {
     this.partial = null;
-    if (bytes[0] === 0x5a) this.ready = true;
+    if (bytes[0] === 0x5a) this.ended = true;
     if (this.error) return;
     try {
       const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);

@@ -39,16 +39,25 @@
 #include <unistd.h>
 #endif
 
+// The call's `n` arguments into `args`; false (a TypeError thrown) when it was given another number.
+static int call_arguments(napi_env env, napi_callback_info info, size_t n, napi_value *args, const char *message) {
+  size_t argc = n;
+  if (napi_get_cb_info(env, info, &argc, args, NULL, NULL) != napi_ok || argc != n) {
+    napi_throw_type_error(env, NULL, message);
+    return 0;
+  }
+  return 1;
+}
+
 // adviseHugePages(buffer): madvise(MADV_HUGEPAGE) over the buffer's whole pages; returns the bytes advised (0 where the
 // platform has no such advice or the kernel refused it, as when transparent huge pages are `never`). The advice changes
 // how memory is backed, never its contents.
 static napi_value advise_huge_pages(napi_env env, napi_callback_info info) {
-  size_t argc = 1;
   napi_value args[1];
+  if (!call_arguments(env, info, 1, args, "adviseHugePages takes one argument")) return NULL;
   void *data = NULL;
   size_t length = 0;
-  if (napi_get_cb_info(env, info, &argc, args, NULL, NULL) != napi_ok || argc < 1 ||
-      napi_get_arraybuffer_info(env, args[0], &data, &length) != napi_ok) {
+  if (napi_get_arraybuffer_info(env, args[0], &data, &length) != napi_ok) {
     napi_throw_type_error(env, NULL, "adviseHugePages takes an ArrayBuffer");
     return NULL;
   }
@@ -823,16 +832,6 @@ static const variant kernel_variants[] = {
     {"avx2", "pairs", nearest_avx2, best_anchor_avx2, block_dots_avx2}};
 static const int kernel_variant_count = sizeof kernel_variants / sizeof kernel_variants[0];
 
-// The call's `n` arguments into `args`; false (a TypeError thrown) when it was given another number.
-static int call_arguments(napi_env env, napi_callback_info info, size_t n, napi_value *args, const char *message) {
-  size_t argc = n;
-  if (napi_get_cb_info(env, info, &argc, args, NULL, NULL) != napi_ok || argc != n) {
-    napi_throw_type_error(env, NULL, message);
-    return 0;
-  }
-  return 1;
-}
-
 // A typed array's data when it is of `type` and holds exactly `length` values (at least, when `atLeast`), else NULL.
 static void *typed_array(napi_env env, napi_value value, napi_typedarray_type type, size_t length, int atLeast) {
   napi_typedarray_type actual;
@@ -1122,7 +1121,7 @@ static napi_value finish_probe(napi_env env, napi_callback_info info) {
 
 NAPI_MODULE_INIT() {
   // The variants this CPU runs, fastest first: their names in `variants`, passed back to `nearest` by position.
-  napi_value names, fn;
+  napi_value names;
   napi_create_array(env, &names);
   uint32_t count = 0;
   __builtin_cpu_init();
@@ -1141,18 +1140,12 @@ NAPI_MODULE_INIT() {
     napi_set_element(env, names, count++, entry);
   }
   napi_set_named_property(env, exports, "variants", names);
-  napi_create_function(env, "nearest", NAPI_AUTO_LENGTH, nearest, NULL, &fn);
-  napi_set_named_property(env, exports, "nearest", fn);
-  napi_create_function(env, "bestAnchor", NAPI_AUTO_LENGTH, best_anchor, NULL, &fn);
-  napi_set_named_property(env, exports, "bestAnchor", fn);
-  napi_create_function(env, "layQuads", NAPI_AUTO_LENGTH, lay_quads, NULL, &fn);
-  napi_set_named_property(env, exports, "layQuads", fn);
-  napi_create_function(env, "lookupWords", NAPI_AUTO_LENGTH, lookup_words, NULL, &fn);
-  napi_set_named_property(env, exports, "lookupWords", fn);
-  napi_create_function(env, "scanLookups", NAPI_AUTO_LENGTH, scan_lookups, NULL, &fn);
-  napi_set_named_property(env, exports, "scanLookups", fn);
-  napi_create_function(env, "finishProbeImage", NAPI_AUTO_LENGTH, finish_probe, NULL, &fn);
-  napi_set_named_property(env, exports, "finishProbeImage", fn);
+  export_function(env, exports, "nearest", nearest);
+  export_function(env, exports, "bestAnchor", best_anchor);
+  export_function(env, exports, "layQuads", lay_quads);
+  export_function(env, exports, "lookupWords", lookup_words);
+  export_function(env, exports, "scanLookups", scan_lookups);
+  export_function(env, exports, "finishProbeImage", finish_probe);
   export_function(env, exports, "adviseHugePages", advise_huge_pages);
   return exports;
 }
