@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { rankInTurn, runCascade, type CascadeStages } from "./cascade";
-import { DEEP_EARLY_LIGHT, DEEP_LIGHT_FIRST, DESCRIPTOR_SETS, FIRST_STAGE_PROMOTED, MATCHED_SETS, RERANK_CANDIDATES, RERANK_PROMOTED, SHORTLIST_SIZE } from "./parameters";
+import { rankInTurn, runCascade, turnedPassImages, type CascadeStages } from "./cascade";
+import { DEEP_EARLY_LIGHT, DEEP_LIGHT_FIRST, DESCRIPTOR_SETS, FIRST_STAGE_PROMOTED, MATCHED_SETS, RERANK_CANDIDATES, RERANK_PROMOTED, SHORTLIST_SIZE, TURNED_PASS_IMAGES } from "./parameters";
 
 const ids = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => `pet-${String(from + i).padStart(3, "0")}`);
 
@@ -201,5 +201,21 @@ describe("the 1:N cascade", () => {
     const upright = await runCascade(fake);
     fake.turned = async () => null;
     expect(await runCascade(fake)).toEqual(upright);
+  });
+});
+
+describe("the turned pass's images", () => {
+  it("are the probe's TURNED_PASS_IMAGES best by quality, in probe order", () => {
+    expect(TURNED_PASS_IMAGES).toBe(2);
+    expect(turnedPassImages([61, 80, 72], [true, true, true])).toEqual([1, 2]);
+    expect(turnedPassImages([90, 40, 72], [true, true, true])).toEqual([0, 2]);
+    expect(turnedPassImages([70, 70, 70, 70], [true, true, true, true])).toEqual([0, 1]);
+  });
+
+  it("are chosen among the images that can be turned, all of them when there are too few", () => {
+    expect(turnedPassImages([90, 40, 72], [false, true, true])).toEqual([1, 2]);
+    expect(turnedPassImages([90, 40], [true, true])).toEqual([0, 1]);
+    expect(turnedPassImages([90, 40, 72], [false, false, true])).toEqual([2]);
+    expect(turnedPassImages([90, 40, 72], [false, false, false])).toEqual([]);
   });
 });

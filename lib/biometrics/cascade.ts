@@ -1,6 +1,6 @@
 import { promoteByLightScore, rerankNeeded, sortCandidates, type LightScore } from "./candidates";
 import type { GalleryShortlist } from "./gallery-shortlist";
-import { DEEP_EARLY_LIGHT, DEEP_LIGHT_FIRST, DESCRIPTOR_SETS, FIRST_STAGE_PROMOTED, MATCHED_SETS, RERANK_CANDIDATES, SHORTLIST_SIZE } from "./parameters";
+import { DEEP_EARLY_LIGHT, DEEP_LIGHT_FIRST, DESCRIPTOR_SETS, FIRST_STAGE_PROMOTED, MATCHED_SETS, RERANK_CANDIDATES, SHORTLIST_SIZE, TURNED_PASS_IMAGES } from "./parameters";
 import type { IdentificationCandidate, IdentificationOutcome } from "./operations";
 
 /** Full matching of some pets: those at or above the decision threshold (best first), how many were compared, the best raw. */
@@ -34,8 +34,9 @@ export interface CascadeStages {
   compareLightly(petIds: string[]): Promise<LightScore[]>;
   /**
    * The stages of the probe's quarter-turned views (decision 0029), made only when the passes upright accepted nobody;
-   * null when the probe cannot be turned (no JPEGs). Their shortlist and light comparison read the views, their full
-   * matching is the verification's: upright, then each probe image at its most promising turn.
+   * null when the probe cannot be turned (no JPEGs). Their shortlist and light comparison read the views of the images
+   * `turnedPassImages` picks, their full matching is the verification's: upright, then each probe image at its most
+   * promising turn.
    */
   turned?: () => Promise<Omit<CascadeStages, "turned"> | null>;
   /** Told as each step begins (a step ends where the next begins, or with the search): for benches. */
@@ -53,7 +54,8 @@ export interface CascadeStages {
  *   and the best of all lightly compared pets not matched in full yet are; in steps that end it at the first accepted
  *   pet (`deepPass`).
  * - Turned pass, only when the deep one accepted nobody too and the stages can turn the probe (`turned`): the fast
- *   pass again on the probe's quarter-turned views, for a nose photographed at any roll.
+ *   pass again on the quarter-turned views of the probe's best images (`turnedPassImages`), for a nose photographed at
+ *   any roll.
  */
 export async function runCascade(stages: CascadeStages): Promise<IdentificationOutcome> {
   const observe = stages.observe ?? (() => {});
@@ -87,6 +89,20 @@ export async function runCascade(stages: CascadeStages): Promise<IdentificationO
 }
 
 /** The fast pass: the first stage's SHORTLIST_SIZE best by the matched frames, compared lightly, the best matched in full. */
+/**
+ * The probe images whose quarter-turned views the turned pass shortlists and compares lightly: among those that can be
+ * turned (`turnable[p]`), the TURNED_PASS_IMAGES of highest quality (the earlier of equals), in probe order.
+ */
+export function turnedPassImages(qualities: readonly number[], turnable: readonly boolean[]): number[] {
+  return qualities
+    .map((quality, p) => ({ quality, p }))
+    .filter(({ p }) => turnable[p])
+    .sort((a, b) => b.quality - a.quality || a.p - b.p)
+    .slice(0, TURNED_PASS_IMAGES)
+    .map(({ p }) => p)
+    .sort((a, b) => a - b);
+}
+
 async function fastPass(stages: Omit<CascadeStages, "turned">, pass: CascadePass, observe: NonNullable<CascadeStages["observe"]>) {
   observe(pass, "first stage");
   const shortlisted = await stages.shortlist(SHORTLIST_SIZE, MATCHED_SETS);

@@ -20,7 +20,7 @@ import { deserializeSearchKey } from "./search-key";
 import { analyseImage, identifyAmong, lightRawScores, scoreImagePair, verifyPet, type ImageAnalysis } from "./operations";
 import type { ExtractionOptions } from "./extract";
 import { DECISION_THRESHOLD } from "./scoring";
-import { descriptorSetCount, deserializeTemplate, keypointCount, serializeTemplate, TemplateFormatError, templateVersionOf } from "./template";
+import { descriptorSetCount, deserializeTemplate, keypointCount, serializeTemplate, TemplateFormatError, templateQualityOf, templateVersionOf } from "./template";
 import { Gallery, probeLookups } from "./gallery";
 import { DESCRIPTOR_SETS, MATCHED_SETS, RERANK_CANDIDATES, RERANK_KEYPOINTS, RERANK_PROMOTED, SHORTLIST_SIZE, TEMPLATE_VERSION } from "./parameters";
 
@@ -289,6 +289,13 @@ describe("templates", () => {
     // The genuine pet scores above the other nose, so the comparison is not trivially equal.
     const [genuine, impostor] = scores(light);
     expect(genuine.raw).toBeGreaterThan(impostor.raw);
+  });
+
+  it("tell their quality from the header, as decoding them does", () => {
+    const qualities = analyses.flatMap((analysis) => templatesOf(analysis)).map((bytes) => [templateQualityOf(bytes), deserializeTemplate(bytes).quality]);
+    qualities.forEach(([header, decoded]) => expect(header).toBe(decoded));
+    expect(new Set(qualities.map(([q]) => q)).size).toBeGreaterThan(1);
+    expect(() => templateQualityOf(new Uint8Array(8))).toThrow(TemplateFormatError);
   });
 
   it("refuse another engine version and damaged bytes instead of misreading them", () => {

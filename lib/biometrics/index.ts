@@ -4,7 +4,7 @@
  */
 import { EnginePool, EngineTaskError, hashKey, inSharedMemory } from "./engine-pool";
 import { mergeShortlists } from "./gallery-shortlist";
-import { rankInTurn, runCascade, type CandidateRanking, type CascadeStages } from "./cascade";
+import { rankInTurn, runCascade, turnedPassImages, type CandidateRanking, type CascadeStages } from "./cascade";
 import { GalleryNotLoadedError } from "./gallery-not-loaded";
 import type { ExtractionOptions } from "./extract";
 import { packPets, ShardedPetsWriter, splitPackedPets, type PackedPets, type ShardedPets } from "./packed-pets";
@@ -13,7 +13,7 @@ import { rankSessions } from "./candidates";
 import type { GalleryPet, IdentificationOutcome, ImageAnalysis, ProbeTurns, VerificationOutcome } from "./operations";
 import { sessionRawScore, triesQuarterTurns } from "./scoring";
 import { TEMPLATE_VERSION } from "./parameters";
-import { splitTemplates, TemplateFormatError, templateVersionOf } from "./template";
+import { splitTemplates, TemplateFormatError, templateQualityOf, templateVersionOf } from "./template";
 import { QUARTER_TURNS } from "./turns";
 
 export { isJpeg } from "./decode";
@@ -255,13 +255,13 @@ export async function identifyInGallery(
     rankBatches: rankBatchesWith(),
     compareLightly: compareLightlyWith(probe),
     // The turned pass (decision 0029): each probe image's quarter-turned views, as its upload made them (decision 0042)
-    // or made now from its JPEG, at once over the pool.
+    // or made now from its JPEG, at once over the pool; the best images' views shortlisted (decision 0053).
     turned: async () => {
       if (!probeTurns) return null;
       const views = (await Promise.all(probe.map((template, p) => turnedViewsOf(engine, template, probeTurns[p])))).map((turned) => turned.map(inSharedMemory));
-      const flat = views.flat();
-      if (flat.length === 0) return null;
-      return { shortlist: shortlistOf(flat), rank: rankWith(views), rankBatches: rankBatchesWith(views), compareLightly: compareLightlyWith(flat) };
+      const picked = turnedPassImages(probe.map(templateQualityOf), views.map((turned) => turned.length > 0)).flatMap((p) => views[p]);
+      if (picked.length === 0) return null;
+      return { shortlist: shortlistOf(picked), rank: rankWith(views), rankBatches: rankBatchesWith(views), compareLightly: compareLightlyWith(picked) };
     },
     observe,
   });

@@ -1,7 +1,7 @@
 import { extractNoseImage, type ExtractionOptions } from "./extract";
 import { compareTemplates, WHOLE_FRAME_HYPOTHESES } from "./pair-matcher";
 import { rankSessions, type LightScore } from "./candidates";
-import { runCascade, type CandidateRanking } from "./cascade";
+import { runCascade, turnedPassImages, type CandidateRanking } from "./cascade";
 import { Gallery } from "./gallery";
 import { RERANK_KEYPOINTS } from "./parameters";
 import { DECISION_THRESHOLD, pairScore, sessionScore, triesQuarterTurns } from "./scoring";
@@ -138,13 +138,13 @@ export async function identifyAmong(
           compareLightly: async (petIds) => lightRawScores(probe, withTemplates(petIds)),
           turned: async () => {
             const views = turnedViews ? await turnedViews(n) : [];
-            const flat = views.flatMap((v) => v ?? []);
-            if (flat.length === 0) return null;
+            const picked = turnedPassImages(probe.map((t) => t.quality), probe.map((_, p) => (views[p]?.length ?? 0) > 0)).flatMap((p) => views[p] ?? []);
+            if (picked.length === 0) return null;
             const turnable = views.map((v) => (v ? turnableFromViews(v) : null));
             return {
-              shortlist: async (limit, sets) => gallery.shortlist(flat, limit, sets),
+              shortlist: async (limit, sets) => gallery.shortlist(picked, limit, sets),
               rank: async (petIds) => rankCandidates(probe, withTemplates(petIds), turnable),
-              compareLightly: async (petIds) => lightRawScores(flat, withTemplates(petIds)),
+              compareLightly: async (petIds) => lightRawScores(picked, withTemplates(petIds)),
             };
           },
         }),

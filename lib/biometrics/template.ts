@@ -119,6 +119,12 @@ export function templateVersionOf(bytes: Uint8Array): number {
   return view.getUint16(4, true);
 }
 
+/** The image quality (0-100) stored template bytes carry, without decoding the rest. */
+export function templateQualityOf(bytes: Uint8Array): number {
+  templateVersionOf(bytes);
+  return bytes[14];
+}
+
 /** The number of descriptor frames in a template's header, checked. */
 function frameCountOf(view: DataView): number {
   const sets = view.getUint8(15);
