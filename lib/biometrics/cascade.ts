@@ -88,7 +88,6 @@ export async function runCascade(stages: CascadeStages): Promise<IdentificationO
   };
 }
 
-/** The fast pass: the first stage's SHORTLIST_SIZE best by the matched frames, compared lightly, the best matched in full. */
 /**
  * The probe images whose quarter-turned views the turned pass shortlists and compares lightly: among those that can be
  * turned (`turnable[p]`), the TURNED_PASS_IMAGES of highest quality (the earlier of equals), in probe order.
@@ -103,6 +102,7 @@ export function turnedPassImages(qualities: readonly number[], turnable: readonl
     .sort((a, b) => a - b);
 }
 
+/** The fast pass: the first stage's SHORTLIST_SIZE best by the matched frames, compared lightly, the best matched in full. */
 async function fastPass(stages: Omit<CascadeStages, "turned">, pass: CascadePass, observe: NonNullable<CascadeStages["observe"]>) {
   observe(pass, "first stage");
   const shortlisted = await stages.shortlist(SHORTLIST_SIZE, MATCHED_SETS);
