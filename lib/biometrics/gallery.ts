@@ -4,7 +4,7 @@ import type { GalleryShortlist } from "./gallery-shortlist";
 import { InvertedIndex } from "./inverted-index";
 import { probeVoteWeight } from "./distinctiveness";
 import { keypointBurstWeights } from "./pair-matcher";
-import { computeProbeLookups, type ProbeLookups, type SearchKey } from "./search-key";
+import { computeProbeLookups, queryWordsFor, type ProbeLookups, type SearchKey } from "./search-key";
 import type { PackedPets } from "./packed-pets";
 import { DESCRIPTOR_SETS } from "./parameters";
 import { FileSink, FileSource, SnapshotChangedError, type SnapshotSink, type SnapshotWriter } from "./snapshot-stream";
@@ -103,7 +103,7 @@ export interface GivenLookups {
 export function probeLookups(probe: readonly NoseTemplate[], sets: number, fromSet = 0): ProbeLookups[] {
   return probe.map((t) => {
     const burst = keypointBurstWeights(t);
-    return computeProbeLookups(keypointCount(t), t.descriptors, Math.min(sets, descriptorSetCount(t)), (k) => burst[k] * probeVoteWeight(t.genericness[k]), fromSet);
+    return computeProbeLookups(keypointCount(t), t.descriptors, Math.min(sets, descriptorSetCount(t)), (k) => burst[k] * probeVoteWeight(t.genericness[k]), fromSet, queryWordsFor(t.quality));
   });
 }
 

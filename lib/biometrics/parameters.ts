@@ -320,13 +320,25 @@ export const INDEXED_POSTINGS = INDEXED_KEYPOINTS + (MATCHED_SETS - 1) * INDEXED
 /** The strongest keypoints of each probe image looked up in the index. */
 export const PROBE_KEYPOINTS = 300;
 /**
- * A probe keypoint's upright descriptor is looked up under its QUERY_WORDS nearest words (quantisation
- * misses true matches), and so are its descriptors in the turned frames (TURNED_QUERY_WORDS). One word
- * for the turned frames scanned a third less but cost 4 points of the true pet in the shortlist among
- * 1,000 and 10,000 pets (`npm run bench:search`, docs/engine.md), so it stays at 2.
+ * A probe keypoint's descriptor (in each frame) is looked up under its QUERY_WORDS nearest words: quantisation misses
+ * true matches. One word for the turned frames scanned a third less but cost 4 points of the true pet in the shortlist
+ * among 1,000 and 10,000 pets (`npm run bench:search`, docs/engine.md), so every frame takes 2.
  */
 export const QUERY_WORDS = 2;
-export const TURNED_QUERY_WORDS = 2;
+/**
+ * A soft probe image (quality below SOFT_IMAGE_QUALITY: blurred, dark, few keypoints) is looked up under each
+ * descriptor's nearest word and its next nearest, up to SOFT_QUERY_WORDS, whose squared distance is at most
+ * SOFT_QUERY_WORD_RATIO times the nearest's (multiple assignment by distance ratio). Blur moves a descriptor towards the
+ * boundaries of the vocabulary's cells, where its sharp twin's word is often the third or fourth nearest: among 100,000
+ * pets the first stage ranked the true pet of three of 48 soft probes 849th, 1,977th and 11,260th with two words, and
+ * 51st at worst with these (the true pet in the deep pass's 384 for 45 → 48), and rank-1 at 100,000 pets went from
+ * 92 to 96 %, as among 1,000. Sharp images keep two words: looked up this way they cost 1.8 times the lookups for no pet
+ * found more (hard setting). A soft probe's lookups (about 9,300 for three images in five frames) stay near a sharp
+ * one's (8,100): its images hold fewer keypoints (decision 0054).
+ */
+export const SOFT_IMAGE_QUALITY = 70;
+export const SOFT_QUERY_WORDS = 4;
+export const SOFT_QUERY_WORD_RATIO = 1.3;
 /**
  * Stop words: a lookup skips a word whose posting list is longer than STOP_WORD_FACTOR times the mean
  * list (and than STOP_WORD_MIN_POSTINGS). Visual words are far from equally frequent; the most frequent

@@ -5,8 +5,22 @@ import { captureSeed, subjectSeed } from "@/lab/synth/dataset";
 import { createNoseSubject } from "@/lab/synth/nose-surface";
 import { extractNoseImage } from "./extract";
 import { InvertedIndex } from "./inverted-index";
-import { DESCRIPTOR_ANGLES_DEG, INDEXED_KEYPOINTS, INDEXED_POSTINGS, INDEXED_TURNED_KEYPOINTS, MATCHED_SETS } from "./parameters";
-import { angleStep, computeProbeLookups, type SearchKey } from "./search-key";
+import { descriptorFrame } from "./features";
+import {
+  DESCRIPTOR_ANGLES_DEG,
+  DESCRIPTOR_DIMS,
+  INDEXED_KEYPOINTS,
+  INDEXED_POSTINGS,
+  INDEXED_TURNED_KEYPOINTS,
+  MATCHED_SETS,
+  PROBE_KEYPOINTS,
+  QUERY_WORDS,
+  SOFT_IMAGE_QUALITY,
+  SOFT_QUERY_WORD_RATIO,
+  SOFT_QUERY_WORDS,
+} from "./parameters";
+import { angleStep, computeProbeLookups, queryWordsFor, type SearchKey } from "./search-key";
+import { lookupWords } from "./visual-words";
 import { keypointCount, type NoseTemplate } from "./template";
 
 /** A capture's template as a 1:N probe's is extracted, with the outer frames (they look up in them). */
@@ -69,5 +83,40 @@ describe("search keys", () => {
       expect(turnedPostings.score).toBeGreaterThan(2 * upright.score);
       expect(outerFrames.score).toBeGreaterThan(2 * turnedPostings.score);
     }
+  }, 60_000);
+});
+
+describe("probe lookups", () => {
+  it("look a soft image's keypoints up under their nearest word and the next nearest within the ratio, a sharp image's under their two nearest", async () => {
+    const seed = subjectSeed(5151, 0);
+    const probe = await templateOf((await renderCapture(createNoseSubject(seed), captureSeed(seed, 5), { difficulty: "normal" })).jpeg);
+    const count = keypointCount(probe);
+    expect(queryWordsFor(SOFT_IMAGE_QUALITY)).toEqual({ most: QUERY_WORDS, ratio: Infinity });
+    const soft = queryWordsFor(SOFT_IMAGE_QUALITY - 1);
+    expect(soft).toEqual({ most: SOFT_QUERY_WORDS, ratio: SOFT_QUERY_WORD_RATIO });
+
+    const upright = descriptorFrame(probe.descriptors, count, 0).subarray(0, Math.min(count, PROBE_KEYPOINTS) * DESCRIPTOR_DIMS);
+    const nearest = lookupWords(upright, SOFT_QUERY_WORDS);
+    const looked = computeProbeLookups(count, probe.descriptors, 1, undefined, 0, soft);
+    const perKeypoint = new Map<number, number[]>();
+    for (let i = 0; i < looked.count; i++) perKeypoint.set(looked.keypoint[i], [...(perKeypoint.get(looked.keypoint[i]) ?? []), looked.words[i]]);
+    expect(perKeypoint.size).toBe(Math.min(count, PROBE_KEYPOINTS));
+    const taken: number[] = [];
+    for (const [k, words] of perKeypoint) {
+      const at = k * SOFT_QUERY_WORDS;
+      // The nearest words in order, all within the ratio, and the next one (if any was left) beyond it.
+      expect(words).toEqual(Array.from(nearest.words.subarray(at, at + words.length)));
+      const limit = SOFT_QUERY_WORD_RATIO * nearest.distances[at];
+      expect(nearest.distances[at + words.length - 1]).toBeLessThanOrEqual(limit);
+      if (words.length < SOFT_QUERY_WORDS) expect(nearest.distances[at + words.length]).toBeGreaterThan(limit);
+      taken.push(words.length);
+    }
+    // The ratio decides: some keypoints take one word, some all four.
+    expect(Math.min(...taken)).toBe(1);
+    expect(Math.max(...taken)).toBe(SOFT_QUERY_WORDS);
+
+    const sharp = computeProbeLookups(count, probe.descriptors, 1);
+    expect(sharp.count).toBe(QUERY_WORDS * Math.min(count, PROBE_KEYPOINTS));
+    expect(Array.from(sharp.words)).toEqual(Array.from(lookupWords(upright, QUERY_WORDS).words));
   }, 60_000);
 });

@@ -1,5 +1,5 @@
 import { descriptorFrame } from "./features";
-import { DESCRIPTOR_ANGLES_DEG, DESCRIPTOR_DIMS, DESCRIPTOR_SETS, INDEXED_KEYPOINTS, MATCHED_SETS, INDEXED_TURNED_KEYPOINTS, PROBE_KEYPOINTS, QUERY_WORDS, TURNED_QUERY_WORDS } from "./parameters";
+import { DESCRIPTOR_ANGLES_DEG, DESCRIPTOR_DIMS, DESCRIPTOR_SETS, INDEXED_KEYPOINTS, MATCHED_SETS, INDEXED_TURNED_KEYPOINTS, PROBE_KEYPOINTS, QUERY_WORDS, SOFT_IMAGE_QUALITY, SOFT_QUERY_WORD_RATIO, SOFT_QUERY_WORDS } from "./parameters";
 import { lookupWords, VOCABULARY_FORMAT } from "./visual-words";
 
 /**
@@ -45,8 +45,9 @@ export function angleStep(radians: number): number {
 }
 
 /**
- * The `limit` strongest keypoints of one descriptor frame (`set`), each under its `wordsPerKeypoint` nearest
- * words with a signature in each.
+ * The `limit` strongest keypoints of one descriptor frame (`set`), each under its nearest word and its next nearest
+ * up to `wordsPerKeypoint` words whose squared distance is at most `ratio` times the nearest's, with a signature in each;
+ * `first[k]` is keypoint k's first lookup (count + 1 entries).
  */
 function wordsAndSignatures(
   keypointTotal: number,
@@ -54,12 +55,29 @@ function wordsAndSignatures(
   set: number,
   limit: number,
   wordsPerKeypoint: number,
-): { count: number; words: Uint16Array; signatures: Uint32Array; angles: Uint8Array } {
+  ratio: number,
+): { count: number; first: Uint32Array; words: Uint16Array; signatures: Uint32Array; angles: Uint8Array } {
   const count = Math.min(limit, keypointTotal);
   const strongest = descriptorFrame(descriptors, keypointTotal, set).subarray(0, count * DESCRIPTOR_DIMS);
-  const { words, signatures } = lookupWords(strongest, wordsPerKeypoint);
+  const nearest = lookupWords(strongest, wordsPerKeypoint);
+  const first = new Uint32Array(count + 1);
+  const words = new Uint16Array(count * wordsPerKeypoint);
+  const signatures = new Uint32Array(count * wordsPerKeypoint * 2);
+  let kept = 0;
+  for (let k = 0; k < count; k++) {
+    first[k] = kept;
+    const from = k * wordsPerKeypoint;
+    // Infinity × 0 would be NaN: a descriptor on its nearest centroid takes every word when the ratio is unbounded.
+    const within = ratio === Infinity ? Infinity : ratio * nearest.distances[from];
+    for (let w = 0; w < wordsPerKeypoint && (w === 0 || nearest.distances[from + w] <= within); w++, kept++) {
+      words[kept] = nearest.words[from + w];
+      signatures[kept * 2] = nearest.signatures[(from + w) * 2];
+      signatures[kept * 2 + 1] = nearest.signatures[(from + w) * 2 + 1];
+    }
+  }
+  first[count] = kept;
   const angles = new Uint8Array(count).fill(angleStep((DESCRIPTOR_ANGLES_DEG[set] * Math.PI) / 180));
-  return { count, words, signatures, angles };
+  return { count, first, words: words.subarray(0, kept), signatures: signatures.subarray(0, kept * 2), angles };
 }
 
 /**
@@ -68,7 +86,7 @@ function wordsAndSignatures(
  */
 export function computeSearchKey(keypointTotal: number, descriptors: Int8Array): SearchKey {
   const parts = Array.from({ length: MATCHED_SETS }, (_, set) =>
-    wordsAndSignatures(keypointTotal, descriptors, set, set === 0 ? INDEXED_KEYPOINTS : INDEXED_TURNED_KEYPOINTS, 1),
+    wordsAndSignatures(keypointTotal, descriptors, set, set === 0 ? INDEXED_KEYPOINTS : INDEXED_TURNED_KEYPOINTS, 1, Infinity),
   );
   const count = parts.reduce((n, part) => n + part.count, 0);
   const key = { words: new Uint16Array(count), signatures: new Uint32Array(count * 2), angles: new Uint8Array(count) };
@@ -82,10 +100,24 @@ export function computeSearchKey(keypointTotal: number, descriptors: Int8Array):
   return key;
 }
 
+/** The words a probe keypoint's descriptor is looked up under: its nearest, and the next up to `most` within `ratio`. */
+export interface QueryWords {
+  most: number;
+  ratio: number;
+}
+
+/**
+ * How a probe image of this quality looks its keypoints up: a soft image (below SOFT_IMAGE_QUALITY) under its nearest
+ * word and the next nearest up to SOFT_QUERY_WORDS within SOFT_QUERY_WORD_RATIO, another under its QUERY_WORDS nearest.
+ */
+export function queryWordsFor(quality: number): QueryWords {
+  return quality < SOFT_IMAGE_QUALITY ? { most: SOFT_QUERY_WORDS, ratio: SOFT_QUERY_WORD_RATIO } : { most: QUERY_WORDS, ratio: Infinity };
+}
+
 /**
  * A probe image's lookups in its descriptor frames `fromSet` to `sets` - 1 (all by default; the first MATCHED_SETS for
- * the cascade's fast pass, the others for its deep pass), one frame after another; each lookup's votes weighted by
- * `keypointWeight` of its keypoint (1 by default).
+ * the cascade's fast pass, the others for its deep pass), one frame after another, under `query`'s words; each lookup's
+ * votes weighted by `keypointWeight` of its keypoint (1 by default).
  */
 export function computeProbeLookups(
   keypointTotal: number,
@@ -93,11 +125,11 @@ export function computeProbeLookups(
   sets: number = DESCRIPTOR_SETS,
   keypointWeight: (keypoint: number) => number = () => 1,
   fromSet = 0,
+  query: QueryWords = queryWordsFor(100),
 ): ProbeLookups {
-  const wordsIn = (set: number) => (set === 0 ? QUERY_WORDS : TURNED_QUERY_WORDS);
   const frames = Array.from({ length: Math.max(0, sets - fromSet) }, (_, i) => fromSet + i);
-  const parts = frames.map((set) => wordsAndSignatures(keypointTotal, descriptors, set, PROBE_KEYPOINTS, wordsIn(set)));
-  const total = parts.reduce((n, part, i) => n + part.count * wordsIn(frames[i]), 0);
+  const parts = frames.map((set) => wordsAndSignatures(keypointTotal, descriptors, set, PROBE_KEYPOINTS, query.most, query.ratio));
+  const total = parts.reduce((n, part) => n + part.words.length, 0);
   const keypoint = new Uint32Array(total);
   const words = new Uint16Array(total);
   const signatures = new Uint32Array(total * 2);
@@ -105,18 +137,19 @@ export function computeProbeLookups(
   const weights = new Float32Array(total);
   let at = 0;
   let keypoints = 0;
-  parts.forEach((part, i) => {
-    const perKeypoint = wordsIn(frames[i]);
+  for (const part of parts) {
     words.set(part.words, at);
     signatures.set(part.signatures, at * 2);
-    for (let i = 0; i < part.count; i++) {
-      keypoint.fill(keypoints + i, at + i * perKeypoint, at + (i + 1) * perKeypoint);
-      angles.fill(part.angles[i], at + i * perKeypoint, at + (i + 1) * perKeypoint);
-      weights.fill(keypointWeight(i), at + i * perKeypoint, at + (i + 1) * perKeypoint);
+    for (let k = 0; k < part.count; k++) {
+      const from = at + part.first[k];
+      const to = at + part.first[k + 1];
+      keypoint.fill(keypoints + k, from, to);
+      angles.fill(part.angles[k], from, to);
+      weights.fill(keypointWeight(k), from, to);
     }
-    at += part.count * perKeypoint;
+    at += part.words.length;
     keypoints += part.count;
-  });
+  }
   return { count: total, keypoint, words, signatures, angles, weights };
 }
 

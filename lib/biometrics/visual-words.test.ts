@@ -22,7 +22,7 @@ function smallestIndices(values: number[], k: number): number[] {
 /** The two-level assignment by brute force: the nearest cells, then the nearest words among their fine centroids. */
 function referenceWords(descriptors: Int8Array, wordsPerDescriptor: number, vocab: Vocabulary): number[] {
   const count = descriptors.length / DESCRIPTOR_DIMS;
-  const cellsToSearch = wordsPerDescriptor > 1 ? 2 : 1;
+  const cellsToSearch = wordsPerDescriptor;
   return Array.from({ length: count }, (_, i) => {
     const cells = smallestIndices(Array.from({ length: VOCABULARY_COARSE }, (_, c) => distance(descriptors, i, vocab.coarse, c)), cellsToSearch).sort((x, y) => x - y);
     const words = cells.flatMap((cell) => Array.from({ length: VOCABULARY_FINE }, (_, f) => cell * VOCABULARY_FINE + f));
@@ -45,13 +45,14 @@ function descriptorsNear(vocab: Vocabulary, count: number, seed: number): Int8Ar
   return descriptors;
 }
 
-/** assignWords' words and signatureIn's signatures: what lookupWords must give under every kernel set. */
-function referenceLookups(descriptors: Int8Array, wordsPerDescriptor: number, vocab: Vocabulary): { words: number[]; signatures: number[] } {
+/** assignWords' words, signatureIn's signatures and the words' squared distances: what lookupWords must give under every kernel set. */
+function referenceLookups(descriptors: Int8Array, wordsPerDescriptor: number, vocab: Vocabulary): { words: number[]; signatures: number[]; distances: number[] } {
   const words = assignWords(descriptors, wordsPerDescriptor, vocab);
   const projections = projectDescriptors(descriptors, vocab);
   const signatures = new Uint32Array(words.length * 2);
   words.forEach((word, at) => signatureIn(projections, Math.floor(at / wordsPerDescriptor), word, signatures, at * 2, vocab));
-  return { words: Array.from(words), signatures: Array.from(signatures) };
+  const distances = Array.from(words, (word, at) => distance(descriptors, Math.floor(at / wordsPerDescriptor), vocab.fine, word));
+  return { words: Array.from(words), signatures: Array.from(signatures), distances };
 }
 
 /**
@@ -89,11 +90,12 @@ describe("visual words", () => {
     const tied = vocabularyWithTies(descriptors, vocab);
     let equalMedians = 0;
     for (const v of [vocab, tied]) {
-      for (const wordsPerDescriptor of [1, 2]) {
+      for (const wordsPerDescriptor of [1, 2, 3, 4]) {
         const reference = referenceLookups(descriptors, wordsPerDescriptor, v);
         const got = lookupWords(descriptors, wordsPerDescriptor, v);
         expect(Array.from(got.words)).toEqual(reference.words);
         expect(Array.from(got.signatures)).toEqual(reference.signatures);
+        expect(Array.from(got.distances)).toEqual(reference.distances);
       }
       equalMedians += v.medians.filter((m, k) => m !== vocab.medians[k]).length;
     }
@@ -102,15 +104,16 @@ describe("visual words", () => {
     const tiedWords = referenceLookups(descriptors, 2, tied).words;
     expect(tiedWords.every((word, at) => (at % 2 === 0 ? word % 2 === 0 && tiedWords[at + 1] === word + 1 : true))).toBe(true);
     const empty = lookupWords(new Int8Array(0), 2, vocab);
-    expect([empty.words.length, empty.signatures.length]).toEqual([0, 0]);
+    expect([empty.words.length, empty.signatures.length, empty.distances.length]).toEqual([0, 0, 0]);
   });
 
   it("assigns each descriptor the nearest words of its nearest cells, as a brute-force search does, ties included", () => {
     const vocab = vocabulary();
     const descriptors = descriptorsNear(vocab, 90, 7);
-    for (const wordsPerDescriptor of [1, 2]) {
+    for (const wordsPerDescriptor of [1, 2, 3, 4]) {
       expect(Array.from(assignWords(descriptors, wordsPerDescriptor))).toEqual(referenceWords(descriptors, wordsPerDescriptor, vocab));
     }
     expect(assignWords(new Int8Array(0), 2)).toHaveLength(0);
+    expect(() => assignWords(descriptors, 5)).toThrow();
   });
 });

@@ -98,40 +98,45 @@ function normsOf(centroids: Int8Array): Float32Array {
   return norms;
 }
 
+/** The most words a descriptor is looked up under (`assignWords`, `lookupWords`). */
+export const MAX_WORDS_PER_DESCRIPTOR = 4;
+
 /**
- * The `wordsPerDescriptor` nearest words of each descriptor (count x wordsPerDescriptor, nearest first):
- * the nearest coarse cells by one SIMD pass, then, cell by cell, the SIMD dot products of the
- * descriptors that chose the cell with its fine centroids.
+ * The `wordsPerDescriptor` (1 to MAX_WORDS_PER_DESCRIPTOR) nearest words of each descriptor (count x
+ * wordsPerDescriptor, nearest first): the nearest `wordsPerDescriptor` coarse cells by one SIMD pass, then, cell by
+ * cell, the SIMD dot products of the descriptors that chose the cell with its fine centroids. With `distances`
+ * (count x wordsPerDescriptor), each word's squared distance to the descriptor less the descriptor's own squared norm
+ * (the centroid's squared norm − 2 × the dot product, an integer) is written there too.
  */
-export function assignWords(descriptors: Int8Array, wordsPerDescriptor: number, vocab: Vocabulary = vocabulary()): Uint16Array {
+export function assignWords(descriptors: Int8Array, wordsPerDescriptor: number, vocab: Vocabulary = vocabulary(), distances?: Int32Array): Uint16Array {
   const count = descriptors.length / DESCRIPTOR_DIMS;
   const out = new Uint16Array(count * wordsPerDescriptor);
   if (count === 0) return out;
-  if (wordsPerDescriptor < 1 || wordsPerDescriptor > 2) throw new Error("a descriptor takes one or two words");
+  if (!Number.isInteger(wordsPerDescriptor) || wordsPerDescriptor < 1 || wordsPerDescriptor > MAX_WORDS_PER_DESCRIPTOR) {
+    throw new Error(`a descriptor takes 1 to ${MAX_WORDS_PER_DESCRIPTOR} words`);
+  }
   const coarseDots = residentDotProducts(descriptors, residentRows(vocab.coarse, DESCRIPTOR_DIMS), 0, VOCABULARY_COARSE);
   const fine = residentRows(vocab.fine, DESCRIPTOR_DIMS);
   const coarseNorms = normsOf(vocab.coarse);
   const fineNorms = normsOf(vocab.fine);
-  const cellsToSearch = wordsPerDescriptor > 1 ? 2 : 1;
-  // Each descriptor's nearest cells, nearest first (ties: the lower cell), and the descriptors of each cell in order.
+  const cellsToSearch = wordsPerDescriptor;
+  // Each descriptor's nearest cells (ties: the lower cell), and the descriptors of each cell in order.
   const cells = new Int32Array(count * cellsToSearch);
   const perCell = new Int32Array(VOCABULARY_COARSE + 1);
   for (let i = 0; i < count; i++) {
-    const nearest = nearestTwo(coarseDots, i * VOCABULARY_COARSE, VOCABULARY_COARSE, coarseNorms, 0);
-    cells[i * cellsToSearch] = nearest.first;
-    perCell[nearest.first + 1]++;
-    if (cellsToSearch === 2) {
-      cells[i * 2 + 1] = nearest.second;
-      perCell[nearest.second + 1]++;
+    const nearest = nearestOf(coarseDots, i * VOCABULARY_COARSE, VOCABULARY_COARSE, coarseNorms, 0, noneNearer(cellsToSearch));
+    for (let c = 0; c < cellsToSearch; c++) {
+      cells[i * cellsToSearch + c] = nearest.index[c];
+      perCell[nearest.index[c] + 1]++;
     }
   }
   for (let cell = 0; cell < VOCABULARY_COARSE; cell++) perCell[cell + 1] += perCell[cell];
   const members = new Int32Array(count * cellsToSearch);
   const placed = perCell.slice(0, VOCABULARY_COARSE);
   for (let i = 0; i < count; i++) for (let c = 0; c < cellsToSearch; c++) members[placed[cells[i * cellsToSearch + c]]++] = i;
-  // The words of the searched cells, cell by cell in ascending order, fine centroids in order: a running nearest two
+  // The words of the searched cells, cell by cell in ascending order, fine centroids in order: a running nearest few
   // per descriptor keeps the first of equal distances, as one scan over all its candidates would.
-  const words = Array.from({ length: count }, noneNearer);
+  const words = Array.from({ length: count }, () => noneNearer(wordsPerDescriptor));
   const rows = new Int8Array(count * DESCRIPTOR_DIMS);
   for (let cell = 0; cell < VOCABULARY_COARSE; cell++) {
     const from = perCell[cell];
@@ -142,43 +147,45 @@ export function assignWords(descriptors: Int8Array, wordsPerDescriptor: number, 
       rows.set(descriptors.subarray(i * DESCRIPTOR_DIMS, (i + 1) * DESCRIPTOR_DIMS), r * DESCRIPTOR_DIMS);
     }
     const dots = residentDotProducts(rows.subarray(0, n * DESCRIPTOR_DIMS), fine, cell * VOCABULARY_FINE, VOCABULARY_FINE);
-    for (let r = 0; r < n; r++) nearestTwo(dots, r * VOCABULARY_FINE, VOCABULARY_FINE, fineNorms, cell * VOCABULARY_FINE, words[members[from + r]]);
+    for (let r = 0; r < n; r++) nearestOf(dots, r * VOCABULARY_FINE, VOCABULARY_FINE, fineNorms, cell * VOCABULARY_FINE, words[members[from + r]]);
   }
   for (let i = 0; i < count; i++) {
-    out[i * wordsPerDescriptor] = words[i].first;
-    if (wordsPerDescriptor === 2) out[i * 2 + 1] = words[i].second;
+    for (let w = 0; w < wordsPerDescriptor; w++) {
+      out[i * wordsPerDescriptor + w] = words[i].index[w];
+      if (distances) distances[i * wordsPerDescriptor + w] = words[i].distance[w];
+    }
   }
   return out;
 }
 
-/** The two nearest centroids found so far (indices, -1 for none) and their distances. */
-interface NearestTwo {
-  first: number;
-  second: number;
-  firstDistance: number;
-  secondDistance: number;
+/** The nearest few centroids found so far, nearest first (indices, -1 for none) and their distances. */
+interface Nearest {
+  index: Int32Array;
+  distance: Float64Array;
 }
 
-function noneNearer(): NearestTwo {
-  return { first: -1, second: -1, firstDistance: Infinity, secondDistance: Infinity };
+function noneNearer(k: number): Nearest {
+  return { index: new Int32Array(k).fill(-1), distance: new Float64Array(k).fill(Infinity) };
 }
 
 /**
- * `nearest` updated with centroids normsFrom + k (k < n) at distances norms[normsFrom + k] − 2 · dots[from + k] (to a
+ * `nearest` updated with centroids normsFrom + j (j < n) at distances norms[normsFrom + j] − 2 · dots[from + j] (to a
  * descriptor, up to its own norm), as float32: the first of equal distances stays first, as in one scan in order.
  */
-function nearestTwo(dots: Int32Array, from: number, n: number, norms: Float32Array, normsFrom: number, nearest: NearestTwo = noneNearer()): NearestTwo {
-  for (let k = 0; k < n; k++) {
-    const distance = Math.fround(norms[normsFrom + k] - 2 * dots[from + k]);
-    if (distance < nearest.firstDistance) {
-      nearest.secondDistance = nearest.firstDistance;
-      nearest.second = nearest.first;
-      nearest.firstDistance = distance;
-      nearest.first = normsFrom + k;
-    } else if (distance < nearest.secondDistance) {
-      nearest.secondDistance = distance;
-      nearest.second = normsFrom + k;
+function nearestOf(dots: Int32Array, from: number, n: number, norms: Float32Array, normsFrom: number, nearest: Nearest): Nearest {
+  const { index, distance } = nearest;
+  const k = index.length;
+  for (let j = 0; j < n; j++) {
+    const d = Math.fround(norms[normsFrom + j] - 2 * dots[from + j]);
+    if (!(d < distance[k - 1])) continue;
+    let at = k - 1;
+    while (at > 0 && d < distance[at - 1]) {
+      distance[at] = distance[at - 1];
+      index[at] = index[at - 1];
+      at--;
     }
+    distance[at] = d;
+    index[at] = normsFrom + j;
   }
   return nearest;
 }
@@ -206,30 +213,43 @@ export function projectDescriptors(descriptors: Int8Array, vocab: Vocabulary = v
 }
 
 /**
- * Each descriptor's `wordsPerDescriptor` nearest words (`assignWords`, count x wordsPerDescriptor) and the signature
- * under each (`signatureIn`, two uint32 a word): by the native kernels where they run (`lookupWords`, the same words and
- * signatures bit for bit), else by the WebAssembly kernel and JavaScript.
+ * Each descriptor's `wordsPerDescriptor` nearest words (`assignWords`, count x wordsPerDescriptor), the signature under
+ * each (`signatureIn`, two uint32 a word) and each word's squared distance to the descriptor: by the native kernels
+ * where they run (`lookupWords`, the same words, signatures and distances bit for bit), else by the WebAssembly kernel
+ * and JavaScript.
  */
-export function lookupWords(descriptors: Int8Array, wordsPerDescriptor: number, vocab: Vocabulary = vocabulary()): { words: Uint16Array; signatures: Uint32Array } {
+export function lookupWords(
+  descriptors: Int8Array,
+  wordsPerDescriptor: number,
+  vocab: Vocabulary = vocabulary(),
+): { words: Uint16Array; signatures: Uint32Array; distances: Int32Array } {
   const count = descriptors.length / DESCRIPTOR_DIMS;
   const variant = nativeVariant();
+  const distances = new Int32Array(count * wordsPerDescriptor);
+  let found: { words: Uint16Array; signatures: Uint32Array };
   if (variant !== null && nativeKernels && count > 0) {
-    const words = new Uint16Array(count * wordsPerDescriptor);
-    const signatures = new Uint32Array(count * wordsPerDescriptor * 2);
+    found = { words: new Uint16Array(count * wordsPerDescriptor), signatures: new Uint32Array(count * wordsPerDescriptor * 2) };
     const laid = nativeLayoutOf(vocab);
-    nativeKernels.lookupWords(variant, descriptors, count, wordsPerDescriptor, laid.coarse, laid.fine, VOCABULARY_FINE, laid.coarseNorms, laid.fineNorms, laid.projection, laid.scale, vocab.medians, words, signatures);
-    return { words, signatures };
-  }
-  const words = assignWords(descriptors, wordsPerDescriptor, vocab);
-  const projections = projectDescriptors(descriptors, vocab);
-  const signatures = new Uint32Array(count * wordsPerDescriptor * 2);
-  for (let i = 0; i < count; i++) {
-    for (let w = 0; w < wordsPerDescriptor; w++) {
-      const at = i * wordsPerDescriptor + w;
-      signatureIn(projections, i, words[at], signatures, at * 2, vocab);
+    nativeKernels.lookupWords(variant, descriptors, count, wordsPerDescriptor, laid.coarse, laid.fine, VOCABULARY_FINE, laid.coarseNorms, laid.fineNorms, laid.projection, laid.scale, vocab.medians, found.words, found.signatures, distances);
+  } else {
+    const words = assignWords(descriptors, wordsPerDescriptor, vocab, distances);
+    const projections = projectDescriptors(descriptors, vocab);
+    const signatures = new Uint32Array(count * wordsPerDescriptor * 2);
+    for (let i = 0; i < count; i++) {
+      for (let w = 0; w < wordsPerDescriptor; w++) {
+        const at = i * wordsPerDescriptor + w;
+        signatureIn(projections, i, words[at], signatures, at * 2, vocab);
+      }
     }
+    found = { words, signatures };
   }
-  return { words, signatures };
+  // The kernels' distances leave out the descriptor's own squared norm, the same for all its words.
+  for (let i = 0; i < count; i++) {
+    let norm = 0;
+    for (let d = 0; d < DESCRIPTOR_DIMS; d++) norm += descriptors[i * DESCRIPTOR_DIMS + d] ** 2;
+    for (let w = 0; w < wordsPerDescriptor; w++) distances[i * wordsPerDescriptor + w] += norm;
+  }
+  return { ...found, distances };
 }
 
 /** A vocabulary as the native `lookupWords` reads it: rows laid out by column pairs, 16 rows a block (kernels.c). */

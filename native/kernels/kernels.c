@@ -474,27 +474,38 @@ __attribute__((target("avx2"))) static void block_dots_avx2(const int16_t *const
   }
 }
 
-// The two nearest so far (index −1 and INT32_MAX for none: every distance is below 2^24 in magnitude), updated in
-// order with rows from..from + n − 1.
+// The most words a descriptor takes (visual-words.ts MAX_WORDS_PER_DESCRIPTOR).
+#define MAX_WORDS 4
+
+// The `k` nearest so far, nearest first (index −1 and INT32_MAX for none: every distance is below 2^24 in magnitude),
+// updated in order with rows from..from + n − 1: the first of equal distances stays first (visual-words.ts nearestOf).
 typedef struct {
-  int32_t first, second;
-  int32_t firstDistance, secondDistance;
-} nearest_two;
+  int32_t k;
+  int32_t index[MAX_WORDS];
+  int32_t distance[MAX_WORDS];
+} nearest_few;
 
-static const nearest_two none_nearer = {-1, -1, INT32_MAX, INT32_MAX};
+static void nearest_few_reset(nearest_few *near, int32_t k) {
+  near->k = k;
+  for (int32_t j = 0; j < MAX_WORDS; j++) {
+    near->index[j] = -1;
+    near->distance[j] = INT32_MAX;
+  }
+}
 
-static void nearest_two_update(nearest_two *near, const int32_t *dots, int32_t n, const int32_t *norms, int32_t from) {
-  for (int32_t k = 0; k < n; k++) {
-    const int32_t distance = norms[from + k] - 2 * dots[k];
-    if (distance < near->firstDistance) {
-      near->secondDistance = near->firstDistance;
-      near->second = near->first;
-      near->firstDistance = distance;
-      near->first = from + k;
-    } else if (distance < near->secondDistance) {
-      near->secondDistance = distance;
-      near->second = from + k;
+static void nearest_few_update(nearest_few *near, const int32_t *dots, int32_t n, const int32_t *norms, int32_t from) {
+  const int32_t last = near->k - 1;
+  for (int32_t j = 0; j < n; j++) {
+    const int32_t distance = norms[from + j] - 2 * dots[j];
+    if (distance >= near->distance[last]) continue;
+    int32_t at = last;
+    while (at > 0 && distance < near->distance[at - 1]) {
+      near->distance[at] = near->distance[at - 1];
+      near->index[at] = near->index[at - 1];
+      at--;
     }
+    near->distance[at] = distance;
+    near->index[at] = from + j;
   }
 }
 
@@ -507,6 +518,7 @@ typedef struct {
   const float *medians;
   uint16_t *words;
   uint32_t *signatures;
+  int32_t *distances;
 } lookup_input;
 
 #define MAX_VOCABULARY_ROWS 4096
@@ -527,7 +539,7 @@ static int dots_of_four(block_dots_fn dots, const int16_t *x, const int32_t *ord
 }
 
 static void lookup_words_with(block_dots_fn dots, const lookup_input *in, int16_t *x, int32_t *cells, int32_t *members,
-                              nearest_two *words, int32_t *scratch) {
+                              nearest_few *words, int32_t *scratch) {
   const int32_t count = in->count, per = in->wordsPer;
   for (int32_t i = 0; i < count; i++)
     for (int d = 0; d < WORD_DIMS; d++) x[(size_t)i * WORD_DIMS + d] = in->descriptors[(size_t)i * WORD_DIMS + d];
@@ -536,10 +548,10 @@ static void lookup_words_with(block_dots_fn dots, const lookup_input *in, int16_
     int32_t *o[4];
     const int live = dots_of_four(dots, x, NULL, g, count, in->coarse, in->coarseRows, scratch, o);
     for (int k = 0; k < live; k++) {
-      nearest_two near = none_nearer;
-      nearest_two_update(&near, o[k], in->coarseRows, in->coarseNorms, 0);
-      cells[(size_t)(g + k) * per] = near.first;
-      if (per == 2) cells[(size_t)(g + k) * 2 + 1] = near.second;
+      nearest_few near;
+      nearest_few_reset(&near, per);
+      nearest_few_update(&near, o[k], in->coarseRows, in->coarseNorms, 0);
+      for (int32_t c = 0; c < per; c++) cells[(size_t)(g + k) * per + c] = near.index[c];
     }
   }
   // The descriptors of each cell (counting sort: cells ascending, descriptors in order), each cell's fine centroids
@@ -551,14 +563,14 @@ static void lookup_words_with(block_dots_fn dots, const lookup_input *in, int16_
   int32_t placed[MAX_VOCABULARY_ROWS];
   memcpy(placed, start, sizeof(int32_t) * in->coarseRows);
   for (int32_t j = 0; j < count * per; j++) members[placed[cells[j]]++] = j / per;
-  for (int32_t i = 0; i < count; i++) words[i] = none_nearer;
+  for (int32_t i = 0; i < count; i++) nearest_few_reset(&words[i], per);
   for (int32_t c = 0; c < in->coarseRows; c++) {
     const int32_t from = c * in->fineRows;
     const int16_t *rows = in->fine + (size_t)from * WORD_DIMS;
     for (int32_t g = start[c]; g < start[c + 1]; g += 4) {
       int32_t *o[4];
       const int live = dots_of_four(dots, x, members, g, start[c + 1], rows, in->fineRows, scratch, o);
-      for (int k = 0; k < live; k++) nearest_two_update(&words[members[g + k]], o[k], in->fineRows, in->fineNorms, from);
+      for (int k = 0; k < live; k++) nearest_few_update(&words[members[g + k]], o[k], in->fineRows, in->fineNorms, from);
     }
   }
   // The projections, four descriptors at a time, and each word's signature.
@@ -569,14 +581,15 @@ static void lookup_words_with(block_dots_fn dots, const lookup_input *in, int16_
       const int32_t i = g + k;
       float projected[SIGNATURE_AXES];
       for (int b = 0; b < SIGNATURE_AXES; b++) projected[b] = (float)((double)o[k][b] / in->scale);
-      const int32_t chosen[2] = {words[i].first, words[i].second};
       for (int w = 0; w < per; w++) {
         const size_t at = (size_t)i * per + w;
-        const float *median = in->medians + (size_t)chosen[w] * SIGNATURE_AXES;
+        const int32_t chosen = words[i].index[w];
+        const float *median = in->medians + (size_t)chosen * SIGNATURE_AXES;
         uint32_t low = 0, high = 0;
         for (int b = 0; b < 32; b++) low |= (uint32_t)(projected[b] > median[b]) << b;
         for (int b = 0; b < 32; b++) high |= (uint32_t)(projected[32 + b] > median[32 + b]) << b;
-        in->words[at] = (uint16_t)chosen[w];
+        in->words[at] = (uint16_t)chosen;
+        in->distances[at] = words[i].distance[w];
         in->signatures[2 * at] = low;
         in->signatures[2 * at + 1] = high;
       }
@@ -950,13 +963,14 @@ static napi_value lay_quads(napi_env env, napi_callback_info info) {
 }
 
 // lookupWords(variant, descriptors, count, wordsPer, coarse, fine, fineRows, coarseNorms, fineNorms, projection, scale,
-// medians, words, signatures): descriptors an Int8Array of at least count x 64; coarse, fine and projection Int16Arrays
-// laid out as above (coarseRows, coarseRows x fineRows and 64 rows, coarseRows from coarseNorms, an Int32Array, as is
-// fineNorms); medians a Float32Array of 64 a word; words (Uint16Array) and signatures (Uint32Array) receive
-// count x wordsPer and twice that.
+// medians, words, signatures, distances): descriptors an Int8Array of at least count x 64; wordsPer 1 to MAX_WORDS;
+// coarse, fine and projection Int16Arrays laid out as above (coarseRows, coarseRows x fineRows and 64 rows, coarseRows
+// from coarseNorms, an Int32Array, as is fineNorms); medians a Float32Array of 64 a word; words (Uint16Array),
+// signatures (Uint32Array) and distances (Int32Array: each word's norm − 2 x dot) receive count x wordsPer, twice that
+// and count x wordsPer.
 static napi_value lookup_words(napi_env env, napi_callback_info info) {
-  napi_value args[14];
-  if (!call_arguments(env, info, 14, args, "lookupWords takes 14 arguments")) return NULL;
+  napi_value args[15];
+  if (!call_arguments(env, info, 15, args, "lookupWords takes 15 arguments")) return NULL;
   int32_t which, count, wordsPer, fineRows;
   double scale;
   if (napi_get_value_int32(env, args[0], &which) != napi_ok || napi_get_value_int32(env, args[2], &count) != napi_ok ||
@@ -968,7 +982,7 @@ static napi_value lookup_words(napi_env env, napi_callback_info info) {
   napi_typedarray_type type;
   size_t coarseRows = 0;
   if (napi_get_typedarray_info(env, args[7], &type, &coarseRows, NULL, NULL, NULL) != napi_ok) coarseRows = 0;
-  if (which < 0 || which >= kernel_variant_count || count < 0 || (wordsPer != 1 && wordsPer != 2) || fineRows <= 0 ||
+  if (which < 0 || which >= kernel_variant_count || count < 0 || wordsPer < 1 || wordsPer > MAX_WORDS || (size_t)wordsPer > coarseRows || fineRows <= 0 ||
       fineRows % 16 != 0 || fineRows > MAX_VOCABULARY_ROWS || coarseRows < 2 || coarseRows % 16 != 0 ||
       coarseRows > MAX_VOCABULARY_ROWS || !(scale > 0)) {
     napi_throw_range_error(env, NULL, "lookupWords: bad variant, count, words a descriptor, vocabulary shape or scale");
@@ -990,9 +1004,10 @@ static napi_value lookup_words(napi_env env, napi_callback_info info) {
       .medians = typed_array(env, args[11], napi_float32_array, words * SIGNATURE_AXES, 0),
       .words = typed_array(env, args[12], napi_uint16_array, (size_t)count * wordsPer, 1),
       .signatures = typed_array(env, args[13], napi_uint32_array, (size_t)count * wordsPer * 2, 1),
+      .distances = typed_array(env, args[14], napi_int32_array, (size_t)count * wordsPer, 1),
   };
   if (!in.descriptors || !in.coarse || !in.fine || !in.projection || !in.coarseNorms || !in.fineNorms || !in.medians ||
-      !in.words || !in.signatures) {
+      !in.words || !in.signatures || !in.distances) {
     napi_throw_type_error(env, NULL, "lookupWords: an array is not of its type or length");
     return NULL;
   }
@@ -1002,7 +1017,7 @@ static napi_value lookup_words(napi_env env, napi_callback_info info) {
   int16_t *x = malloc(((size_t)count + 1) * WORD_DIMS * sizeof(int16_t));
   int32_t *cells = malloc(((size_t)count * wordsPer + 1) * sizeof(int32_t));
   int32_t *members = malloc(((size_t)count * wordsPer + 1) * sizeof(int32_t));
-  nearest_two *nearest = malloc(((size_t)count + 1) * sizeof(nearest_two));
+  nearest_few *nearest = malloc(((size_t)count + 1) * sizeof(nearest_few));
   int32_t *scratch = malloc(4 * (rowsMax > SIGNATURE_AXES ? rowsMax : SIGNATURE_AXES) * sizeof(int32_t));
   if (!x || !cells || !members || !nearest || !scratch) {
     napi_throw_error(env, NULL, "lookupWords: out of memory");

@@ -61,12 +61,22 @@ function matches(count: number, size: number, seed: number): Float64Array[] {
   return arrays;
 }
 
-/** Bytes of this process's mappings Linux was asked to back with transparent huge pages (VmFlags "hg" in smaps). */
-function hugePageAdvisedBytes(): number {
+/** This process's mappings Linux was asked to back with transparent huge pages (VmFlags "hg" in smaps): bytes by start. */
+function hugePageAdvised(): Map<string, number> {
   const mappings = fs.readFileSync("/proc/self/smaps", "utf8").split(/\n(?=[0-9a-f]+-[0-9a-f]+ )/);
-  return mappings
-    .filter((mapping) => /^VmFlags:.* hg\b/m.test(mapping))
-    .reduce((sum, mapping) => sum + Number(/^Size:\s+(\d+) kB/m.exec(mapping)?.[1] ?? 0) * 1024, 0);
+  return new Map(
+    mappings
+      .filter((mapping) => /^VmFlags:.* hg\b/m.test(mapping))
+      .map((mapping) => [mapping.slice(0, mapping.indexOf("-")), Number(/^Size:\s+(\d+) kB/m.exec(mapping)?.[1] ?? 0) * 1024] as const),
+  );
+}
+
+/**
+ * Bytes advised since `before`: each advised mapping's growth. A mapping gone meanwhile (a memory another test left,
+ * collected during the growth) takes nothing off.
+ */
+function hugePageAdvisedSince(before: Map<string, number>): number {
+  return [...hugePageAdvised()].reduce((sum, [start, bytes]) => sum + Math.max(0, bytes - (before.get(start) ?? 0)), 0);
 }
 
 const MIB = 2 ** 20;
@@ -75,17 +85,17 @@ const hugePagesAdvisable = nativeKernels !== null && fs.existsSync("/sys/kernel/
 describe("the native kernels (native/kernels)", () => {
   it.runIf(hugePagesAdvisable)("ask Linux to back a WebAssembly memory with huge pages", () => {
     const memory = new WebAssembly.Memory({ initial: 1024 });
-    const before = hugePageAdvisedBytes();
+    const before = hugePageAdvised();
     expect(nativeKernels!.adviseHugePages(memory.buffer)).toBe(64 * MIB);
-    expect(hugePageAdvisedBytes() - before).toBeGreaterThanOrEqual(64 * MIB);
+    expect(hugePageAdvisedSince(before)).toBeGreaterThanOrEqual(64 * MIB);
     expect(() => nativeKernels!.adviseHugePages(new Uint8Array(8) as unknown as ArrayBuffer)).toThrow(TypeError);
   });
 
   it.runIf(hugePagesAdvisable)("have the posting kernel's memory advised for huge pages as it grows", () => {
-    const before = hugePageAdvisedBytes();
+    const before = hugePageAdvised();
     kernelHeap.prepare(256 * MIB);
     // The memory grew by at least 256 MiB, less what it held free before (at most an eighth of a small memory).
-    expect(hugePageAdvisedBytes() - before).toBeGreaterThanOrEqual(200 * MIB);
+    expect(hugePageAdvisedSince(before)).toBeGreaterThanOrEqual(200 * MIB);
   });
 
   it.runIf(process.arch === "x64" && process.platform === "linux")("are built by npm install and run first on this machine", () => {
@@ -148,12 +158,15 @@ describe("the native kernels (native/kernels)", () => {
     expect(() => native.bestAnchor(id, arrays[0], arrays[1], arrays[2], arrays[3], arrays[4], new Float32Array(8) as never, 8, 1, 0, 0.4, 6, 0.12)).toThrow(TypeError);
     expect(() => native.bestAnchor(99, ...arrays, 8, 1, 0, 0.4, 6, 0.12)).toThrow(RangeError);
     // lookupWords(variant, descriptors, count, wordsPer, coarse, fine, fineRows, coarseNorms, fineNorms, projection,
-    // scale, medians, words, signatures): 3 descriptors against 16 cells of 16 words.
-    const lookup = (count: number, wordsPer: number, fineRows = 16, words = new Uint16Array(6), medians = new Float32Array(256 * 64)) =>
-      native.lookupWords(id, new Int8Array(3 * 64), count, wordsPer, new Int16Array(16 * 64), new Int16Array(256 * 64), fineRows, new Int32Array(16), new Int32Array(256), new Int16Array(64 * 64), 1, medians, words, new Uint32Array(12));
+    // scale, medians, words, signatures, distances): 3 descriptors against 16 cells of 16 words.
+    const lookup = (count: number, wordsPer: number, fineRows = 16, words = new Uint16Array(6), medians = new Float32Array(256 * 64), distances = new Int32Array(6)) =>
+      native.lookupWords(id, new Int8Array(3 * 64), count, wordsPer, new Int16Array(16 * 64), new Int16Array(256 * 64), fineRows, new Int32Array(16), new Int32Array(256), new Int16Array(64 * 64), 1, medians, words, new Uint32Array(24), distances);
     expect(() => lookup(3, 2)).not.toThrow();
+    expect(() => lookup(3, 4, 16, new Uint16Array(12), undefined, new Int32Array(12))).not.toThrow();
     expect(() => lookup(4, 2)).toThrow(TypeError);
-    expect(() => lookup(3, 3)).toThrow(RangeError);
+    expect(() => lookup(3, 5)).toThrow(RangeError);
+    expect(() => lookup(3, 0)).toThrow(RangeError);
+    expect(() => lookup(3, 2, 16, undefined, undefined, new Int32Array(5))).toThrow(TypeError);
     expect(() => lookup(3, 2, 32)).toThrow(TypeError);
     expect(() => lookup(3, 2, 8)).toThrow(RangeError);
     expect(() => lookup(3, 2, 16, new Uint16Array(5))).toThrow(TypeError);

@@ -21,7 +21,7 @@ interface NativeKernels {
     variant: number,
     descriptors: Int8Array, count: number, wordsPer: number,
     coarse: Int16Array, fine: Int16Array, fineRows: number, coarseNorms: Int32Array, fineNorms: Int32Array,
-    projection: Int16Array, scale: number, medians: Float32Array, words: Uint16Array, signatures: Uint32Array,
+    projection: Int16Array, scale: number, medians: Float32Array, words: Uint16Array, signatures: Uint32Array, distances: Int32Array,
   ) => void;
   /** posting-kernel.ts' `scanLookups` on that kernel's memory (`buffer`); returns the lookup it stopped at (kernels.c). */
   scanLookups: (
