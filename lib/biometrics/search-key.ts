@@ -60,6 +60,12 @@ function wordsAndSignatures(
   const count = Math.min(limit, keypointTotal);
   const strongest = descriptorFrame(descriptors, keypointTotal, set).subarray(0, count * DESCRIPTOR_DIMS);
   const nearest = lookupWords(strongest, wordsPerKeypoint);
+  const angles = new Uint8Array(count).fill(angleStep((DESCRIPTOR_ANGLES_DEG[set] * Math.PI) / 180));
+  // Unbounded, every keypoint takes all its words: the lookups as found.
+  if (ratio === Infinity) {
+    const first = Uint32Array.from({ length: count + 1 }, (_, k) => k * wordsPerKeypoint);
+    return { count, first, words: nearest.words, signatures: nearest.signatures, angles };
+  }
   const first = new Uint32Array(count + 1);
   const words = new Uint16Array(count * wordsPerKeypoint);
   const signatures = new Uint32Array(count * wordsPerKeypoint * 2);
@@ -67,8 +73,7 @@ function wordsAndSignatures(
   for (let k = 0; k < count; k++) {
     first[k] = kept;
     const from = k * wordsPerKeypoint;
-    // Infinity × 0 would be NaN: a descriptor on its nearest centroid takes every word when the ratio is unbounded.
-    const within = ratio === Infinity ? Infinity : ratio * nearest.distances[from];
+    const within = ratio * nearest.distances[from];
     for (let w = 0; w < wordsPerKeypoint && (w === 0 || nearest.distances[from + w] <= within); w++, kept++) {
       words[kept] = nearest.words[from + w];
       signatures[kept * 2] = nearest.signatures[(from + w) * 2];
@@ -76,7 +81,6 @@ function wordsAndSignatures(
     }
   }
   first[count] = kept;
-  const angles = new Uint8Array(count).fill(angleStep((DESCRIPTOR_ANGLES_DEG[set] * Math.PI) / 180));
   return { count, first, words: words.subarray(0, kept), signatures: signatures.subarray(0, kept * 2), angles };
 }
 
@@ -106,12 +110,15 @@ export interface QueryWords {
   ratio: number;
 }
 
+/** A sharp probe image's lookups: each descriptor under its QUERY_WORDS nearest words. */
+const SHARP_QUERY_WORDS: QueryWords = { most: QUERY_WORDS, ratio: Infinity };
+
 /**
  * How a probe image of this quality looks its keypoints up: a soft image (below SOFT_IMAGE_QUALITY) under its nearest
  * word and the next nearest up to SOFT_QUERY_WORDS within SOFT_QUERY_WORD_RATIO, another under its QUERY_WORDS nearest.
  */
 export function queryWordsFor(quality: number): QueryWords {
-  return quality < SOFT_IMAGE_QUALITY ? { most: SOFT_QUERY_WORDS, ratio: SOFT_QUERY_WORD_RATIO } : { most: QUERY_WORDS, ratio: Infinity };
+  return quality < SOFT_IMAGE_QUALITY ? { most: SOFT_QUERY_WORDS, ratio: SOFT_QUERY_WORD_RATIO } : SHARP_QUERY_WORDS;
 }
 
 /**
@@ -125,7 +132,7 @@ export function computeProbeLookups(
   sets: number = DESCRIPTOR_SETS,
   keypointWeight: (keypoint: number) => number = () => 1,
   fromSet = 0,
-  query: QueryWords = queryWordsFor(100),
+  query: QueryWords = SHARP_QUERY_WORDS,
 ): ProbeLookups {
   const frames = Array.from({ length: Math.max(0, sets - fromSet) }, (_, i) => fromSet + i);
   const parts = frames.map((set) => wordsAndSignatures(keypointTotal, descriptors, set, PROBE_KEYPOINTS, query.most, query.ratio));
