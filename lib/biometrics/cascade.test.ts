@@ -205,16 +205,17 @@ describe("the 1:N cascade", () => {
 });
 
 describe("the turned pass's images", () => {
-  it("are the probe's TURNED_PASS_IMAGES best by quality, in probe order", () => {
-    expect(TURNED_PASS_IMAGES).toBe(2);
-    expect(turnedPassImages([61, 80, 72], [true, true, true])).toEqual([1, 2]);
-    expect(turnedPassImages([90, 40, 72], [true, true, true])).toEqual([0, 2]);
-    expect(turnedPassImages([70, 70, 70, 70], [true, true, true, true])).toEqual([0, 1]);
+  it("is the probe's best image by quality (the earlier of equals): TURNED_PASS_IMAGES of them", () => {
+    expect(TURNED_PASS_IMAGES).toBe(1);
+    expect(turnedPassImages([61, 80, 72], [true, true, true])).toEqual([1]);
+    expect(turnedPassImages([90, 40, 72], [true, true, true])).toEqual([0]);
+    expect(turnedPassImages([70, 70, 70, 70], [true, true, true, true])).toEqual([0]);
+    expect(turnedPassImages([70, 75, 75, 70], [true, true, true, true])).toEqual([1]);
   });
 
-  it("are chosen among the images that can be turned, all of them when there are too few", () => {
-    expect(turnedPassImages([90, 40, 72], [false, true, true])).toEqual([1, 2]);
-    expect(turnedPassImages([90, 40], [true, true])).toEqual([0, 1]);
+  it("is chosen among the images that can be turned, none when none can", () => {
+    expect(turnedPassImages([90, 40, 72], [false, true, true])).toEqual([2]);
+    expect(turnedPassImages([90, 40], [false, true])).toEqual([1]);
     expect(turnedPassImages([90, 40, 72], [false, false, true])).toEqual([2]);
     expect(turnedPassImages([90, 40, 72], [false, false, false])).toEqual([]);
   });

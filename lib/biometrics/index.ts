@@ -255,7 +255,7 @@ export async function identifyInGallery(
     rankBatches: rankBatchesWith(),
     compareLightly: compareLightlyWith(probe),
     // The turned pass (decision 0029): each probe image's quarter-turned views, as its upload made them (decision 0042)
-    // or made now from its JPEG, at once over the pool; the best images' views shortlisted (decision 0053).
+    // or made now from its JPEG, at once over the pool; the best image's views shortlisted (decision 0056).
     turned: async () => {
       if (!probeTurns) return null;
       const views = (await Promise.all(probe.map((template, p) => turnedViewsOf(engine, template, probeTurns[p])))).map((turned) => turned.map(inSharedMemory));

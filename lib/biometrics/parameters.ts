@@ -270,14 +270,15 @@ export const DEEP_EARLY_LIGHT = 2.0;
 export const FIRST_STAGE_PROMOTED = 1;
 /**
  * The turned pass (cascade.ts) shortlists and compares lightly the quarter-turned views of the probe's
- * TURNED_PASS_IMAGES best images by quality (`turnedPassImages`), not of all: three images' nine views made it the
- * costliest step of a search for an unknown animal, which every such search runs, and its first stage scans a list for
- * each of a view's lookups. Its full matching still turns every probe image. With two of three images, among 100,000
- * pets an unknown animal's median CPU went from 833 / 758 / 648 to 729 / 689 / 620 ms (hard / real / soft, `npm run
- * bench -- --only identification`) and noses at any roll kept their rank-1 (80 %, `--settings real-any`), one fewer of
- * 40 found among 1,000 pets (decision 0053).
+ * TURNED_PASS_IMAGES best images by quality (`turnedPassImages`), not of all: every search for an unknown animal runs
+ * it, and its first stage scans a list for each of a view's lookups (a view in three frames: the fast pass's lookups
+ * again for each image). Its full matching still turns every probe image. With the best image alone rather than the two
+ * best, among 100,000 pets an unknown animal's median CPU went from 929 / 988 / 888 to 750 / 686 / 729 ms and its p95
+ * from 664 / 608 / 673 to 488 / 492 / 479 ms (hard / real / soft, `npm run bench -- --only identification`, in turn);
+ * noses at any roll, every capture turned anew (`--settings real-any`), lost one of 70 at 1,000 and at 100,000 pets
+ * (decision 0056, after 0053's three images to two).
  */
-export const TURNED_PASS_IMAGES = 2;
+export const TURNED_PASS_IMAGES = 1;
 /**
  * Searches whose fast-pass votes a gallery shard keeps for their deep pass at once (inverted-index.ts `VoteKeeping`):
  * two identifications in flight reuse theirs; each costs 68 B a row for each probe image (~1 KB a pet for three).
